@@ -1,0 +1,35 @@
+# dmlc — `make test` and `make demo` work from nothing on Debian (they install what they need).
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.dmlc-installed
+PYTEST := $(PY) -m pytest
+
+.PHONY: install test test-fast test-vulkan demo info shaders-check clean
+
+install: $(STAMP)
+
+# Re-run the (idempotent) bootstrap when its inputs change or the venv is missing.
+$(STAMP): pyproject.toml tools/bootstrap.sh tools/kp-offline.cmake
+	bash tools/bootstrap.sh
+	touch $(STAMP)
+
+test: install            ## the whole suite: unit, property, conformance and Vulkan (lavapipe) tests
+	$(PYTEST) -q
+
+test-fast: install       ## everything that needs no Vulkan device
+	$(PYTEST) -q -m "not vulkan"
+
+test-vulkan: install     ## only the tests that dispatch on the Vulkan device
+	$(PYTEST) -q -m vulkan
+
+demo: install            ## the four seed operators' documentation examples on the default device
+	$(PY) examples/seed_examples.py
+
+info: install
+	$(VENV)/bin/dmlc info
+
+shaders-check: install   ## every hand-written helper compiles with glslangValidator
+	$(PYTEST) -q tests/test_toolchain.py
+
+clean:
+	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

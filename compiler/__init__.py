@@ -1,0 +1,19 @@
+"""dmlc: DirectML's data-movement operators, compiled to Vulkan compute shaders.
+
+    import dmlc, numpy as np
+    dmlc.gather(np.array([11., 12., 13.]), np.array([2, 0], np.int32), axis=0, index_dimensions=1)
+    kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
+"""
+from .api import gather, gather_elements, scatter, scatter_elements, slice
+from .compiled import CompiledKernel, compile
+from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
+from .dtypes import DataType
+from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ShaderCompileError,
+                     ValidationError)
+
+__version__ = "0.1.0"
+
+__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
+           "CompiledKernel", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
+           "TensorDesc", "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
+           "ShaderCompileError", "DeviceError", "__version__"]

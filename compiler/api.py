@@ -1,0 +1,136 @@
+"""The one-shot operator functions: numpy arrays in, a new numpy array out.
+
+Each builds a descriptor from its arguments, compiles it once (kernels are memoized per
+descriptor, so a repeated call reuses its pipelines) and runs it on the process's Vulkan device.
+Input arrays are never modified.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .compiled import cached_compile
+from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
+from .dtypes import DataType
+from .errors import IndexOutOfRangeError, ValidationError
+from .validate import MAX_RANK
+
+
+def as_array(op: str, field: str, value: Any) -> np.ndarray:
+    """`value` as a numpy array of a DirectML data type and 1 to 8 dimensions."""
+    try:
+        a = np.asarray(value)
+    except Exception as e:  # ragged lists and other things numpy refuses
+        raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
+    try:
+        DataType.of(a.dtype)
+    except ValueError:
+        raise ValidationError(op, f"{field}.dtype", "one of " + ", ".join(
+            d.value for d in DataType), a.dtype.name) from None
+    if not 1 <= a.ndim <= MAX_RANK:
+        raise ValidationError(op, f"{field}.ndim", f"1 to {MAX_RANK} (DimensionCount)", a.ndim)
+    return a
+
+
+def same_ndim(op: str, **arrays: np.ndarray) -> None:
+    (first, a), *rest = arrays.items()
+    for name, b in rest:
+        if b.ndim != a.ndim:
+            raise ValidationError(op, f"{name}.ndim", f"{a.ndim} ({first}.ndim: one "
+                                  "DimensionCount for all tensors)", b.ndim)
+
+
+def tensor_of(a: np.ndarray) -> TensorDesc:
+    return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape)
+
+
+def check_index_values(op: str, indices: np.ndarray, dim: int) -> None:
+    """Raise IndexOutOfRangeError for the first index (row-major) outside the axis."""
+    signed = DataType.of(indices.dtype).is_signed_int
+    lo = -dim if signed else 0
+    if signed:
+        bad = (indices < lo) | (indices >= dim)
+    else:
+        bad = indices >= np.uint64(dim)
+    if bad.any():
+        pos = tuple(int(p) for p in np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape))
+        raise IndexOutOfRangeError(op, "IndicesTensor", pos, int(indices[pos]), (lo, dim - 1))
+
+
+def _axis_size(op: str, a: np.ndarray, axis: Any) -> int:
+    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not 0 <= axis < a.ndim:
+        raise ValidationError(op, "Axis", f"an integer in [0, {a.ndim})", repr(axis))
+    return int(a.shape[axis])
+
+
+def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
+           check_indices: bool = False) -> np.ndarray:
+    """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis`.
+
+    All arrays share one ndim (DirectML's DimensionCount); pad lower ranks with leading 1s.
+    Out-of-range indices are clamped, or raise IndexOutOfRangeError with check_indices=True.
+    """
+    op = GatherDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    same_ndim(op, input=x, indices=i)
+    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=axis,
+                                       index_dimensions=index_dimensions))
+    if check_indices:
+        check_index_values(op, i, _axis_size(op, x, axis))
+    return kernel(x, i)
+
+
+def gather_elements(input: Any, indices: Any, *, axis: int,
+                    check_indices: bool = False) -> np.ndarray:
+    """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc."""
+    op = GatherElementsDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    same_ndim(op, input=x, indices=i)
+    kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
+                                               axis=axis))
+    if check_indices:
+        check_index_values(op, i, _axis_size(op, x, axis))
+    return kernel(x, i)
+
+
+def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
+            check_indices: bool = False) -> np.ndarray:
+    """DML_SCATTER (ScatterElements): a copy of `input` with
+    output[indices[i,j,k], j, k] = updates[i,j,k] for axis 0, etc. When several updates hit one
+    element, the last in row-major order of `updates` wins; out-of-range updates are dropped
+    (or raise IndexOutOfRangeError with check_indices=True)."""
+    op = ScatterDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    u = as_array(op, "updates", updates)
+    same_ndim(op, input=x, indices=i, updates=u)
+    kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
+                                        updates=tensor_of(u), axis=axis))
+    if check_indices:
+        check_index_values(op, i, _axis_size(op, x, axis))
+    return kernel(x, i, u)
+
+
+scatter_elements = scatter
+
+
+def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
+          output_sizes: Optional[Sequence[int]] = None) -> np.ndarray:  # noqa: A001
+    """DML_SLICE1: per dimension, the window [offset, offset + size) read with a signed stride
+    (negative: from the window's end). output_sizes=None takes the most each window allows."""
+    op = Slice1Desc.operator
+    x = as_array(op, "input", input)
+    out = None
+    if output_sizes is not None:
+        out = TensorDesc(data_type=DataType.of(x.dtype), sizes=tuple(output_sizes))
+    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=_ints(op, "InputWindowOffsets", offsets),
+                                       sizes=_ints(op, "InputWindowSizes", sizes),
+                                       strides=_ints(op, "InputWindowStrides", strides), output=out))
+    return kernel(x)
+
+
+def _ints(op: str, field: str, values: Any) -> tuple[Any, ...]:
+    try:
+        return tuple(values)
+    except TypeError:
+        raise ValidationError(op, field, "a sequence of integers", repr(values)) from None

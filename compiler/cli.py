@@ -1,0 +1,59 @@
+"""The `dmlc` command line: `dmlc --version`, `dmlc info`.
+
+Artifacts go to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 user error, 2 usage,
+3 toolchain or device failure.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Optional
+
+from . import __version__, toolchain
+from .errors import DeviceError, DmlcError, ShaderCompileError
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    from dmlc.runtime import get_device
+    glslang = toolchain.find_tool("DMLC_GLSLANG", "glslangValidator")
+    print(f"dmlc {__version__}")
+    print(f"glslangValidator: {glslang or 'not found (apt-get install glslang-tools)'}")
+    print(f"spirv-val: {toolchain.find_tool('DMLC_SPIRV_VAL', 'spirv-val') or 'not found'}")
+    cache = toolchain.cache_dir()
+    print(f"shader cache: {cache if cache else 'disabled (DMLC_CACHE=0)'}")
+    dev = get_device()
+    print(f"device {dev.index}: {dev.name}")
+    for key, value in dev.info().items():
+        if key not in ("index", "name"):
+            print(f"  {key}: {value}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="dmlc", description="DirectML data-movement operators "
+                                     "compiled to Vulkan compute shaders")
+    parser.add_argument("--version", action="version", version=f"dmlc {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")
+    info.set_defaults(func=cmd_info)
+    return parser
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except (DeviceError, ShaderCompileError) as e:
+        print(f"dmlc: error: {e}", file=sys.stderr)
+        return 3
+    except DmlcError as e:
+        print(f"dmlc: error: {e}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

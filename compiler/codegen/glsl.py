@@ -1,0 +1,173 @@
+"""GLSL compute shaders from IR kernels (tinygrad's cstyle renderer, Halide's OpenGLCompute).
+
+Every buffer is a `uint data[]` array whatever its element type: 64-bit elements are two words
+(low first), 8/16-bit elements are packed four/two to a word. The shader declares no 64/16/8-bit
+type. An invocation handles `lanes` consecutive items so that it owns every 32-bit word of an
+8/16-bit output it writes (verify.py guarantees such stores write element gid). Any grid shape
+works: the invocation id is linearized from a 2-D grid, so the runtime can respect the device's
+per-axis workgroup limit.
+"""
+from __future__ import annotations
+
+from importlib import resources
+
+from ..dtypes import DataType
+from ..ir import Kernel, Node, Op, Program, VType
+from ..ir.ops import toposort
+
+LOCAL_SIZE = 64
+
+_INFIX = {Op.ADD: "+", Op.MUL: "*", Op.CMPLT: "<", Op.CMPNE: "!=", Op.AND: "&&"}
+_INDEX_FN = {DataType.INT32: "dmlc_index_i32", DataType.UINT32: "dmlc_index_u32",
+             DataType.INT64: "dmlc_index_i64", DataType.UINT64: "dmlc_index_u64"}
+
+
+def helpers() -> str:
+    return resources.files("dmlc.shaders").joinpath("dmlc_helpers.glsl").read_text()
+
+
+def glsl_type(dtype: object) -> str:
+    if dtype is VType.INT:
+        return "int"
+    if dtype is VType.BOOL:
+        return "bool"
+    assert isinstance(dtype, DataType)
+    return "uvec2" if dtype.bits == 64 else "uint"
+
+
+def lanes_of(k: Kernel, p: Program) -> int:
+    """Items per invocation: enough that 8/16-bit stores fill whole words."""
+    sizes = [p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
+             if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32]  # type: ignore[arg-type]
+    return 4 // min(sizes) if sizes else 1
+
+
+def invocations(k: Kernel, p: Program) -> int:
+    lanes = lanes_of(k, p)
+    return -(-k.items // lanes)
+
+
+def _const(n: Node) -> str:
+    if n.dtype is VType.BOOL:
+        return "true" if n.arg else "false"
+    if n.dtype is VType.INT:
+        return f"({n.arg})" if n.arg < 0 else str(n.arg)  # type: ignore[operator]
+    bits = int(n.arg)  # type: ignore[call-overload]
+    if glsl_type(n.dtype) == "uvec2":
+        return f"uvec2({bits & 0xFFFFFFFF}u, {bits >> 32}u)"
+    return f"{bits}u"
+
+
+def _load(buf: str, dtype: DataType, a: str) -> str:
+    data = f"b_{buf}.data"
+    if dtype.bits == 32:
+        return f"{data}[{a}]"
+    if dtype.bits == 64:
+        return f"uvec2({data}[uint({a}) * 2u], {data}[uint({a}) * 2u + 1u])"
+    per_word, mask = (2, "0xFFFFu") if dtype.bits == 16 else (4, "0xFFu")
+    shift = f"((uint({a}) & {per_word - 1}u) * {dtype.bits}u)"
+    return f"(({data}[uint({a}) / {per_word}u] >> {shift}) & {mask})"
+
+
+class _KernelWriter:
+    def __init__(self, k: Kernel, p: Program) -> None:
+        self.k, self.p = k, p
+        self.names: dict[Node, str] = {}
+        self.lines: list[str] = []
+
+    def name(self, n: Node) -> str:
+        if n.op is Op.CONST:
+            return _const(n)
+        if n.op is Op.VAR:
+            return "gid"
+        return self.names[n]
+
+    def expr(self, n: Node) -> str:
+        a = [self.name(s) for s in n.src]
+        if n.op in _INFIX:
+            return f"{a[0]} {_INFIX[n.op]} {a[1]}"
+        if n.op in (Op.FLOORDIV, Op.FLOORMOD):
+            if n.src[0].vmin >= 0:  # plain / and % only where the dividend is proven >= 0
+                return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
+            return f"dmlc_{n.op.name.lower()}({a[0]}, {a[1]})"
+        if n.op in (Op.MIN, Op.MAX):
+            return f"{n.op.name.lower()}({a[0]}, {a[1]})"
+        if n.op is Op.WHERE:
+            return f"{a[0]} ? {a[1]} : {a[2]}"
+        if n.op is Op.LOAD:
+            return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
+        if n.op is Op.INDEX:
+            fn = _INDEX_FN[n.src[0].dtype]  # type: ignore[index]
+            return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"
+        if n.op is Op.BITS:
+            return f"int({a[0]})"
+        raise NotImplementedError(n.op)
+
+    def effect(self, e: Node, indent: str, lane: int) -> list[str]:
+        buf = self.p.buffer(e.arg)  # type: ignore[arg-type]
+        addr, value = self.name(e.src[0]), self.name(e.src[1])
+        data = f"b_{buf.name}.data"
+        if e.op is Op.ATOMIC_MAX:
+            body = [f"atomicMax({data}[{addr}], uint({value}));"]
+        elif buf.dtype.bits == 64:
+            body = [f"{data}[uint({addr}) * 2u] = {value}.x;",
+                    f"{data}[uint({addr}) * 2u + 1u] = {value}.y;"]
+        elif buf.dtype.bits == 32:
+            body = [f"{data}[{addr}] = {value};"]
+        else:  # packed: this invocation assembles the whole word (verify.py)
+            mask = "0xFFu" if buf.dtype.bits == 8 else "0xFFFFu"
+            body = [f"word_{buf.name} |= ({value} & {mask}) << {lane * buf.dtype.bits}u;"]
+        if len(e.src) > 2:
+            pred = self.name(e.src[2])
+            return [f"{indent}if ({pred}) {{"] + [f"{indent}    {b}" for b in body] + [f"{indent}}}"]
+        return [indent + b for b in body]
+
+    def lane_body(self, lane: int, indent: str) -> list[str]:
+        self.names = {}
+        out: list[str] = []
+        for e in self.k.effects:
+            for n in toposort([e]):
+                if n in self.names or n.op in (Op.CONST, Op.VAR) or n.dtype is VType.VOID:
+                    continue
+                self.names[n] = f"v{len(self.names)}"
+                out.append(f"{indent}{glsl_type(n.dtype)} {self.names[n]} = {self.expr(n)};")
+            out += self.effect(e, indent, lane)
+        return out
+
+
+def _access(k: Kernel, name: str) -> str:
+    nodes = toposort(list(k.effects))
+    reads = any(n.op is Op.LOAD and n.arg == name for n in nodes)
+    writes = any(n.op in (Op.STORE, Op.ATOMIC_MAX) and n.arg == name for n in nodes)
+    atomic = any(n.op is Op.ATOMIC_MAX and n.arg == name for n in nodes)
+    if writes and not reads and not atomic:
+        return "writeonly "
+    return "" if writes else "readonly "
+
+
+def render_glsl(k: Kernel, p: Program) -> str:
+    """GLSL 4.50 source of kernel `k` of program `p`; every buffer of `p` is bound, in order."""
+    lanes, count = lanes_of(k, p), invocations(k, p)
+    w = _KernelWriter(k, p)
+    lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
+             f"layout(local_size_x = {LOCAL_SIZE}) in;"]
+    for i, buf in enumerate(p.buffers):
+        lines.append(f"layout(std430, set = 0, binding = {i}) restrict {_access(k, buf.name)}"
+                     f"buffer Buffer{i} {{ uint data[]; }} b_{buf.name};  "
+                     f"// {buf.dtype.name.lower()}[{buf.count}]")
+    lines += ["", helpers().rstrip(), "", "void main() {",
+              f"    uint inv = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
+              f"{LOCAL_SIZE}u + gl_LocalInvocationID.x;",
+              f"    if (inv >= {count}u) return;"]
+    packed = sorted({e.arg for e in k.effects  # type: ignore[misc]
+                     if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32})  # type: ignore[arg-type]
+    lines += [f"    uint word_{name} = 0u;" for name in packed]
+    if lanes == 1:
+        lines += ["    int gid = int(inv);"] + w.lane_body(0, "    ")
+    else:
+        for lane in range(lanes):
+            lines += ["    {", f"        int gid = int(inv) * {lanes} + {lane};",
+                      f"        if (gid < {k.items}) {{"]
+            lines += w.lane_body(lane, "            ") + ["        }", "    }"]
+    lines += [f"    b_{name}.data[inv] = word_{name};" for name in packed]
+    return "\n".join(lines + ["}", ""])

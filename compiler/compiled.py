@@ -1,0 +1,124 @@
+"""dmlc.compile(): descriptor -> validated -> IR -> GLSL -> SPIR-V, and the callable result."""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+import numpy as np
+
+from . import toolchain
+from .codegen import glsl
+from .descriptors import OperatorDesc, TensorDesc
+from .errors import ValidationError
+from .ir import Program
+from .ir.printer import render_program
+from .ir.verify import verify_program
+from .lower import lower
+from .validate import fmt, validate
+
+_ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One kernel of a compiled program: its GLSL, SPIR-V and invocation count."""
+
+    name: str
+    glsl: str
+    spirv: bytes
+    invocations: int
+
+
+@dataclass(eq=False)
+class CompiledKernel:
+    """A compiled operator. Call it with numpy arrays in the descriptor's order (input, indices,
+    updates as the operator has them); it returns the output as a new numpy array."""
+
+    descriptor: OperatorDesc
+    """The validated descriptor (its OutputTensor filled in)."""
+    program: Program
+    stages: tuple[Stage, ...]
+    """Every kernel the program dispatches, in order (scatter has two)."""
+    _executable: Any = field(default=None, repr=False)
+
+    @property
+    def ir(self) -> str:
+        """The IR program as text."""
+        return render_program(self.program)
+
+    @property
+    def glsl(self) -> str:
+        """GLSL source of every stage, in dispatch order."""
+        return "\n".join(s.glsl for s in self.stages)
+
+    @property
+    def spirv(self) -> bytes:
+        """SPIR-V of the stage that writes the output (the last one; see `stages` for all)."""
+        return self.stages[-1].spirv
+
+    @property
+    def output(self) -> TensorDesc:
+        assert self.descriptor.output is not None
+        return self.descriptor.output
+
+    def _arrays(self, arrays: tuple[Any, ...]) -> list[np.ndarray]:
+        op = self.descriptor.operator
+        names = self.program.inputs
+        if len(arrays) != len(names):
+            raise ValidationError(op, "arguments", f"{len(names)} arrays ({', '.join(names)})",
+                                  len(arrays))
+        out = []
+        for name, a in zip(names, arrays):
+            t: TensorDesc = getattr(self.descriptor, name)
+            field_name = _ARG_FIELDS[name]
+            a = np.asarray(a)
+            if a.dtype != t.data_type.numpy:
+                raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
+                                      a.dtype.name)
+            if t.strides is None and a.shape != t.sizes:
+                raise ValidationError(op, f"{field_name} array shape", fmt(t.sizes), fmt(a.shape))
+            if t.strides is not None and a.size < t.buffer_elements:
+                raise ValidationError(op, f"{field_name} buffer", f">= {t.buffer_elements} "
+                                      f"elements for strides {fmt(t.strides)}", a.size)
+            out.append(a)
+        return out
+
+    def __call__(self, *arrays: Any) -> np.ndarray:
+        from dmlc.runtime import Executable, from_words, get_device
+        checked = self._arrays(arrays)
+        if self._executable is None:
+            self._executable = Executable(get_device(), self.program,
+                                          [s.spirv for s in self.stages],
+                                          [s.invocations for s in self.stages], glsl.LOCAL_SIZE)
+        words = self._executable.run(checked)
+        return from_words(words, self.output.data_type.numpy, self.output.sizes)
+
+    def reference(self, *arrays: Any) -> np.ndarray:
+        """The same computation by the IR interpreter in numpy (no Vulkan)."""
+        from .ir.interp import run_program
+        raw = run_program(self.program, *self._arrays(arrays))
+        return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
+
+
+def build_program(desc: OperatorDesc) -> tuple[OperatorDesc, Program]:
+    """Validate and lower a descriptor; the IR is verified before it is returned."""
+    checked = validate(desc)
+    return checked, verify_program(lower(checked))
+
+
+def compile(desc: OperatorDesc) -> CompiledKernel:  # noqa: A001 - the public name
+    """Validate, lower, generate and compile `desc` into a callable kernel."""
+    checked, program = build_program(desc)
+    stages = []
+    for k in program.kernels:
+        source = glsl.render_glsl(k, program)
+        stages.append(Stage(k.name, source, toolchain.compile_glsl(source),
+                            glsl.invocations(k, program)))
+    return CompiledKernel(checked, program, tuple(stages))
+
+
+@functools.lru_cache(maxsize=128)
+def cached_compile(desc: OperatorDesc) -> CompiledKernel:
+    """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
+    return compile(desc)

@@ -1,0 +1,155 @@
+"""Operator descriptors: frozen mirrors of DirectML's DML_*_OPERATOR_DESC structures.
+
+Descriptors are data, not IR. `validate.validate()` checks one completely (SPEC.md) and returns
+it with its OutputTensor filled in; `lower.lower()` turns a validated descriptor into IR.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Optional, Union
+
+from .dtypes import DataType
+from .errors import ValidationError
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorDesc:
+    """DML_BUFFER_TENSOR_DESC."""
+
+    data_type: DataType
+    """Element type; one of the 11 DataType members."""
+    sizes: tuple[int, ...]
+    """Size of each dimension, outermost first; 1 to 8 dimensions, each at least 1."""
+    strides: Optional[tuple[int, ...]] = None
+    """Distance between neighbours of each dimension, in elements. None: packed row-major.
+    0 broadcasts a dimension; a permutation describes a transposed layout."""
+    total_bytes: Optional[int] = None
+    """TotalTensorSizeInBytes. None: the minimum the sizes and strides need (see min_bytes)."""
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "data_type", DataType.of(self.data_type))
+        except ValueError:
+            raise ValidationError("DML_BUFFER_TENSOR_DESC", "DataType",
+                                  "one of " + ", ".join(DataType.__members__),
+                                  repr(self.data_type)) from None
+        object.__setattr__(self, "sizes", tuple(self.sizes))
+        if self.strides is not None:
+            object.__setattr__(self, "strides", tuple(self.strides))
+
+    @property
+    def rank(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def element_count(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def packed_strides(self) -> tuple[int, ...]:
+        """Row-major strides of a packed tensor of these sizes."""
+        out, acc = [], 1
+        for s in reversed(self.sizes):
+            out.append(acc)
+            acc *= s
+        return tuple(reversed(out))
+
+    @property
+    def element_strides(self) -> tuple[int, ...]:
+        return self.strides if self.strides is not None else self.packed_strides
+
+    @property
+    def is_packed(self) -> bool:
+        return self.strides is None or all(
+            st == p for st, p, sz in zip(self.strides, self.packed_strides, self.sizes) if sz > 1)
+
+    @property
+    def buffer_elements(self) -> int:
+        """Elements the buffer must hold: sum((size - 1) * stride) + 1."""
+        return sum((s - 1) * st for s, st in zip(self.sizes, self.element_strides)) + 1
+
+    @property
+    def min_bytes(self) -> int:
+        """SPEC.md: bytes needed, rounded up to a multiple of 4."""
+        return -(-self.buffer_elements * self.data_type.itemsize // 4) * 4
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatherDesc:
+    """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along `axis`."""
+
+    input: TensorDesc
+    """InputTensor: the tensor to read from."""
+    indices: TensorDesc
+    """IndicesTensor: INT32, INT64, UINT32 or UINT64, same DimensionCount as the input."""
+    axis: int
+    """Axis of the input to gather along, in [0, DimensionCount)."""
+    index_dimensions: int
+    """IndexDimensions: how many trailing dimensions of the indices count, in [0, DimensionCount]."""
+    output: Optional[TensorDesc] = None
+    """OutputTensor. None: inferred (packed, the input's data type)."""
+
+    operator = "DML_GATHER"
+
+
+@dataclass(frozen=True, kw_only=True)
+class GatherElementsDesc:
+    """DML_GATHER_ELEMENTS_OPERATOR_DESC: output[i,j,k] = input[indices[i,j,k], j, k] (axis 0)."""
+
+    input: TensorDesc
+    """InputTensor: the tensor to read from."""
+    indices: TensorDesc
+    """IndicesTensor: the input's sizes on every dimension but `axis`."""
+    axis: int
+    """Axis the indices select along, in [0, DimensionCount)."""
+    output: Optional[TensorDesc] = None
+    """OutputTensor: the indices' sizes, the input's type. None: inferred."""
+
+    operator = "DML_GATHER_ELEMENTS"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScatterDesc:
+    """DML_SCATTER_OPERATOR_DESC (ScatterElements): output = input, then
+    output[indices[i,j,k], j, k] = updates[i,j,k] (axis 0). Collisions: the update last in
+    row-major order of `updates` wins; out-of-range updates are dropped."""
+
+    input: TensorDesc
+    """InputTensor: the values the output starts from."""
+    indices: TensorDesc
+    """IndicesTensor: the input's sizes on every dimension but `axis`."""
+    updates: TensorDesc
+    """UpdatesTensor: the indices' sizes, the input's type."""
+    axis: int
+    """Axis the indices select along, in [0, DimensionCount)."""
+    output: Optional[TensorDesc] = None
+    """OutputTensor: the input's sizes and type. None: inferred."""
+
+    operator = "DML_SCATTER"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Slice1Desc:
+    """DML_SLICE1_OPERATOR_DESC: output[c] = input[start + stride * c] per dimension, where
+    start = offset, or offset + size - 1 for a negative stride."""
+
+    input: TensorDesc
+    """InputTensor: the tensor to read from."""
+    offsets: tuple[int, ...]
+    """InputWindowOffsets: where each dimension's window starts, >= 0."""
+    sizes: tuple[int, ...]
+    """InputWindowSizes: each window's extent, >= 1, inside the input."""
+    strides: tuple[int, ...]
+    """InputWindowStrides: signed, non-zero; negative walks the window backwards."""
+    output: Optional[TensorDesc] = None
+    """OutputTensor. None: the largest output, 1 + (size - 1) // |stride| per dimension."""
+
+    operator = "DML_SLICE1"
+
+    def __post_init__(self) -> None:
+        for name in ("offsets", "sizes", "strides"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
+
+
+OperatorDesc = Union[GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc]

@@ -1,0 +1,66 @@
+"""DirectML tensor data types (feature level 4.1) and their numpy equivalents."""
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+
+class DataType(enum.Enum):
+    """DML_TENSOR_DATA_TYPE: the 11 element types a DML_BUFFER_TENSOR_DESC may hold."""
+
+    FLOAT64 = "float64"
+    FLOAT32 = "float32"
+    FLOAT16 = "float16"
+    INT64 = "int64"
+    INT32 = "int32"
+    INT16 = "int16"
+    INT8 = "int8"
+    UINT64 = "uint64"
+    UINT32 = "uint32"
+    UINT16 = "uint16"
+    UINT8 = "uint8"
+
+    @property
+    def numpy(self) -> np.dtype:
+        return np.dtype(self.value)
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    @property
+    def bits(self) -> int:
+        return 8 * self.itemsize
+
+    @property
+    def bits_dtype(self) -> np.dtype:
+        """The unsigned integer type of the same width: how dmlc sees an element's raw bits."""
+        return np.dtype(f"uint{self.bits}")
+
+    @property
+    def is_signed_int(self) -> bool:
+        return self.value.startswith("int")
+
+    @property
+    def is_index(self) -> bool:
+        """May this type hold indices (IndicesTensor)?"""
+        return self in INDEX_TYPES
+
+    @classmethod
+    def of(cls, value: object) -> "DataType":
+        """Accept a DataType, a DML name ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32") or a numpy dtype."""
+        if isinstance(value, cls):
+            return value
+        if isinstance(value, str):
+            name = value.upper().removeprefix("DML_TENSOR_DATA_TYPE_")
+            if name in cls.__members__:
+                return cls[name]
+        try:
+            return cls(np.dtype(value).name)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            pass
+        raise ValueError(f"not a DirectML data type: {value!r}")
+
+
+INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)

@@ -1,0 +1,39 @@
+"""The dmlc exception hierarchy: every failure a user can cause is a DmlcError."""
+from __future__ import annotations
+
+
+class DmlcError(Exception):
+    """Base class of every error dmlc raises on purpose."""
+
+
+class ValidationError(DmlcError, ValueError):
+    """A descriptor or an argument breaks a rule of SPEC.md.
+
+    The message names the operator, the field, and the expected versus the actual value.
+    """
+
+    def __init__(self, operator: str, field: str, expected: object, actual: object,
+                 detail: str = "") -> None:
+        self.operator, self.field, self.expected, self.actual = operator, field, expected, actual
+        msg = f"{operator}: {field}: expected {expected}, got {actual}"
+        super().__init__(msg + (f" ({detail})" if detail else ""))
+
+
+class IndexOutOfRangeError(DmlcError, IndexError):
+    """check_indices=True found an index outside the valid range of its axis."""
+
+    def __init__(self, operator: str, field: str, position: tuple[int, ...], value: int,
+                 valid: tuple[int, int]) -> None:
+        self.operator, self.field, self.position, self.value, self.valid = (
+            operator, field, position, value, valid)
+        lo, hi = valid
+        super().__init__(f"{operator}: {field}{list(position)} = {value} is out of range: "
+                         f"expected a value in [{lo}, {hi}]")
+
+
+class ShaderCompileError(DmlcError):
+    """glslangValidator or spirv-val rejected a generated shader (a dmlc bug: please report)."""
+
+
+class DeviceError(DmlcError):
+    """No usable Vulkan device, a device limit exceeded, or a failure inside the runtime."""

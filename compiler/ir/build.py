@@ -1,0 +1,208 @@
+"""Smart constructors for IR nodes: the only way lowering builds IR.
+
+Each constructor folds what value ranges decide on the spot (x + 0, x * 1, x // d and x % d
+where 0 <= x < d, min/max/compare where the ranges do not overlap, constants), so lowered IR is
+already free of trivial arithmetic. Deeper rewriting belongs to the passes.
+"""
+from __future__ import annotations
+
+from typing import Optional, Union
+
+from ..dtypes import DataType
+from .kernel import Buffer
+from .ops import Node, Op, VType
+
+IntLike = Union[Node, int]
+
+
+def const(value: int) -> Node:
+    return Node(Op.CONST, VType.INT, (), int(value))
+
+
+def const_bool(value: bool) -> Node:
+    return Node(Op.CONST, VType.BOOL, (), bool(value))
+
+
+def const_data(dtype: DataType, raw_bits: int) -> Node:
+    """A tensor element given by its raw bits (e.g. UINT32 0 to reset a scratch word)."""
+    return Node(Op.CONST, dtype, (), int(raw_bits))
+
+
+def var(name: str, lo: int, hi: int) -> Node:
+    return Node(Op.VAR, VType.INT, (), (name, int(lo), int(hi)))
+
+
+def item_id(items: int) -> Node:
+    """The invocation's item id, in [0, items)."""
+    return var("gid", 0, items - 1)
+
+
+def _int(x: IntLike) -> Node:
+    if isinstance(x, Node):
+        if x.dtype is not VType.INT:
+            raise TypeError(f"expected an INT node, got {x.dtype}")
+        return x
+    return const(x)
+
+
+def _fixed(n: Node) -> Optional[int]:
+    """The node's value when its range is a single point."""
+    return n.vmin if n.vmin == n.vmax else None
+
+
+def add(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a.is_const and b.is_const:
+        return const(a.arg + b.arg)  # type: ignore[operator]
+    if a.is_const:
+        a, b = b, a  # constants on the right
+    if b.is_const and b.arg == 0:
+        return a  # x + 0 -> x
+    if b.is_const and a.op is Op.ADD and a.src[1].is_const:
+        return add(a.src[0], a.src[1].arg + b.arg)  # (x + c1) + c2 -> x + (c1 + c2)
+    return Node(Op.ADD, VType.INT, (a, b))
+
+
+def mul(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a.is_const and b.is_const:
+        return const(a.arg * b.arg)  # type: ignore[operator]
+    if a.is_const:
+        a, b = b, a
+    if b.is_const and b.arg == 0:
+        return const(0)  # x * 0 -> 0
+    if b.is_const and b.arg == 1:
+        return a  # x * 1 -> x
+    if _fixed(a) == 0:
+        return const(0)
+    return Node(Op.MUL, VType.INT, (a, b))
+
+
+def sub(a: IntLike, b: IntLike) -> Node:
+    return add(a, mul(b, -1))
+
+
+def floordiv(a: IntLike, d: int) -> Node:
+    a = _int(a)
+    if d <= 0:
+        raise ValueError("floordiv by a positive constant only")
+    if d == 1:
+        return a  # x // 1 -> x
+    if a.is_const:
+        return const(a.arg // d)  # type: ignore[operator]
+    if a.vmin // d == a.vmax // d:
+        return const(a.vmin // d)  # the whole range falls in one quotient
+    if a.op is Op.FLOORDIV:
+        return floordiv(a.src[0], a.src[1].arg * d)  # (x // c1) // c2 -> x // (c1 * c2)
+    return Node(Op.FLOORDIV, VType.INT, (a, const(d)))
+
+
+def floormod(a: IntLike, d: int) -> Node:
+    a = _int(a)
+    if d <= 0:
+        raise ValueError("floormod by a positive constant only")
+    if d == 1:
+        return const(0)  # x % 1 -> 0
+    if a.is_const:
+        return const(a.arg % d)  # type: ignore[operator]
+    if 0 <= a.vmin and a.vmax < d:
+        return a  # x % d -> x  when 0 <= x < d
+    return Node(Op.FLOORMOD, VType.INT, (a, const(d)))
+
+
+def minimum(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a.vmax <= b.vmin:
+        return a
+    if b.vmax <= a.vmin:
+        return b
+    return Node(Op.MIN, VType.INT, (a, b))
+
+
+def maximum(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a.vmin >= b.vmax:
+        return a
+    if b.vmin >= a.vmax:
+        return b
+    return Node(Op.MAX, VType.INT, (a, b))
+
+
+def clamp(x: IntLike, lo: int, hi: int) -> Node:
+    return minimum(maximum(x, lo), hi)
+
+
+def less(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a.vmax < b.vmin:
+        return const_bool(True)
+    if a.vmin >= b.vmax:
+        return const_bool(False)
+    return Node(Op.CMPLT, VType.BOOL, (a, b))
+
+
+def not_equal(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    if a is b:
+        return const_bool(False)
+    if a.vmax < b.vmin or b.vmax < a.vmin:
+        return const_bool(True)
+    return Node(Op.CMPNE, VType.BOOL, (a, b))
+
+
+def logical_and(a: Node, b: Node) -> Node:
+    for x, y in ((a, b), (b, a)):
+        if x.is_const:
+            return y if x.arg else x
+    return Node(Op.AND, VType.BOOL, (a, b))
+
+
+def where(cond: Node, a: Node, b: Node) -> Node:
+    if cond.dtype is not VType.BOOL or a.dtype != b.dtype:
+        raise TypeError("where(bool, x, y) with x and y of one type")
+    if cond.is_const:
+        return a if cond.arg else b
+    if a is b:
+        return a
+    return Node(Op.WHERE, a.dtype, (cond, a, b))
+
+
+def load(buf: Buffer, index: IntLike) -> Node:
+    return Node(Op.LOAD, buf.dtype, (_int(index),), buf.name)
+
+
+def index(raw: Node, dim: int, mode: str) -> Node:
+    """Normalize a loaded index value against an axis of size `dim` (SPEC.md, Indices):
+    a negative signed index counts from the end once; what is still outside [0, dim) is clamped
+    to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
+    if raw.op is not Op.LOAD or not isinstance(raw.dtype, DataType) or not raw.dtype.is_index:
+        raise TypeError("index() takes a LOAD from an index-typed buffer")
+    if mode not in ("clamp", "mask"):
+        raise ValueError(mode)
+    return Node(Op.INDEX, VType.INT, (raw, const(dim)), mode)
+
+
+def bits(value: Node) -> Node:
+    """A 32-bit data value's bits as a signed int32 (for counters kept in scratch buffers)."""
+    if not isinstance(value.dtype, DataType) or value.dtype.bits != 32:
+        raise TypeError("bits() takes a 32-bit value")
+    return Node(Op.BITS, VType.INT, (value,))
+
+
+def _effect(op: Op, buf: Buffer, idx: IntLike, value: Node, pred: Optional[Node]) -> Node:
+    src = (_int(idx), value) if pred is None else (_int(idx), value, pred)
+    if pred is not None and pred.dtype is not VType.BOOL:
+        raise TypeError("predicate must be BOOL")
+    return Node(op, VType.VOID, src, buf.name)
+
+
+def store(buf: Buffer, idx: IntLike, value: Node, pred: Optional[Node] = None) -> Node:
+    if value.dtype != buf.dtype:
+        raise TypeError(f"store of {value.dtype} into {buf.name}: {buf.dtype}")
+    return _effect(Op.STORE, buf, idx, value, pred)
+
+
+def atomic_max(buf: Buffer, idx: IntLike, value: IntLike, pred: Optional[Node] = None) -> Node:
+    if buf.dtype is not DataType.UINT32:
+        raise TypeError("atomic_max needs a UINT32 buffer")
+    return _effect(Op.ATOMIC_MAX, buf, idx, _int(value), pred)

@@ -1,0 +1,109 @@
+"""The IR's executable meaning: a numpy interpreter, vectorized over all items of a kernel.
+
+Buffers are 1-D numpy arrays of each element's raw bits (uint8/16/32/64), so the interpreter, like
+the shaders, never converts a value. Each effect of a kernel runs for all items before the next
+effect; a kernel must not read what another item of the same kernel writes (that would be a race
+on a GPU). Every address is checked against its buffer at run time as well.
+"""
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..dtypes import DataType
+from .kernel import Kernel, Program
+from .ops import Node, Op, VType, toposort
+from .verify import IRError
+
+_BINARY = {Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide,
+           Op.FLOORMOD: np.mod, Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less,
+           Op.CMPNE: np.not_equal, Op.AND: np.logical_and}
+
+
+def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
+    """SPEC.md "Indices": negative signed indices count from the end once; then clamp to
+    [0, dim-1] ("clamp") or map what is still out of range to -1 ("mask")."""
+    v = np.asarray(values).view(dtype.numpy)
+    if dtype.is_signed_int:
+        v = v.astype(np.int64)
+        with np.errstate(over="ignore"):
+            v = np.where(v < 0, v + dim, v)
+        inside = (v >= 0) & (v < dim)
+        low = v < 0
+    else:
+        inside = v < np.uint64(dim)
+        low = np.zeros(v.shape, bool)
+        v = np.where(inside, v, 0).astype(np.int64)
+    if mode == "clamp":
+        return np.where(inside, v, np.where(low, 0, dim - 1)).astype(np.int64)
+    return np.where(inside, v, -1).astype(np.int64)
+
+
+def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
+          gid: np.ndarray) -> np.ndarray:
+    s = [vals[x] for x in n.src]
+    if n.op is Op.CONST:
+        if isinstance(n.dtype, DataType):
+            return np.array(n.arg, dtype=n.dtype.bits_dtype)
+        return np.array(n.arg, dtype=bool if n.dtype is VType.BOOL else np.int64)
+    if n.op is Op.VAR:
+        return gid
+    if n.op in _BINARY:
+        return _BINARY[n.op](s[0], s[1])
+    if n.op is Op.WHERE:
+        return np.where(s[0], s[1], s[2])
+    if n.op is Op.LOAD:
+        buf = bufs[n.arg]  # type: ignore[index]
+        addr = np.broadcast_to(s[0], gid.shape)
+        if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
+            raise IRError(f"load {n.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
+        return buf[addr]
+    if n.op is Op.INDEX:
+        return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
+    if n.op is Op.BITS:
+        return s[0].astype(np.uint32).view(np.int32).astype(np.int64)
+    raise IRError(f"cannot evaluate {n.op.name}")
+
+
+def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
+           gid: np.ndarray) -> None:
+    buf = bufs[e.arg]  # type: ignore[index]
+    addr = np.broadcast_to(vals[e.src[0]], gid.shape)
+    value = np.broadcast_to(vals[e.src[1]], gid.shape)
+    mask = np.broadcast_to(vals[e.src[2]], gid.shape) if len(e.src) > 2 else np.ones_like(gid, bool)
+    addr, value = addr[mask], value[mask]
+    if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
+        raise IRError(f"write {e.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
+    if e.op is Op.STORE:
+        buf[addr] = value
+    else:
+        np.maximum.at(buf, addr, value.astype(buf.dtype))
+
+
+def run_kernel(k: Kernel, bufs: dict[str, np.ndarray]) -> None:
+    gid = np.arange(k.items, dtype=np.int64)
+    vals: dict[Node, np.ndarray] = {}
+    for e in k.effects:
+        for n in toposort([e]):
+            if n not in vals and n.dtype is not VType.VOID:
+                vals[n] = _eval(n, vals, bufs, gid)
+        _apply(e, vals, bufs, gid)
+
+
+def run_program(p: Program, *arrays: np.ndarray) -> np.ndarray:
+    """Run `p` on raw element arrays (one per p.inputs, flat, any dtype of the right width);
+    return the output buffer as raw bits (a flat array of the output's unsigned type)."""
+    bufs: dict[str, np.ndarray] = {}
+    given = dict(zip(p.inputs, arrays))
+    for buf in p.buffers:
+        if buf.role == "input":
+            a = np.ascontiguousarray(given[buf.name]).reshape(-1).view(buf.dtype.bits_dtype)
+            if a.size < buf.count:
+                raise IRError(f"input {buf.name} has {a.size} elements, needs {buf.count}")
+            bufs[buf.name] = a
+        else:
+            bufs[buf.name] = np.zeros(buf.count, buf.dtype.bits_dtype)
+    for k in p.kernels:
+        run_kernel(k, bufs)
+    return bufs[p.output]

@@ -1,0 +1,68 @@
+"""Kernels and programs: what a dispatch computes, and the buffers a sequence of them share.
+
+A Kernel runs one invocation per item id `gid` in [0, items) and holds a list of effects
+(STORE / ATOMIC_MAX nodes): per item, which addresses it reads and which it writes. Nothing here
+assumes one operator per kernel: a kernel is any set of effects over shared buffers, and a
+Program is any ordered list of kernels (each one sees all writes of the ones before it).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..dtypes import DataType
+from .ops import Node, Op, VType
+
+
+@dataclass(frozen=True)
+class Buffer:
+    """A flat array of `count` elements of `dtype`, bound to every kernel of a Program."""
+
+    name: str
+    dtype: DataType
+    count: int
+    role: str
+    """'input' (uploaded each call), 'output' (downloaded), or 'scratch' (device only; starts
+    zeroed and every kernel that uses it leaves it zeroed again)."""
+
+    @property
+    def words(self) -> int:
+        """32-bit words the buffer occupies: every type travels as packed uint32 words."""
+        return max(1, -(-self.count * self.dtype.itemsize // 4))
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    items: int
+    """The item id `gid` ranges over [0, items)."""
+    effects: tuple[Node, ...]
+    """STORE and ATOMIC_MAX nodes, run in order for each item."""
+
+    def __post_init__(self) -> None:
+        for e in self.effects:
+            if e.op not in (Op.STORE, Op.ATOMIC_MAX) or e.dtype is not VType.VOID:
+                raise TypeError(f"kernel effects must be STORE/ATOMIC_MAX, got {e.op.name}")
+
+    @property
+    def gid(self) -> Node:
+        from .build import item_id
+        return item_id(self.items)
+
+
+@dataclass(frozen=True)
+class Program:
+    """What one operator call runs: buffers, then kernels dispatched in order."""
+
+    name: str
+    buffers: tuple[Buffer, ...]
+    kernels: tuple[Kernel, ...]
+    inputs: tuple[str, ...]
+    """Buffer names in the order the caller passes arrays."""
+    output: str
+    output_shape: tuple[int, ...] = field(default=())
+
+    def buffer(self, name: str) -> Buffer:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        raise KeyError(name)

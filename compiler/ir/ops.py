@@ -1,0 +1,165 @@
+"""IR nodes: one hash-consed node type over a small closed set of ops (tinygrad's UOp, simplified).
+
+A node is immutable and interned: building the same (op, dtype, src, arg) twice returns the same
+object, so equality is identity and common subexpressions are shared for free. Integer nodes
+carry their value range (vmin, vmax), which lowering uses to fold, verification uses to prove
+every address inside its buffer, and codegen uses to pick 32-bit arithmetic and plain `/` `%`.
+
+Integer values mean mathematical integers; the range proves they fit the shader's 32-bit int.
+"""
+from __future__ import annotations
+
+import enum
+import weakref
+from functools import cached_property
+from typing import Union
+
+from ..dtypes import DataType
+
+
+class Op(enum.Enum):
+    CONST = enum.auto()      # arg: int or bool
+    VAR = enum.auto()        # arg: (name, lo, hi)  e.g. the invocation's item id
+    ADD = enum.auto()
+    MUL = enum.auto()
+    FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant
+    FLOORMOD = enum.auto()   # result has the divisor's sign; divisor a positive constant
+    MIN = enum.auto()
+    MAX = enum.auto()
+    CMPLT = enum.auto()      # -> BOOL
+    CMPNE = enum.auto()      # -> BOOL
+    AND = enum.auto()        # BOOL x BOOL -> BOOL
+    WHERE = enum.auto()      # (cond, a, b): a if cond else b; a and b of any one type
+    LOAD = enum.auto()       # arg: buffer name; src: (element index,) -> the buffer's DataType
+    INDEX = enum.auto()      # arg: "clamp" | "mask"; src: (raw index LOAD, CONST dim) -> INT
+    BITS = enum.auto()       # src: (32-bit data value,) -> INT: its bits as a signed int32
+    STORE = enum.auto()      # arg: buffer name; src: (index, value[, predicate]) -> VOID
+    ATOMIC_MAX = enum.auto() # arg: uint32 buffer; src: (index, INT value[, predicate]) -> VOID
+
+
+class VType(enum.Enum):
+    """Types of values that are not tensor elements."""
+
+    INT = "int"
+    BOOL = "bool"
+    VOID = "void"
+
+
+DType = Union[VType, DataType]
+
+INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
+
+
+class Node:
+    """One IR value. Build nodes through `ir.build`, not this constructor."""
+
+    __slots__ = ("op", "dtype", "src", "arg", "_hash", "__weakref__", "__dict__")
+    _cache: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+
+    op: Op
+    dtype: DType
+    src: tuple["Node", ...]
+    arg: object
+
+    def __new__(cls, op: Op, dtype: DType, src: tuple["Node", ...] = (), arg: object = None):
+        # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
+        key = (op, dtype, tuple(id(s) for s in src), type(arg), arg)
+        node = cls._cache.get(key)
+        if node is None:
+            node = super().__new__(cls)
+            object.__setattr__(node, "op", op)
+            object.__setattr__(node, "dtype", dtype)
+            object.__setattr__(node, "src", src)
+            object.__setattr__(node, "arg", arg)
+            object.__setattr__(node, "_hash", hash(key))
+            cls._cache[key] = node
+        return node
+
+    def __setattr__(self, name: str, value: object) -> None:
+        if name in Node.__slots__:
+            raise AttributeError("IR nodes are immutable")
+        object.__setattr__(self, name, value)  # cached_property storage
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __repr__(self) -> str:
+        from .printer import render_expr
+        return f"<{render_expr(self)}>"
+
+    @cached_property
+    def bounds(self) -> tuple[int, int]:
+        """(vmin, vmax): an interval containing every value this INT/BOOL node can take."""
+        return _bounds(self)
+
+    @property
+    def vmin(self) -> int:
+        return self.bounds[0]
+
+    @property
+    def vmax(self) -> int:
+        return self.bounds[1]
+
+    @property
+    def is_const(self) -> bool:
+        return self.op is Op.CONST
+
+    def toposort(self) -> list["Node"]:
+        """This node and everything it depends on, each once, dependencies first."""
+        return toposort([self])
+
+
+def toposort(roots: list[Node]) -> list[Node]:
+    seen: set[int] = set()
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
+    return order
+
+
+def _bounds(n: Node) -> tuple[int, int]:
+    op, s = n.op, n.src
+    if n.dtype is VType.BOOL:
+        if op is Op.CONST:
+            return int(bool(n.arg)), int(bool(n.arg))
+        return 0, 1
+    if op is Op.CONST:
+        return int(n.arg), int(n.arg)  # type: ignore[call-overload]
+    if op is Op.VAR:
+        return n.arg[1], n.arg[2]  # type: ignore[index]
+    if op is Op.ADD:
+        return s[0].vmin + s[1].vmin, s[0].vmax + s[1].vmax
+    if op is Op.MUL:
+        c = [a * b for a in s[0].bounds for b in s[1].bounds]
+        return min(c), max(c)
+    if op is Op.FLOORDIV:  # divisor is a positive constant
+        d = s[1].arg
+        return s[0].vmin // d, s[0].vmax // d  # type: ignore[operator]
+    if op is Op.FLOORMOD:
+        d = s[1].arg
+        if s[0].vmin >= 0 and s[0].vmax < d:  # type: ignore[operator]
+            return s[0].bounds
+        return 0, d - 1  # type: ignore[operator]
+    if op is Op.MIN:
+        return min(s[0].vmin, s[1].vmin), min(s[0].vmax, s[1].vmax)
+    if op is Op.MAX:
+        return max(s[0].vmin, s[1].vmin), max(s[0].vmax, s[1].vmax)
+    if op is Op.WHERE:
+        return min(s[1].vmin, s[2].vmin), max(s[1].vmax, s[2].vmax)
+    if op is Op.INDEX:
+        return (0 if n.arg == "clamp" else -1), s[1].arg - 1  # type: ignore[operator]
+    if op is Op.BITS:
+        return INT32_MIN, INT32_MAX
+    raise TypeError(f"{op.name} has no integer range")

@@ -1,0 +1,65 @@
+"""Structural and safety checks on IR programs, run after lowering and after every pass.
+
+The safety rule that matters most: every LOAD, STORE and ATOMIC_MAX address is proven, by value
+ranges alone, to lie inside its buffer, whatever the index values in memory. Codegen relies on it.
+"""
+from __future__ import annotations
+
+from ..dtypes import DataType
+from .kernel import Kernel, Program
+from .ops import INT32_MAX, INT32_MIN, Node, Op, VType, toposort
+
+
+class IRError(AssertionError):
+    """The IR breaks an invariant: a dmlc bug, never the user's fault."""
+
+
+def _check_node(n: Node, k: Kernel, p: Program) -> None:
+    def fail(msg: str) -> None:
+        from .printer import render_expr
+        raise IRError(f"{p.name}/{k.name}: {msg}: {render_expr(n)}")
+
+    if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
+        fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
+    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const and n.src[1].arg > 0):
+        fail("divisor must be a positive constant")
+    if n.op is Op.VAR and n.arg != ("gid", 0, k.items - 1):
+        fail("the only variable is the item id gid")
+    if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX):
+        try:
+            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+        except KeyError:
+            fail(f"unknown buffer {n.arg!r}")
+        addr = n.src[0]
+        if addr.vmin < 0 or addr.vmax >= buf.count:
+            fail(f"address range [{addr.vmin}, {addr.vmax}] may leave {buf.name}[{buf.count}]")
+        if n.op is Op.LOAD and n.dtype != buf.dtype:
+            fail("load type differs from the buffer's")
+        if n.op is Op.STORE and n.src[1].dtype != buf.dtype:
+            fail("stored value's type differs from the buffer's")
+        if n.op is Op.STORE and buf.dtype.bits < 32 and (
+                addr is not k.gid or len(n.src) > 2 or buf.count != k.items):
+            fail("8/16-bit stores must write element gid of a buffer of `items` elements, "
+                 "unpredicated (each invocation then owns whole 32-bit words)")
+    if n.op is Op.INDEX and not (n.src[0].op is Op.LOAD and n.src[1].is_const):
+        fail("index() takes a LOAD and a constant dim")
+
+
+def verify_program(p: Program) -> Program:
+    """Raise IRError on the first broken invariant; return `p` so passes can chain it."""
+    names = [x.name for x in p.buffers]
+    if len(set(names)) != len(names):
+        raise IRError(f"{p.name}: duplicate buffer names {names}")
+    for name in p.inputs + (p.output,):
+        p.buffer(name)
+    for k in p.kernels:
+        packed = {p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
+                  if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32}  # type: ignore[arg-type]
+        if len(packed) > 1:
+            raise IRError(f"{p.name}/{k.name}: stores of several sub-32-bit widths {packed}")
+        for e in k.effects:
+            if e.op is Op.ATOMIC_MAX and p.buffer(e.arg).dtype is not DataType.UINT32:  # type: ignore[arg-type]
+                raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")
+        for n in toposort(list(k.effects)):
+            _check_node(n, k, p)
+    return p

@@ -1,0 +1,126 @@
+"""GLSL -> SPIR-V through glslangValidator, checked by spirv-val, cached by content on disk.
+
+Environment:
+  DMLC_GLSLANG     path of glslangValidator (default: found on PATH)
+  DMLC_SPIRV_VAL   path of spirv-val (default: found on PATH; validation is skipped if absent)
+  DMLC_CACHE_DIR   cache folder (default: $XDG_CACHE_HOME/dmlc or ~/.cache/dmlc)
+  DMLC_CACHE=0     disable the SPIR-V cache
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import Optional
+
+from .errors import ShaderCompileError
+
+TARGET_ENV = "vulkan1.0"
+SPIRV_MAGIC = 0x07230203
+# Capabilities that need optional Vulkan features, which kp never enables.
+FORBIDDEN_CAPABILITIES = {9: "Float16", 10: "Float64", 11: "Int64", 22: "Int16", 39: "Int8",
+                          4433: "StorageBuffer16BitAccess",
+                          4434: "UniformAndStorageBuffer16BitAccess",
+                          4435: "StoragePushConstant16", 4436: "StorageInputOutput16",
+                          4448: "StorageBuffer8BitAccess",
+                          4449: "UniformAndStorageBuffer8BitAccess", 4450: "StoragePushConstant8"}
+_OP_CAPABILITY = 17
+
+
+def find_tool(env: str, name: str) -> Optional[str]:
+    return os.environ.get(env) or shutil.which(name)
+
+
+@functools.lru_cache(maxsize=None)
+def glslang_version(tool: str) -> str:
+    out = subprocess.run([tool, "--version"], capture_output=True, text=True)
+    return out.stdout.strip()
+
+
+def cache_dir() -> Optional[Path]:
+    """Where SPIR-V is cached, or None when DMLC_CACHE=0."""
+    if os.environ.get("DMLC_CACHE", "1") == "0":
+        return None
+    if os.environ.get("DMLC_CACHE_DIR"):
+        return Path(os.environ["DMLC_CACHE_DIR"])
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+    return Path(base) / "dmlc"
+
+
+def capabilities(spirv: bytes) -> list[int]:
+    """The OpCapability operands of a SPIR-V module."""
+    words = struct.unpack(f"<{len(spirv) // 4}I", spirv[:len(spirv) // 4 * 4])
+    caps, i = [], 5  # the header is 5 words
+    while i < len(words):
+        count, opcode = words[i] >> 16, words[i] & 0xFFFF
+        if count == 0:
+            break
+        if opcode == _OP_CAPABILITY:
+            caps.append(words[i + 1])
+        i += count
+    return caps
+
+
+def looks_like_spirv(data: bytes) -> bool:
+    return len(data) >= 20 and len(data) % 4 == 0 and struct.unpack("<I", data[:4])[0] == SPIRV_MAGIC
+
+
+def _numbered(source: str) -> str:
+    return "\n".join(f"{i + 1:4d}  {line}" for i, line in enumerate(source.splitlines()))
+
+
+def _run(cmd: list[str], what: str, source: str) -> None:
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ShaderCompileError(
+            f"{what} failed (exit {done.returncode}): {' '.join(cmd)}\n"
+            f"{done.stdout}{done.stderr}\n--- source ---\n{_numbered(source)}")
+
+
+def _compile_uncached(source: str, glslang: str) -> bytes:
+    with tempfile.TemporaryDirectory(prefix="dmlc-") as tmp:
+        src, spv = os.path.join(tmp, "kernel.comp"), os.path.join(tmp, "kernel.spv")
+        Path(src).write_text(source)
+        _run([glslang, "-V", "--target-env", TARGET_ENV, "-o", spv, src], "glslangValidator",
+             source)
+        validator = find_tool("DMLC_SPIRV_VAL", "spirv-val")
+        if validator:
+            _run([validator, "--target-env", TARGET_ENV, spv], "spirv-val", source)
+        spirv = Path(spv).read_bytes()
+    bad = [FORBIDDEN_CAPABILITIES[c] for c in capabilities(spirv) if c in FORBIDDEN_CAPABILITIES]
+    if bad:
+        raise ShaderCompileError(f"generated SPIR-V needs optional capabilities {bad}, which "
+                                 f"Kompute does not enable\n--- source ---\n{_numbered(source)}")
+    return spirv
+
+
+def compile_glsl(source: str) -> bytes:
+    """SPIR-V for a GLSL compute shader, from the cache when this exact source was built before.
+    A cache entry that is not plausible SPIR-V is rebuilt."""
+    glslang = find_tool("DMLC_GLSLANG", "glslangValidator")
+    if not glslang:
+        raise ShaderCompileError("glslangValidator not found: install Debian's glslang-tools "
+                                 "(make install does) or set DMLC_GLSLANG")
+    folder = cache_dir()
+    key = hashlib.sha256(f"{glslang_version(glslang)}\0{TARGET_ENV}\0{source}".encode()).hexdigest()
+    path = folder / key[:2] / f"{key}.spv" if folder else None
+    if path is not None and path.is_file():
+        data = path.read_bytes()
+        if looks_like_spirv(data):
+            return data
+    spirv = _compile_uncached(source, glslang)
+    if path is not None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "wb") as f:
+                f.write(spirv)
+            os.replace(tmp, path)  # atomic: concurrent writers leave one whole file
+        except OSError:
+            pass  # an unwritable cache costs time, not correctness
+    return spirv

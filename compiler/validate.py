@@ -1,0 +1,226 @@
+"""Complete validation of operator descriptors (SPEC.md), before anything is built.
+
+One small check helper per property; each failure is a ValidationError naming the operator,
+the field and expected versus actual. `validate(desc)` returns the descriptor with its
+OutputTensor filled in, so later layers never re-derive shapes.
+"""
+from __future__ import annotations
+
+import dataclasses
+import numbers
+from typing import Sequence
+
+from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
+                          TensorDesc)
+from .dtypes import INDEX_TYPES, DataType
+from .errors import ValidationError
+
+MAX_RANK = 8
+# Index arithmetic is 32-bit signed in the shaders; every tensor stays below 2**31 elements.
+MAX_ELEMENTS = 2**31 - 1
+
+
+def fmt(sizes: Sequence[int]) -> str:
+    """DirectML's brace notation: {2, 3}."""
+    return "{" + ", ".join(str(s) for s in sizes) + "}"
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def check_int_list(op: str, field: str, values: object, length: int | None = None,
+                   minimum: int | None = None) -> tuple[int, ...]:
+    if not isinstance(values, (tuple, list)) or not all(_is_int(v) for v in values):
+        raise ValidationError(op, field, "a list of integers", repr(values))
+    if length is not None and len(values) != length:
+        raise ValidationError(op, f"{field} length", length, len(values))
+    for i, v in enumerate(values):
+        if minimum is not None and v < minimum:
+            raise ValidationError(op, f"{field}[{i}]", f">= {minimum}", v)
+    return tuple(int(v) for v in values)
+
+
+def check_tensor(op: str, name: str, t: TensorDesc, rank: int | None = None) -> None:
+    """Sizes, strides, element counts and TotalTensorSizeInBytes of one tensor."""
+    if not isinstance(t, TensorDesc):
+        raise ValidationError(op, name, "a TensorDesc", type(t).__name__)
+    if not 1 <= len(t.sizes) <= MAX_RANK:
+        raise ValidationError(op, f"{name}.DimensionCount", f"1 to {MAX_RANK}", len(t.sizes))
+    check_int_list(op, f"{name}.Sizes", t.sizes, minimum=1)
+    if rank is not None and t.rank != rank:
+        raise ValidationError(op, f"{name}.DimensionCount", f"{rank} (InputTensor's)", t.rank)
+    if t.strides is not None:
+        check_int_list(op, f"{name}.Strides", t.strides, length=t.rank, minimum=0)
+    if t.element_count > MAX_ELEMENTS:
+        raise ValidationError(op, f"{name}.Sizes", f"at most {MAX_ELEMENTS} elements",
+                              f"{fmt(t.sizes)} = {t.element_count} elements")
+    if t.buffer_elements > MAX_ELEMENTS:
+        raise ValidationError(op, f"{name}.Strides", f"a buffer of at most {MAX_ELEMENTS} elements",
+                              f"{t.buffer_elements} elements")
+    if t.total_bytes is not None:
+        if not _is_int(t.total_bytes) or t.total_bytes % 4:
+            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes", "a multiple of 4",
+                                  t.total_bytes)
+        if t.total_bytes < t.min_bytes:
+            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes",
+                                  f">= {t.min_bytes} (sizes {fmt(t.sizes)}, strides "
+                                  f"{fmt(t.element_strides)})", t.total_bytes)
+
+
+def check_axis(op: str, axis: object, rank: int) -> int:
+    if not _is_int(axis) or not 0 <= axis < rank:  # type: ignore[operator]
+        raise ValidationError(op, "Axis", f"an integer in [0, {rank})", repr(axis))
+    return int(axis)  # type: ignore[arg-type]
+
+
+def check_index_type(op: str, t: TensorDesc) -> None:
+    if t.data_type not in INDEX_TYPES:
+        raise ValidationError(op, "IndicesTensor.DataType",
+                              " or ".join(d.name for d in INDEX_TYPES), t.data_type.name)
+
+
+def check_same_type(op: str, name: str, t: TensorDesc, dtype: DataType) -> None:
+    if t.data_type != dtype:
+        raise ValidationError(op, f"{name}.DataType", f"{dtype.name} (InputTensor's)",
+                              t.data_type.name)
+
+
+def check_sizes(op: str, name: str, actual: Sequence[int], expected: Sequence[int],
+                why: str = "") -> None:
+    if tuple(actual) != tuple(expected):
+        raise ValidationError(op, f"{name}.Sizes", fmt(expected), fmt(actual), why)
+
+
+def check_sizes_except_axis(op: str, name: str, t: TensorDesc, ref: TensorDesc, axis: int) -> None:
+    for d, (a, b) in enumerate(zip(t.sizes, ref.sizes)):
+        if d != axis and a != b:
+            raise ValidationError(op, f"{name}.Sizes[{d}]", f"{b} (InputTensor.Sizes[{d}], "
+                                  f"every dimension but Axis {axis})", a)
+
+
+def resolve_output(op: str, desc: OperatorDesc, sizes: Sequence[int],
+                   dtype: DataType) -> TensorDesc:
+    """Check a given OutputTensor against the inferred one, or infer it."""
+    out = desc.output
+    if out is None:
+        return TensorDesc(data_type=dtype, sizes=tuple(sizes))
+    check_tensor(op, "OutputTensor", out, len(sizes))
+    check_same_type(op, "OutputTensor", out, dtype)
+    check_sizes(op, "OutputTensor", out.sizes, sizes)
+    if not out.is_packed:
+        raise ValidationError(op, "OutputTensor.Strides", f"packed {fmt(out.packed_strides)}",
+                              fmt(out.element_strides), "strided outputs are not supported yet")
+    return out
+
+
+def gather_output_sizes(op: str, inp: TensorDesc, idx: TensorDesc, axis: int,
+                        k: int) -> tuple[int, ...]:
+    """SPEC.md: input[0:axis] ++ indices[D-k:D] ++ input[axis+1:D], right-aligned to D."""
+    d = inp.rank
+    full = list(inp.sizes[:axis]) + list(idx.sizes[d - k:]) + list(inp.sizes[axis + 1:])
+    if len(full) > d:
+        extra = full[:len(full) - d]
+        if any(s != 1 for s in extra):
+            raise ValidationError(op, "OutputTensor.Sizes", f"at most {d} dimensions that are "
+                                  f"not 1", fmt(full), "input[0:Axis] ++ indices[D-IndexDimensions:]"
+                                  " ++ input[Axis+1:] is too long")
+        return tuple(full[len(full) - d:])
+    return (1,) * (d - len(full)) + tuple(full)
+
+
+def validate_gather(desc: GatherDesc) -> GatherDesc:
+    op = desc.operator
+    check_tensor(op, "InputTensor", desc.input)
+    d = desc.input.rank
+    check_tensor(op, "IndicesTensor", desc.indices, d)
+    check_index_type(op, desc.indices)
+    axis = check_axis(op, desc.axis, d)
+    k = desc.index_dimensions
+    if not _is_int(k) or not 0 <= k <= d:
+        raise ValidationError(op, "IndexDimensions", f"an integer in [0, {d}]", repr(k))
+    lead = desc.indices.sizes[:d - k]
+    if any(s != 1 for s in lead):
+        raise ValidationError(op, "IndicesTensor.Sizes", f"1 on the leading {d - k} dimensions "
+                              f"(IndexDimensions is {k})", fmt(desc.indices.sizes))
+    in_rank = d - next((i for i, s in enumerate(desc.input.sizes) if s != 1), d - 1)
+    if in_rank + k - 1 > d:
+        raise ValidationError(op, "IndexDimensions", f"at most {d - in_rank + 1} (input rank "
+                              f"{in_rank} + IndexDimensions - 1 <= DimensionCount {d})", k)
+    sizes = gather_output_sizes(op, desc.input, desc.indices, axis, k)
+    out = resolve_output(op, desc, sizes, desc.input.data_type)
+    return dataclasses.replace(desc, axis=axis, index_dimensions=int(k), output=out)
+
+
+def validate_gather_elements(desc: GatherElementsDesc) -> GatherElementsDesc:
+    op = desc.operator
+    check_tensor(op, "InputTensor", desc.input)
+    d = desc.input.rank
+    check_tensor(op, "IndicesTensor", desc.indices, d)
+    check_index_type(op, desc.indices)
+    axis = check_axis(op, desc.axis, d)
+    check_sizes_except_axis(op, "IndicesTensor", desc.indices, desc.input, axis)
+    out = resolve_output(op, desc, desc.indices.sizes, desc.input.data_type)
+    return dataclasses.replace(desc, axis=axis, output=out)
+
+
+def validate_scatter(desc: ScatterDesc) -> ScatterDesc:
+    op = desc.operator
+    check_tensor(op, "InputTensor", desc.input)
+    d = desc.input.rank
+    check_tensor(op, "IndicesTensor", desc.indices, d)
+    check_tensor(op, "UpdatesTensor", desc.updates, d)
+    check_index_type(op, desc.indices)
+    check_same_type(op, "UpdatesTensor", desc.updates, desc.input.data_type)
+    axis = check_axis(op, desc.axis, d)
+    check_sizes_except_axis(op, "IndicesTensor", desc.indices, desc.input, axis)
+    check_sizes(op, "UpdatesTensor", desc.updates.sizes, desc.indices.sizes,
+                "UpdatesTensor has the IndicesTensor's sizes")
+    out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
+    return dataclasses.replace(desc, axis=axis, output=out)
+
+
+def slice_max_sizes(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
+    """The largest output each window allows: 1 + (size - 1) // |stride|."""
+    return tuple(1 + (s - 1) // abs(st) for s, st in zip(sizes, strides))
+
+
+def validate_slice(desc: Slice1Desc) -> Slice1Desc:
+    op = desc.operator
+    check_tensor(op, "InputTensor", desc.input)
+    d = desc.input.rank
+    offsets = check_int_list(op, "InputWindowOffsets", desc.offsets, d, minimum=0)
+    sizes = check_int_list(op, "InputWindowSizes", desc.sizes, d, minimum=1)
+    strides = check_int_list(op, "InputWindowStrides", desc.strides, d)
+    for i, (o, s, st, n) in enumerate(zip(offsets, sizes, strides, desc.input.sizes)):
+        if st == 0:
+            raise ValidationError(op, f"InputWindowStrides[{i}]", "a non-zero integer", 0)
+        if o + s > n:
+            raise ValidationError(op, f"InputWindowSizes[{i}]",
+                                  f"offset + size <= InputTensor.Sizes[{i}] = {n}",
+                                  f"{o} + {s} = {o + s}", "the window leaves the input")
+    limit = slice_max_sizes(sizes, strides)
+    if desc.output is None:
+        out_sizes = limit
+    else:
+        check_tensor(op, "OutputTensor", desc.output, d)
+        out_sizes = desc.output.sizes
+        for i, (o, m) in enumerate(zip(out_sizes, limit)):
+            if o > m:
+                raise ValidationError(op, f"OutputTensor.Sizes[{i}]", f"1 to {m} "
+                                      f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
+    out = resolve_output(op, desc, out_sizes, desc.input.data_type)
+    return dataclasses.replace(desc, offsets=offsets, sizes=sizes, strides=strides, output=out)
+
+
+_VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
+               ScatterDesc: validate_scatter, Slice1Desc: validate_slice}
+
+
+def validate(desc: OperatorDesc) -> OperatorDesc:
+    """Check `desc` against every rule of SPEC.md; return it with OutputTensor inferred."""
+    fn = _VALIDATORS.get(type(desc))
+    if fn is None:
+        raise ValidationError("dmlc.compile", "descriptor", "a GatherDesc, GatherElementsDesc, "
+                              "ScatterDesc or Slice1Desc", type(desc).__name__)
+    return fn(desc)  # type: ignore[operator]

@@ -1,0 +1,9 @@
+"""dmlc's runtime: the only package that talks to Vulkan (through Kompute, `kp`).
+
+Everything above it (descriptors, IR, passes, codegen, toolchain) works and is tested without
+Vulkan; this package turns a compiled program into kp tensors, pipelines and sequences.
+"""
+from .buffers import from_words, to_words
+from .device import Device, Executable, get_device, set_device
+
+__all__ = ["Device", "Executable", "get_device", "set_device", "to_words", "from_words"]

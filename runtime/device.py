@@ -1,0 +1,152 @@
+"""The Vulkan device (through kp) and executables: compiled programs bound to device buffers.
+
+One device per process, chosen by `set_device(index)` before first use or by the environment
+variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md):
+- `import kp` calls logging.basicConfig(); the root logger's handlers are restored afterwards.
+- Constants given as lists become float32: spec and push constants go as empty uint32 arrays.
+- No barrier between dispatches in one sequence: each kernel of a program gets its own sequence,
+  and separate eval()s are ordered.
+- An algorithm is bound to its tensors, so an Executable owns fixed "slot" tensors and its
+  recorded sequences, and a call rewrites the slots' data: pipelines are built once.
+- lavapipe ignores limits: the dispatch grid is 2-D within the device's per-axis group limit.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from dmlc.errors import DeviceError
+from dmlc.ir import Program
+
+from .buffers import to_words
+
+MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
+INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install "
+                "mesa-vulkan-drivers libvulkan1` (lavapipe runs on the CPU), or run `make install`")
+
+_kp: Any = None
+_device: Optional["Device"] = None
+_device_index: Optional[int] = None
+_lock = threading.Lock()
+
+
+def _import_kp() -> Any:
+    global _kp
+    if _kp is None:
+        root = logging.getLogger()
+        handlers, level = list(root.handlers), root.level
+        try:
+            import kp  # noqa: PLC0415 - the one place dmlc imports kp
+        except ImportError as e:
+            raise DeviceError(f"the Kompute Python package `kp` is not installed ({e}); "
+                              "run `make install`") from e
+        finally:
+            root.handlers[:], root.level = handlers, level
+        _kp = kp
+    return _kp
+
+
+def set_device(index: int) -> None:
+    """Choose the Vulkan device (index into `vulkaninfo`'s list) before dmlc first uses one."""
+    global _device_index
+    with _lock:
+        if _device is not None and _device.index != index:
+            raise DeviceError(f"device {_device.index} is already in use; set_device() must "
+                              "come before the first operator call")
+        _device_index = index
+
+
+def get_device() -> "Device":
+    """The process's device, created on first use."""
+    global _device
+    with _lock:
+        if _device is None:
+            index = _device_index
+            if index is None:
+                env = os.environ.get("DMLC_DEVICE", "0")
+                if not env.isdigit():
+                    raise DeviceError(f"DMLC_DEVICE must be a device index, got {env!r}")
+                index = int(env)
+            _device = Device(index)
+        return _device
+
+
+class Device:
+    """A kp Manager on one physical device, with the limits dmlc must respect."""
+
+    def __init__(self, index: int = 0) -> None:
+        kp = _import_kp()
+        try:
+            self.manager = kp.Manager(index)
+        except RuntimeError as e:
+            raise DeviceError(f"cannot open Vulkan device {index}: {e}; {INSTALL_HINT}") from e
+        props = self.manager.get_device_properties()
+        self.index = index
+        self.name: str = props["device_name"]
+        self.max_group_count: tuple[int, int, int] = tuple(props["max_work_group_count"])
+        self.max_group_invocations: int = props["max_work_group_invocations"]
+        self.timestamps: bool = bool(props.get("timestamps_supported", False))
+
+    def info(self) -> dict[str, object]:
+        return {"index": self.index, "name": self.name,
+                "max_work_group_count": self.max_group_count,
+                "max_work_group_invocations": self.max_group_invocations,
+                "timestamps_supported": self.timestamps}
+
+    def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
+        """A 2-D grid of at least `invocations` invocations within the per-axis group limits."""
+        groups = max(1, -(-invocations // local_size))
+        gx = min(groups, self.max_group_count[0])
+        gy = -(-groups // gx)
+        if gy > self.max_group_count[1]:
+            raise DeviceError(f"{invocations} invocations need {gy} workgroups in y, more "
+                              f"than this device's maxComputeWorkGroupCount[1] = "
+                              f"{self.max_group_count[1]}")
+        return gx, gy, 1
+
+
+class Executable:
+    """A program bound to device buffers; call run() with the input arrays' words."""
+
+    def __init__(self, device: Device, program: Program, spirv: Sequence[bytes],
+                 invocations: Sequence[int], local_size: int) -> None:
+        kp = _import_kp()
+        self.device, self.program = device, program
+        self._lock = threading.Lock()
+        mgr = device.manager
+        for buf in program.buffers:
+            if buf.words * 4 > MAX_TENSOR_BYTES:
+                raise DeviceError(f"{program.name}: buffer {buf.name} needs {buf.words * 4} "
+                                  f"bytes; Kompute tensors hold at most {MAX_TENSOR_BYTES}")
+        self.tensors = {b.name: mgr.tensor_t(np.zeros(b.words, np.uint32)) for b in program.buffers}
+        bound = [self.tensors[b.name] for b in program.buffers]
+        no_consts = np.zeros(0, np.uint32)
+        self.algorithms = [
+            mgr.algorithm(bound, code, device.grid(count, local_size), no_consts, no_consts)
+            for code, count in zip(spirv, invocations)]
+        # Scratch buffers start zeroed on the device (and kernels leave them zeroed).
+        mgr.sequence().eval(kp.OpTensorSyncDevice(bound))
+        inputs = [self.tensors[name] for name in program.inputs]
+        self.sequences = []
+        for i, algo in enumerate(self.algorithms):
+            seq = mgr.sequence()
+            if i == 0:
+                seq.record(kp.OpTensorSyncDevice(inputs))
+            seq.record(kp.OpAlgoDispatch(algo))
+            if i == len(self.algorithms) - 1:
+                seq.record(kp.OpTensorSyncLocal([self.tensors[program.output]]))
+            self.sequences.append(seq)
+
+    def run(self, arrays: Sequence[np.ndarray]) -> np.ndarray:
+        """Upload the input arrays' raw bytes, run every kernel in order, return the output's
+        uint32 words (a fresh copy)."""
+        with self._lock:
+            for name, array in zip(self.program.inputs, arrays):
+                to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+            for seq in self.sequences:
+                seq.eval()
+            return self.tensors[self.program.output].data().copy()

@@ -1,0 +1,1 @@
+"""Hand-written GLSL that generated kernels include (read with importlib.resources)."""
