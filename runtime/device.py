@@ -75,6 +75,19 @@ def get_device() -> "Device":
         return _device
 
 
+def dispatch_grid(invocations: int, local_size: int,
+                  max_groups: Sequence[int]) -> tuple[int, int, int]:
+    """A 2-D grid of at least `invocations` invocations within the per-axis group limits
+    (kernels linearize the group id, so any shape works)."""
+    groups = max(1, -(-invocations // local_size))
+    gx = min(groups, max_groups[0])
+    gy = -(-groups // gx)
+    if gy > max_groups[1]:
+        raise DeviceError(f"{invocations} invocations need {gy} workgroups in y, more than "
+                          f"this device's maxComputeWorkGroupCount[1] = {max_groups[1]}")
+    return gx, gy, 1
+
+
 class Device:
     """A kp Manager on one physical device, with the limits dmlc must respect."""
 
@@ -98,15 +111,7 @@ class Device:
                 "timestamps_supported": self.timestamps}
 
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
-        """A 2-D grid of at least `invocations` invocations within the per-axis group limits."""
-        groups = max(1, -(-invocations // local_size))
-        gx = min(groups, self.max_group_count[0])
-        gy = -(-groups // gx)
-        if gy > self.max_group_count[1]:
-            raise DeviceError(f"{invocations} invocations need {gy} workgroups in y, more "
-                              f"than this device's maxComputeWorkGroupCount[1] = "
-                              f"{self.max_group_count[1]}")
-        return gx, gy, 1
+        return dispatch_grid(invocations, local_size, self.max_group_count)
 
 
 class Executable:

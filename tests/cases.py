@@ -1,0 +1,119 @@
+"""Random operator cases for property tests: descriptor, arrays and the numpy oracle's answer.
+
+One strategy per operator; the IR-interpreter tests and the device tests draw from the same ones,
+so the two oracles (numpy reference, IR interpreter) and the device are held to one standard.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+from hypothesis import strategies as st
+
+import dmlc
+import reference as ref
+from strategies import DATA_TYPES, INDEX_TYPES, index_arrays, random_bits, shapes
+
+
+@dataclass
+class Case:
+    fn: Callable[..., np.ndarray]        # the one-shot API function
+    arrays: tuple[np.ndarray, ...]
+    kwargs: dict[str, Any]
+    descriptor: Any
+    expected: np.ndarray
+
+    def __repr__(self) -> str:
+        shapes_ = [(a.dtype.name, a.shape) for a in self.arrays]
+        return f"Case({self.fn.__name__}, {shapes_}, {self.kwargs})"
+
+
+def _tensor(a: np.ndarray) -> dmlc.TensorDesc:
+    return dmlc.TensorDesc(data_type=a.dtype.name, sizes=a.shape)
+
+
+seeds = st.integers(0, 2**32 - 1)
+
+
+def gather_is_valid(in_shape, idx_shape, axis: int, k: int) -> bool:
+    """SPEC.md's rules for DML_GATHER, restated independently of dmlc.validate."""
+    d = len(in_shape)
+    lead = next((i for i, s in enumerate(in_shape) if s != 1), d - 1)
+    if (d - lead) + k - 1 > d or any(s != 1 for s in idx_shape[:d - k]):
+        return False
+    full = list(in_shape[:axis]) + list(idx_shape[d - k:]) + list(in_shape[axis + 1:])
+    return all(s == 1 for s in full[:max(0, len(full) - d)])
+
+
+@st.composite
+def gather_cases(draw, dtypes=DATA_TYPES) -> Case:
+    d = draw(st.integers(1, 8))
+    k = draw(st.integers(0, d))
+    lead = draw(st.integers(min(max(k - 1, 0), d - 1), d - 1))
+    in_shape = (1,) * lead + draw(shapes(d - lead, d - lead, 48))
+    axis = draw(st.integers(0, d - 1))
+    idx_real = draw(shapes(k, k, 24)) if k else ()
+    idx_shape = (1,) * (d - k) + idx_real
+    dtype, itype = draw(st.sampled_from(dtypes)), draw(st.sampled_from(INDEX_TYPES))
+    x = random_bits(draw(seeds), in_shape, dtype)
+    i = draw(index_arrays(idx_shape, itype, in_shape[axis]))
+    kwargs = {"axis": axis, "index_dimensions": k}
+    desc = dmlc.GatherDesc(input=_tensor(x), indices=_tensor(i), **kwargs)
+    expected = ref.gather(x, i, axis, k) if gather_is_valid(in_shape, idx_shape, axis, k) else None
+    return Case(dmlc.gather, (x, i), kwargs, desc, expected)
+
+
+@st.composite
+def _axis_cases(draw, dtypes):
+    in_shape = draw(shapes())
+    d = len(in_shape)
+    axis = draw(st.integers(0, d - 1))
+    idx_shape = list(in_shape)
+    idx_shape[axis] = draw(st.integers(1, 4))
+    dtype, itype = draw(st.sampled_from(dtypes)), draw(st.sampled_from(INDEX_TYPES))
+    x = random_bits(draw(seeds), in_shape, dtype)
+    i = draw(index_arrays(tuple(idx_shape), itype, in_shape[axis]))
+    return x, i, axis
+
+
+@st.composite
+def gather_elements_cases(draw, dtypes=DATA_TYPES) -> Case:
+    x, i, axis = draw(_axis_cases(dtypes))
+    desc = dmlc.GatherElementsDesc(input=_tensor(x), indices=_tensor(i), axis=axis)
+    return Case(dmlc.gather_elements, (x, i), {"axis": axis}, desc,
+                ref.gather_elements(x, i, axis))
+
+
+@st.composite
+def scatter_cases(draw, dtypes=DATA_TYPES) -> Case:
+    x, i, axis = draw(_axis_cases(dtypes))
+    u = random_bits(draw(seeds), i.shape, x.dtype)
+    desc = dmlc.ScatterDesc(input=_tensor(x), indices=_tensor(i), updates=_tensor(u), axis=axis)
+    return Case(dmlc.scatter, (x, i, u), {"axis": axis}, desc, ref.scatter(x, i, u, axis))
+
+
+@st.composite
+def slice_cases(draw, dtypes=DATA_TYPES) -> Case:
+    in_shape = draw(shapes())
+    offsets, sizes, strides, out = [], [], [], []
+    for n in in_shape:
+        o = draw(st.integers(0, n - 1))
+        s = draw(st.integers(1, n - o))
+        stride = draw(st.integers(1, 3)) * draw(st.sampled_from([1, -1]))
+        offsets.append(o), sizes.append(s), strides.append(stride)
+        out.append(draw(st.integers(1, 1 + (s - 1) // abs(stride))))
+    output_sizes = out if draw(st.booleans()) else None
+    x = random_bits(draw(seeds), in_shape, draw(st.sampled_from(dtypes)))
+    kwargs = {"offsets": offsets, "sizes": sizes, "strides": strides,
+              "output_sizes": output_sizes}
+    out_desc = None if output_sizes is None else dmlc.TensorDesc(data_type=x.dtype.name,
+                                                                 sizes=tuple(output_sizes))
+    desc = dmlc.Slice1Desc(input=_tensor(x), offsets=offsets, sizes=sizes, strides=strides,
+                           output=out_desc)
+    return Case(dmlc.slice, (x,), kwargs, desc,
+                ref.slice1(x, offsets, sizes, strides, output_sizes))
+
+
+ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
+             "scatter": scatter_cases, "slice": slice_cases}

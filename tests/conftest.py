@@ -1,0 +1,48 @@
+"""Test configuration: the `vulkan` marker and hypothesis profiles.
+
+Tests marked `vulkan` dispatch on the Vulkan device (lavapipe on a machine without a GPU).
+Without a device they are skipped locally, but under CI (CI=true) a missing device fails the
+run instead: CI must never pass by skipping the device tests.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+settings.register_profile("default", deadline=None, max_examples=60,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("ci", deadline=None, max_examples=60, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("thorough", deadline=None, max_examples=1000,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci" if os.environ.get("CI") else
+                                     "default"))
+
+_device_problem: list[str] = []
+
+
+def _vulkan_problem() -> str | None:
+    if not _device_problem:
+        try:
+            from dmlc.runtime import get_device
+            get_device()
+            _device_problem.append("")
+        except Exception as e:  # noqa: BLE001 - any failure means "no device"
+            _device_problem.append(f"no Vulkan device: {e}")
+    return _device_problem[0] or None
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if not any(item.get_closest_marker("vulkan") for item in items):
+        return
+    problem = _vulkan_problem()
+    if problem is None:
+        return
+    if os.environ.get("CI"):
+        raise pytest.UsageError(f"CI needs a Vulkan device for the vulkan tests: {problem}")
+    skip = pytest.mark.skip(reason=problem)
+    for item in items:
+        if item.get_closest_marker("vulkan"):
+            item.add_marker(skip)

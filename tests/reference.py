@@ -1,0 +1,81 @@
+"""Independent numpy oracles for the four operators (no dmlc code involved).
+
+Index values are handled as Python integers, so 64-bit values are never truncated:
+negative signed values count from the end once, then clamp (gather) or drop (scatter).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+
+def fix_index(value: int, dim: int, signed: bool) -> int | None:
+    """SPEC.md: the in-range index, or None when it is out of range."""
+    v = int(value)
+    if signed and v < 0:
+        v += dim
+    return v if 0 <= v < dim else None
+
+
+def clamp_index(value: int, dim: int, signed: bool) -> int:
+    v = int(value)
+    if signed and v < 0:
+        v += dim
+    return min(max(v, 0), dim - 1)
+
+
+def _clamped(indices: np.ndarray, dim: int) -> np.ndarray:
+    signed = indices.dtype.kind == "i"
+    flat = [clamp_index(v, dim, signed) for v in indices.reshape(-1).tolist()]
+    return np.array(flat, dtype=np.int64).reshape(indices.shape)
+
+
+def gather_output_shape(x_shape, idx_shape, axis: int, k: int) -> tuple[int, ...]:
+    d = len(x_shape)
+    full = list(x_shape[:axis]) + list(idx_shape[d - k:]) + list(x_shape[axis + 1:])
+    return tuple(full[len(full) - d:]) if len(full) >= d else (1,) * (d - len(full)) + tuple(full)
+
+
+def gather(x: np.ndarray, indices: np.ndarray, axis: int, index_dimensions: int) -> np.ndarray:
+    d, k = x.ndim, index_dimensions
+    real = _clamped(indices, x.shape[axis]).reshape(indices.shape[d - k:])
+    out = np.take(x, real, axis=axis)
+    return out.reshape(gather_output_shape(x.shape, indices.shape, axis, k))
+
+
+def gather_elements(x: np.ndarray, indices: np.ndarray, axis: int) -> np.ndarray:
+    return np.take_along_axis(x, _clamped(indices, x.shape[axis]), axis=axis)
+
+
+def scatter(x: np.ndarray, indices: np.ndarray, updates: np.ndarray, axis: int) -> np.ndarray:
+    """Sequential definition: updates applied in row-major order, so the last one wins."""
+    out = x.copy()
+    signed = indices.dtype.kind == "i"
+    for pos in np.ndindex(indices.shape):
+        i = fix_index(indices[pos], x.shape[axis], signed)
+        if i is not None:
+            target = list(pos)
+            target[axis] = i
+            out[tuple(target)] = updates[pos]
+    return out
+
+
+def slice1(x: np.ndarray, offsets, sizes, strides, output_sizes=None) -> np.ndarray:
+    if output_sizes is None:
+        output_sizes = [1 + (s - 1) // abs(st) for s, st in zip(sizes, strides)]
+    axes = []
+    for o, s, st, n in zip(offsets, sizes, strides, output_sizes):
+        start = o + s - 1 if st < 0 else o
+        axes.append(start + st * np.arange(n))
+    return x[np.ix_(*axes)]
+
+
+def assert_bits_equal(actual: np.ndarray, expected: np.ndarray) -> None:
+    """Same dtype, same shape, same bits (NaN payloads and -0.0 count)."""
+    assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)
+    assert actual.shape == expected.shape, (actual.shape, expected.shape)
+    bits = np.dtype(f"uint{8 * actual.dtype.itemsize}")
+    a, e = actual.view(bits), expected.view(bits)
+    if not np.array_equal(a, e):
+        where = np.argwhere(a != e)[:5].tolist()
+        raise AssertionError(f"bits differ at {where}: got {a[tuple(zip(*where))]}, "
+                             f"expected {e[tuple(zip(*where))]}")

@@ -1,0 +1,59 @@
+"""hypothesis strategies: shapes of ranks 1-8, raw-bit arrays of every type, wild index values."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from hypothesis import strategies as st
+
+import dmlc
+
+DATA_TYPES = [d.numpy for d in dmlc.DataType]
+INDEX_TYPES = [np.dtype(t) for t in ("int32", "int64", "uint32", "uint64")]
+MAX_ELEMENTS = 96
+
+
+@st.composite
+def shapes(draw, min_rank: int = 1, max_rank: int = 8, max_elements: int = MAX_ELEMENTS):
+    rank = draw(st.integers(min_rank, max_rank))
+    shape: list[int] = []
+    for _ in range(rank):
+        room = max_elements // max(1, math.prod(shape))
+        shape.append(draw(st.integers(1, max(1, min(room, 5)))))
+    return tuple(draw(st.permutations(shape)))
+
+
+def random_bits(seed: int, shape, dtype: np.dtype) -> np.ndarray:
+    """Random raw bits: NaNs with payloads, -0.0, infinities and denormals all occur."""
+    dtype = np.dtype(dtype)
+    rng = np.random.default_rng(seed)
+    bits = rng.integers(0, 2 ** (8 * dtype.itemsize), size=shape, dtype=f"uint{8 * dtype.itemsize}",
+                        endpoint=False)
+    return bits.view(dtype)
+
+
+def index_values(dtype: np.dtype, dim: int):
+    """In-range, negative, boundary and far out-of-range values representable in dtype."""
+    info = np.iinfo(dtype)
+    edges = [0, dim - 1, dim, dim + 1, info.max, 2**31 - 1, 2**31, 2**32 - 1, 2**32, 2**40]
+    if info.min < 0:
+        edges += [-1, -dim, -dim - 1, info.min, -(2**31), -(2**31) - 1, -(2**40)]
+    edges = [v for v in edges if info.min <= v <= info.max]
+    inside = st.integers(-dim if info.min < 0 else 0, dim - 1)
+    return st.one_of(inside, inside, inside, st.sampled_from(edges),
+                     st.integers(int(info.min), int(info.max)))
+
+
+@st.composite
+def index_arrays(draw, shape, dtype, dim: int) -> np.ndarray:
+    values = draw(st.lists(index_values(np.dtype(dtype), dim), min_size=math.prod(shape),
+                           max_size=math.prod(shape)))
+    return np.array(values, dtype=dtype).reshape(shape)
+
+
+@st.composite
+def in_range_index_arrays(draw, shape, dtype, dim: int) -> np.ndarray:
+    lo = -dim if np.dtype(dtype).kind == "i" else 0
+    values = draw(st.lists(st.integers(lo, dim - 1), min_size=math.prod(shape),
+                           max_size=math.prod(shape)))
+    return np.array(values, dtype=dtype).reshape(shape)
