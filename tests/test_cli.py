@@ -1,0 +1,52 @@
+"""The `dmlc` command line, in-process and through the installed console script."""
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import dmlc
+from dmlc.cli import main
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as info:
+        main(["--version"])
+    assert info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"dmlc {dmlc.__version__}"
+
+
+def test_no_command_is_a_usage_error(capsys):
+    assert main([]) == 2
+    assert "usage: dmlc" in capsys.readouterr().err
+
+
+@pytest.mark.vulkan
+def test_info_names_device_limits_and_cache(capsys, tmp_path, monkeypatch):
+    monkeypatch.setenv("DMLC_CACHE_DIR", str(tmp_path))
+    assert main(["info"]) == 0
+    out = capsys.readouterr().out
+    from dmlc.runtime import get_device
+    assert f"device 0: {get_device().name}" in out
+    assert "max_work_group_count" in out and f"shader cache: {tmp_path}" in out
+
+
+@pytest.mark.vulkan
+def test_console_script():
+    exe = shutil.which("dmlc", path=os.path.dirname(sys.executable))
+    assert exe, "the dmlc console script is installed next to the interpreter"
+    done = subprocess.run([exe, "info"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "device 0:" in done.stdout
+
+
+def test_device_failure_exit_code(capsys, monkeypatch):
+    import dmlc.runtime.device as device
+    monkeypatch.setattr(device, "_device", None)
+    monkeypatch.setattr(device, "_device_index", None)
+    monkeypatch.setenv("DMLC_DEVICE", "not-a-number")
+    assert main(["info"]) == 3
+    assert "DMLC_DEVICE must be a device index" in capsys.readouterr().err

@@ -1,0 +1,65 @@
+"""glslangValidator wrapper: helpers compile, errors carry a repro, the cache works and heals."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+import dmlc
+from dmlc import toolchain
+from dmlc.codegen.glsl import helpers
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch):
+    monkeypatch.setenv("DMLC_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("DMLC_CACHE", raising=False)
+    return tmp_path
+
+
+SOURCE = "#version 450\nlayout(local_size_x = 1) in;\n" + "{helpers}" + "\nvoid main() {}\n"
+
+
+def test_hand_written_helpers_compile():
+    spirv = toolchain.compile_glsl(SOURCE.replace("{helpers}", helpers()))
+    assert toolchain.looks_like_spirv(spirv)
+
+
+def test_compile_error_carries_command_and_numbered_source(cache):
+    with pytest.raises(dmlc.ShaderCompileError) as info:
+        toolchain.compile_glsl("#version 450\nvoid main() { undefined_thing(); }\n")
+    text = str(info.value)
+    assert "glslangValidator" in text and "undefined_thing" in text and "   2  void main" in text
+
+
+def test_cache_hit_and_corrupt_entry_is_rebuilt(cache):
+    src = SOURCE.replace("{helpers}", "// cache test\n")
+    first = toolchain.compile_glsl(src)
+    entries = list(Path(cache).rglob("*.spv"))
+    assert len(entries) == 1 and entries[0].read_bytes() == first
+    entries[0].write_bytes(b"garbage!")
+    assert toolchain.compile_glsl(src) == first
+    assert entries[0].read_bytes() == first
+
+
+def test_cache_can_be_disabled(tmp_path, monkeypatch):
+    monkeypatch.setenv("DMLC_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("DMLC_CACHE", "0")
+    assert toolchain.cache_dir() is None
+    toolchain.compile_glsl(SOURCE.replace("{helpers}", "// no cache\n"))
+    assert not list(Path(tmp_path).rglob("*.spv"))
+
+
+def test_forbidden_capability_is_refused(cache):
+    src = ("#version 450\n#extension GL_EXT_shader_explicit_arithmetic_types_int64 : require\n"
+           "layout(local_size_x = 1) in;\nlayout(std430, binding = 0) buffer B { uint d[]; } b;\n"
+           "void main() { uint64_t x = uint64_t(b.d[0]) * 3ul; b.d[0] = uint(x); }\n")
+    with pytest.raises(dmlc.ShaderCompileError, match="Int64"):
+        toolchain.compile_glsl(src)
+
+
+def test_missing_glslang_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("DMLC_GLSLANG", os.devnull + "-missing")
+    with pytest.raises((dmlc.ShaderCompileError, OSError)):
+        toolchain.compile_glsl(SOURCE.replace("{helpers}", "// missing\n"))
