@@ -85,14 +85,13 @@ class CompiledKernel:
         return out
 
     def __call__(self, *arrays: Any) -> np.ndarray:
-        from dmlc.runtime import Executable, from_words, get_device
+        from dmlc.runtime import Executable, get_device
         checked = self._arrays(arrays)
         if self._executable is None:
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],
                                           [s.invocations for s in self.stages], glsl.LOCAL_SIZE)
-        words = self._executable.run(checked)
-        return from_words(words, self.output.data_type.numpy, self.output.sizes)
+        return self._executable.run(checked)
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""

@@ -22,7 +22,7 @@ import numpy as np
 from dmlc.errors import DeviceError
 from dmlc.ir import Program
 
-from .buffers import to_words
+from .buffers import from_words, to_words
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install "
@@ -147,11 +147,13 @@ class Executable:
             self.sequences.append(seq)
 
     def run(self, arrays: Sequence[np.ndarray]) -> np.ndarray:
-        """Upload the input arrays' raw bytes, run every kernel in order, return the output's
-        uint32 words (a fresh copy)."""
+        """Upload the input arrays' raw bytes, run every kernel in order, and return the output
+        as a fresh array of its dtype and the program's output shape."""
         with self._lock:
             for name, array in zip(self.program.inputs, arrays):
                 to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
             for seq in self.sequences:
                 seq.eval()
-            return self.tensors[self.program.output].data().copy()
+            out = self.program.buffer(self.program.output)
+            return from_words(self.tensors[out.name].data(), out.dtype.numpy,
+                              self.program.output_shape)
