@@ -129,13 +129,20 @@ def gather_output_sizes(op: str, inp: TensorDesc, idx: TensorDesc, axis: int,
     return (1,) * (d - len(full)) + tuple(full)
 
 
-def validate_gather(desc: GatherDesc) -> GatherDesc:
+def check_input_indices_axis(
+        desc: GatherDesc | GatherElementsDesc | ScatterDesc) -> tuple[int, int]:
+    """The checks every indexed operator shares; returns (DimensionCount, Axis)."""
     op = desc.operator
     check_tensor(op, "InputTensor", desc.input)
     d = desc.input.rank
     check_tensor(op, "IndicesTensor", desc.indices, d)
     check_index_type(op, desc.indices)
-    axis = check_axis(op, desc.axis, d)
+    return d, check_axis(op, desc.axis, d)
+
+
+def validate_gather(desc: GatherDesc) -> GatherDesc:
+    op = desc.operator
+    d, axis = check_input_indices_axis(desc)
     k = desc.index_dimensions
     if not _is_int(k) or not 0 <= k <= d:
         raise ValidationError(op, "IndexDimensions", f"an integer in [0, {d}]", repr(k))
@@ -154,11 +161,7 @@ def validate_gather(desc: GatherDesc) -> GatherDesc:
 
 def validate_gather_elements(desc: GatherElementsDesc) -> GatherElementsDesc:
     op = desc.operator
-    check_tensor(op, "InputTensor", desc.input)
-    d = desc.input.rank
-    check_tensor(op, "IndicesTensor", desc.indices, d)
-    check_index_type(op, desc.indices)
-    axis = check_axis(op, desc.axis, d)
+    d, axis = check_input_indices_axis(desc)
     check_sizes_except_axis(op, "IndicesTensor", desc.indices, desc.input, axis)
     out = resolve_output(op, desc, desc.indices.sizes, desc.input.data_type)
     return dataclasses.replace(desc, axis=axis, output=out)
@@ -166,13 +169,9 @@ def validate_gather_elements(desc: GatherElementsDesc) -> GatherElementsDesc:
 
 def validate_scatter(desc: ScatterDesc) -> ScatterDesc:
     op = desc.operator
-    check_tensor(op, "InputTensor", desc.input)
-    d = desc.input.rank
-    check_tensor(op, "IndicesTensor", desc.indices, d)
+    d, axis = check_input_indices_axis(desc)
     check_tensor(op, "UpdatesTensor", desc.updates, d)
-    check_index_type(op, desc.indices)
     check_same_type(op, "UpdatesTensor", desc.updates, desc.input.data_type)
-    axis = check_axis(op, desc.axis, d)
     check_sizes_except_axis(op, "IndicesTensor", desc.indices, desc.input, axis)
     check_sizes(op, "UpdatesTensor", desc.updates.sizes, desc.indices.sizes,
                 "UpdatesTensor has the IndicesTensor's sizes")
