@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan demo info shaders-check clean
+.PHONY: install test test-fast test-vulkan demo info shaders-check bench clean
 
 install: $(STAMP)
 
@@ -33,3 +33,6 @@ shaders-check: install   ## every hand-written helper compiles with glslangValid
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+
+bench: install           ## bandwidth of every operator vs copies of the same bytes (ratios in one run)
+	$(VENV)/bin/dmlc bench $(BENCH_ARGS)

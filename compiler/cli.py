@@ -1,4 +1,4 @@
-"""The `dmlc` command line: `dmlc --version`, `dmlc info`.
+"""The `dmlc` command line: `dmlc --version`, `dmlc info`, `dmlc bench`.
 
 Artifacts go to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 user error, 2 usage,
 3 toolchain or device failure.
@@ -29,6 +29,12 @@ def cmd_info(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_bench(args: argparse.Namespace) -> int:
+    from . import bench
+    report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json)
+    return 0 if report["cases"] else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dmlc", description="DirectML data-movement operators "
                                      "compiled to Vulkan compute shaders")
@@ -36,6 +42,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command")
     info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")
     info.set_defaults(func=cmd_info)
+    bench = sub.add_parser("bench", help="time every operator against copies of the same bytes")
+    bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension")
+    bench.add_argument("--repeats", type=int, default=7, help="timed runs per case (default 7)")
+    bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.set_defaults(func=cmd_bench)
     return parser
 
 

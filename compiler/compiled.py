@@ -84,14 +84,18 @@ class CompiledKernel:
             out.append(a)
         return out
 
-    def __call__(self, *arrays: Any) -> np.ndarray:
-        from dmlc.runtime import Executable, get_device
-        checked = self._arrays(arrays)
+    def executable(self) -> Any:
+        """The program bound to device buffers (created on first use, then reused)."""
         if self._executable is None:
+            from dmlc.runtime import Executable, get_device
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],
                                           [s.invocations for s in self.stages], glsl.LOCAL_SIZE)
-        return self._executable.run(checked)
+        return self._executable
+
+    def __call__(self, *arrays: Any) -> np.ndarray:
+        checked = self._arrays(arrays)
+        return self.executable().run(checked)
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""

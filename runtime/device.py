@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from typing import Any, Optional, Sequence
 
 import numpy as np
@@ -114,6 +115,27 @@ class Device:
         return dispatch_grid(invocations, local_size, self.max_group_count)
 
 
+def time_op(device: Device, op: Any) -> float:
+    """Seconds one kp operation takes on the device, in a sequence of its own."""
+    if device.timestamps:
+        seq = device.manager.sequence(0, 2)
+        seq.record(op)
+        seq.eval()
+        start, end = seq.get_timestamps()[:2]
+        return (end - start) * 1e-9
+    seq = device.manager.sequence()
+    seq.record(op)
+    t0 = time.perf_counter()
+    seq.eval()
+    return time.perf_counter() - t0
+
+
+def buffer_copy_op(exe: "Executable") -> Any:
+    """kp's OpTensorCopy (vkCmdCopyBuffer) from an executable's first input to its output."""
+    kp = _import_kp()
+    return kp.OpTensorCopy([exe.tensors[exe.program.inputs[0]], exe.tensors[exe.program.output]])
+
+
 class Executable:
     """A program bound to device buffers; call run() with the input arrays' words."""
 
@@ -145,6 +167,22 @@ class Executable:
             if i == len(self.algorithms) - 1:
                 seq.record(kp.OpTensorSyncLocal([self.tensors[program.output]]))
             self.sequences.append(seq)
+
+    def upload(self, arrays: Sequence[np.ndarray]) -> None:
+        """Write the inputs to the device without running anything (for timing)."""
+        kp = _import_kp()
+        with self._lock:
+            for name, array in zip(self.program.inputs, arrays):
+                to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+            inputs = [self.tensors[name] for name in self.program.inputs]
+            self.device.manager.sequence().eval(kp.OpTensorSyncDevice(inputs))
+
+    def time_kernels(self) -> float:
+        """Seconds of device time for one run of every kernel (no transfers): Vulkan
+        timestamps where the device has them, else the wall time of the pre-recorded evals."""
+        kp = _import_kp()
+        with self._lock:
+            return sum(time_op(self.device, kp.OpAlgoDispatch(a)) for a in self.algorithms)
 
     def run(self, arrays: Sequence[np.ndarray]) -> np.ndarray:
         """Upload the input arrays' raw bytes, run every kernel in order, and return the output

@@ -1,0 +1,221 @@
+"""`dmlc bench`: each operator's device bandwidth against copies of the same bytes, in one run.
+
+Every case is timed on the device (Vulkan timestamps where available), median of the repeats
+after warm-up, interleaved with three references moving the same number of bytes: the best copy
+shader (shaders/bench_copy.comp), vkCmdCopyBuffer (kp's OpTensorCopy) and numpy doing the
+operation on the CPU. Bytes count reads plus writes; ratios are what to trust on a shared,
+noisy machine. Compile latency per operator is measured cold (no SPIR-V cache) and warm.
+"""
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any, Callable, Optional
+
+import numpy as np
+
+from . import toolchain
+from .compiled import compile as compile_desc
+from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
+                          TensorDesc)
+from .dtypes import DataType
+from .ir import Buffer, Program
+
+COPY_PER_INVOCATION = 4
+
+
+@dataclass
+class BenchCase:
+    name: str
+    descriptor: OperatorDesc
+    make_inputs: Callable[[np.random.Generator], tuple[np.ndarray, ...]]
+    numpy_fn: Callable[..., np.ndarray]
+    target: float
+    """The ratio to the copy shader this case should reach (issue 3's targets)."""
+
+
+def _t(dtype: str, sizes: tuple[int, ...], strides: Optional[tuple[int, ...]] = None) -> TensorDesc:
+    return TensorDesc(data_type=dtype, sizes=sizes, strides=strides)
+
+
+def _bits(rng: np.random.Generator, shape: Any, dtype: str) -> np.ndarray:
+    d = np.dtype(dtype)
+    return rng.integers(0, 2 ** (8 * d.itemsize), size=shape, dtype=f"uint{8 * d.itemsize}").view(d)
+
+
+def suite(quick: bool = False) -> list[BenchCase]:
+    """The standard cases; --quick divides every size by 4 (16 in area)."""
+    q = 4 if quick else 1
+    n, rows, width, m = 4096 // q, 65536 // q, 256, 2048 // q
+    cases = [BenchCase(
+        "slice f32 [N,N] rows::2, cols reversed",
+        Slice1Desc(input=_t("FLOAT32", (n, n)), offsets=(0, 0), sizes=(n, n), strides=(2, -1)),
+        lambda r: (_bits(r, (n, n), "float32"),), lambda x: x[::2, ::-1].copy(), 0.8)]
+    for dtype, itype in (("float32", "int32"), ("float16", "int32"), ("int8", "int32"),
+                         ("float32", "int64")):
+        cases.append(BenchCase(
+            f"gather rows {dtype} [{rows},{width}] {itype} idx",
+            GatherDesc(input=_t(dtype.upper(), (rows, width)), indices=_t(itype.upper(), (1, rows)),
+                       axis=0, index_dimensions=1),
+            lambda r, d=dtype, i=itype: (_bits(r, (rows, width), d),
+                                         r.integers(0, rows, (1, rows)).astype(i)),
+            lambda x, i: np.take(x, i[0], axis=0), 0.8))
+    cases.append(BenchCase(
+        "gather_elements f32 [M,M] axis 1",
+        GatherElementsDesc(input=_t("FLOAT32", (m, m)), indices=_t("INT32", (m, m)), axis=1),
+        lambda r: (_bits(r, (m, m), "float32"), r.integers(0, m, (m, m)).astype(np.int32)),
+        lambda x, i: np.take_along_axis(x, i, axis=1), 0.5))
+    for label, unique in (("unique", True), ("colliding", False)):
+        cases.append(BenchCase(
+            f"scatter f32 [M,M] axis 0 {label}",
+            ScatterDesc(input=_t("FLOAT32", (m, m)), indices=_t("INT32", (m, m)),
+                        updates=_t("FLOAT32", (m, m)), axis=0),
+            lambda r, u=unique: (_bits(r, (m, m), "float32"),
+                                 (np.argsort(r.random((m, m)), axis=0) if u else
+                                  r.integers(0, 8, (m, m))).astype(np.int32),
+                                 _bits(r, (m, m), "float32")),
+            _numpy_scatter, 0.4))
+    cases.append(BenchCase(
+        "slice of transposed f32 [N,N] rows::2",
+        Slice1Desc(input=_t("FLOAT32", (n, n), (1, n)), offsets=(0, 0), sizes=(n, n),
+                   strides=(2, 1)),
+        lambda r: (_bits(r, n * n, "float32"),),
+        lambda x: x.reshape(n, n).T[::2].copy(), 0.8))
+    cases.append(BenchCase(
+        "gather rows of transposed f32 [N,N]",
+        GatherDesc(input=_t("FLOAT32", (n, n), (1, n)), indices=_t("INT32", (1, n)), axis=0,
+                   index_dimensions=1),
+        lambda r: (_bits(r, n * n, "float32"), r.integers(0, n, (1, n)).astype(np.int32)),
+        lambda x, i: np.take(x.reshape(n, n).T, i[0], axis=0), 0.8))
+    return cases
+
+
+def _numpy_scatter(x: np.ndarray, i: np.ndarray, u: np.ndarray) -> np.ndarray:
+    out = x.copy()
+    np.put_along_axis(out, i, u, axis=0)
+    return out
+
+
+def bytes_moved(desc: OperatorDesc) -> int:
+    """Bytes an ideal implementation reads plus writes."""
+    out = desc.output
+    assert out is not None
+    size = out.element_count * out.data_type.itemsize
+    if isinstance(desc, ScatterDesc):
+        return 2 * size + sum(t.element_count * t.data_type.itemsize
+                              for t in (desc.indices, desc.updates))
+    extra = 0 if isinstance(desc, Slice1Desc) else (
+        desc.indices.element_count * desc.indices.data_type.itemsize)
+    return 2 * size + extra
+
+
+def copy_program(words: int) -> tuple[Program, bytes, int]:
+    """The reference copy shader over `words` 32-bit words (rounded up to whole uvec4s)."""
+    vec4s = -(-words // 4)
+    source = (resources.files("dmlc.shaders").joinpath("bench_copy.comp").read_text()
+              .replace("@VEC4S@", str(vec4s)).replace("@PER@", str(COPY_PER_INVOCATION)))
+    buffers = (Buffer("src", DataType.UINT32, vec4s * 4, "input"),
+               Buffer("dst", DataType.UINT32, vec4s * 4, "output"))
+    program = Program("copy", buffers, (), ("src",), "dst", (vec4s * 4,))
+    return program, toolchain.compile_glsl(source), -(-vec4s // COPY_PER_INVOCATION)
+
+
+def _median_ms(xs: list[float]) -> float:
+    return statistics.median(xs) * 1e3
+
+
+def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
+    from dmlc.runtime import Executable, get_device
+    from dmlc.runtime.device import buffer_copy_op, time_op
+    device = get_device()
+    kernel = compile_desc(case.descriptor)
+    inputs = case.make_inputs(rng)
+    exe = kernel.executable()
+    exe.upload(inputs)
+    moved = bytes_moved(kernel.descriptor)
+    program, spirv, invocations = copy_program(-(-moved // 8))
+    copy = Executable(device, program, [spirv], [invocations], 256)
+    copy.upload([np.zeros(program.buffers[0].count, np.uint32)])
+    vk_copy = buffer_copy_op(copy)
+    times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
+                                     "numpy": []}
+    for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
+        t_op, t_copy, t_vk = exe.time_kernels(), copy.time_kernels(), time_op(device, vk_copy)
+        t0 = time.perf_counter()
+        case.numpy_fn(*inputs)
+        t_np = time.perf_counter() - t0
+        if i >= 2:
+            for key, t in zip(times, (t_op, t_copy, t_vk, t_np)):
+                times[key].append(t)
+    med = {k: _median_ms(v) for k, v in times.items()}
+    gbs = {k: moved / (v * 1e-3) / 1e9 for k, v in med.items()}
+    return {"case": case.name, "bytes": moved, "ms": med, "GB/s": gbs,
+            "vs_copy_shader": gbs["dmlc"] / gbs["copy_shader"],
+            "vs_vkCmdCopyBuffer": gbs["dmlc"] / gbs["vkCmdCopyBuffer"],
+            "vs_numpy": gbs["dmlc"] / gbs["numpy"], "target": case.target,
+            "kernels": len(kernel.stages)}
+
+
+def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]]:
+    """Per operator: compile() with no SPIR-V cache (cold) and with a warm cache."""
+    seen, rows = set(), []
+    saved = {k: os.environ.get(k) for k in ("DMLC_CACHE",)}
+    for case in cases:
+        op = case.descriptor.operator
+        if op in seen:
+            continue
+        seen.add(op)
+        cold, warm = [], []
+        for _ in range(repeats):
+            os.environ["DMLC_CACHE"] = "0"
+            t0 = time.perf_counter()
+            compile_desc(case.descriptor)
+            cold.append(time.perf_counter() - t0)
+            os.environ.pop("DMLC_CACHE")
+            compile_desc(case.descriptor)  # fills the cache
+            t0 = time.perf_counter()
+            compile_desc(case.descriptor)
+            warm.append(time.perf_counter() - t0)
+        rows.append({"operator": op, "cold_ms": _median_ms(cold), "warm_ms": _median_ms(warm)})
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
+    return rows
+
+
+def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
+        echo: Callable[[str], None] = print) -> dict[str, Any]:
+    from dmlc.runtime import get_device
+    rng = np.random.default_rng(0)
+    cases = suite(quick)
+    echo(f"device: {get_device().name}   ({'quick' if quick else 'full'} suite, median of "
+         f"{repeats} after 2 warm-up runs; GB/s = bytes read + written)")
+    head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
+            f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'target':>6}")
+    echo(head)
+    echo("-" * len(head))
+    results = []
+    for case in cases:
+        r = run_case(case, repeats, rng)
+        g = r["GB/s"]
+        mark = "ok" if r["vs_copy_shader"] >= case.target else "MISS"
+        echo(f"{case.name:44} {r['bytes'] / 1e6:6.1f} {g['dmlc']:7.2f} {g['copy_shader']:7.2f} "
+             f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
+             f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.target:>4.1f} {mark}")
+        results.append(r)
+    latency = compile_latency(cases, repeats=5)
+    echo("\ncompile latency (median of 5): operator, cold (no SPIR-V cache), warm (cache hit)")
+    for row in latency:
+        echo(f"  {row['operator']:22} cold {row['cold_ms']:7.1f} ms   warm {row['warm_ms']:6.2f} ms")
+    report = {"device": get_device().name, "quick": quick, "repeats": repeats,
+              "cases": results, "compile_latency": latency}
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=2)
+    return report
