@@ -6,6 +6,8 @@ already free of trivial arithmetic. Deeper rewriting belongs to the passes.
 """
 from __future__ import annotations
 
+import math
+
 from typing import Optional, Union
 
 from ..dtypes import DataType
@@ -50,6 +52,13 @@ def _fixed(n: Node) -> Optional[int]:
     return n.vmin if n.vmin == n.vmax else None
 
 
+def _const_tail(n: Node) -> Optional[tuple[Node, int]]:
+    """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
+    if n.op is Op.ADD and n.src[1].is_const:
+        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+    return None
+
+
 def add(a: IntLike, b: IntLike) -> Node:
     a, b = _int(a), _int(b)
     if a.is_const and b.is_const:
@@ -58,8 +67,18 @@ def add(a: IntLike, b: IntLike) -> Node:
         a, b = b, a  # constants on the right
     if b.is_const and b.arg == 0:
         return a  # x + 0 -> x
-    if b.is_const and a.op is Op.ADD and a.src[1].is_const:
-        return add(a.src[0], a.src[1].arg + b.arg)  # (x + c1) + c2 -> x + (c1 + c2)
+    ta, tb = _const_tail(a), _const_tail(b)
+    if b.is_const and ta:
+        return add(ta[0], ta[1] + b.arg)  # (x + c1) + c2 -> x + (c1 + c2)
+    if tb:
+        return add(add(a, tb[0]), tb[1])  # a + (y + c) -> (a + y) + c
+    if ta and not b.is_const:
+        return add(add(ta[0], b), ta[1])  # (x + c) + b -> (x + b) + c
+    for x, y in ((a, b), (b, a)):
+        if (x.op is Op.MUL and x.src[0].op is Op.FLOORDIV and y.op is Op.FLOORMOD
+                and x.src[0].src[0] is y.src[0] and x.src[1].is_const
+                and x.src[1].arg == x.src[0].src[1].arg == y.src[1].arg):
+            return y.src[0]  # (x // d) * d + x % d -> x
     return Node(Op.ADD, VType.INT, (a, b))
 
 
@@ -75,11 +94,21 @@ def mul(a: IntLike, b: IntLike) -> Node:
         return a  # x * 1 -> x
     if _fixed(a) == 0:
         return const(0)
+    if b.is_const:
+        ta = _const_tail(a)
+        if ta:
+            return add(mul(ta[0], b), ta[1] * b.arg)  # (x + c) * k -> x * k + c * k
+        if a.op is Op.MUL and a.src[1].is_const:
+            return mul(a.src[0], a.src[1].arg * b.arg)  # (x * c1) * c2 -> x * (c1 * c2)
     return Node(Op.MUL, VType.INT, (a, b))
 
 
 def sub(a: IntLike, b: IntLike) -> Node:
     return add(a, mul(b, -1))
+
+
+def _multiple_of(n: Node, d: int) -> bool:
+    return n.divisor % d == 0
 
 
 def floordiv(a: IntLike, d: int) -> Node:
@@ -94,6 +123,20 @@ def floordiv(a: IntLike, d: int) -> Node:
         return const(a.vmin // d)  # the whole range falls in one quotient
     if a.op is Op.FLOORDIV:
         return floordiv(a.src[0], a.src[1].arg * d)  # (x // c1) // c2 -> x // (c1 * c2)
+    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0:
+        c = a.src[1].arg
+        if c % d == 0:
+            return mul(a.src[0], c // d)  # (x * c) // d -> x * (c / d)  when d | c
+        if d % c == 0:
+            return floordiv(a.src[0], d // c)  # (x * c) // d -> x // (d / c)  when c | d
+    if a.op is Op.ADD:
+        p, q = a.src
+        for x, y in ((p, q), (q, p)):
+            if _multiple_of(x, d):
+                return add(floordiv(x, d), floordiv(y, d))  # (d*k + y) // d -> k + y // d
+        t = _const_tail(a)
+        if t and 0 <= t[1] < math.gcd(t[0].divisor, d):
+            return floordiv(t[0], d)  # (x + c) // d -> x // d  when m | x, m | d, 0 <= c < m
     return Node(Op.FLOORDIV, VType.INT, (a, const(d)))
 
 
@@ -107,6 +150,21 @@ def floormod(a: IntLike, d: int) -> Node:
         return const(a.arg % d)  # type: ignore[operator]
     if 0 <= a.vmin and a.vmax < d:
         return a  # x % d -> x  when 0 <= x < d
+    if _multiple_of(a, d):
+        return const(0)  # (d * k) % d -> 0
+    if a.op is Op.FLOORMOD and a.src[1].arg % d == 0:
+        return floormod(a.src[0], d)  # (x % e) % d -> x % d  when d | e
+    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0 and d % a.src[1].arg == 0:
+        c = a.src[1].arg
+        return mul(floormod(a.src[0], d // c), c)  # (x * c) % d -> (x % (d / c)) * c  when c | d
+    if a.op is Op.ADD:
+        p, q = a.src
+        for x, y in ((p, q), (q, p)):
+            if _multiple_of(x, d):
+                return floormod(y, d)  # (d*k + y) % d -> y % d
+        t = _const_tail(a)
+        if t and 0 <= t[1] < math.gcd(t[0].divisor, d):
+            return add(floormod(t[0], d), t[1])  # (x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m
     return Node(Op.FLOORMOD, VType.INT, (a, const(d)))
 
 

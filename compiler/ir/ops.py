@@ -10,6 +10,7 @@ Integer values mean mathematical integers; the range proves they fit the shader'
 from __future__ import annotations
 
 import enum
+import math
 import weakref
 from functools import cached_property
 from typing import Union
@@ -33,7 +34,10 @@ class Op(enum.Enum):
     LOAD = enum.auto()       # arg: buffer name; src: (element index,) -> the buffer's DataType
     INDEX = enum.auto()      # arg: "clamp" | "mask"; src: (raw index LOAD, CONST dim) -> INT
     BITS = enum.auto()       # src: (32-bit data value,) -> INT: its bits as a signed int32
+    VLOAD = enum.auto()      # arg: buffer name; src: (first element,) -> VEC16: 16 bytes from there
+    REVERSE = enum.auto()    # arg: element size in bytes; src: (VEC16,) -> its elements reversed
     STORE = enum.auto()      # arg: buffer name; src: (index, value[, predicate]) -> VOID
+    VSTORE = enum.auto()     # arg: buffer name; src: (first element, VEC16) -> VOID
     ATOMIC_MAX = enum.auto() # arg: uint32 buffer; src: (index, INT value[, predicate]) -> VOID
 
 
@@ -43,6 +47,7 @@ class VType(enum.Enum):
     INT = "int"
     BOOL = "bool"
     VOID = "void"
+    VEC16 = "vec16"  # 16 raw bytes: several consecutive elements moved as one uvec4
 
 
 DType = Union[VType, DataType]
@@ -95,6 +100,12 @@ class Node:
         """(vmin, vmax): an interval containing every value this INT/BOOL node can take."""
         return _bounds(self)
 
+    @cached_property
+    def divisor(self) -> int:
+        """A number this INT node's value is always a multiple of (0: the value is always 0).
+        Vectorization uses it to prove addresses aligned."""
+        return _divisor(self)
+
     @property
     def vmin(self) -> int:
         return self.bounds[0]
@@ -127,6 +138,24 @@ def toposort(roots: list[Node]) -> list[Node]:
         stack.append((node, True))
         stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
     return order
+
+
+def _divisor(n: Node) -> int:
+    op, s = n.op, n.src
+    if op is Op.CONST:
+        return abs(int(n.arg))  # type: ignore[call-overload]
+    if op is Op.MUL:
+        return s[0].divisor * s[1].divisor
+    if op in (Op.ADD, Op.MIN, Op.MAX):
+        return math.gcd(s[0].divisor, s[1].divisor)
+    if op is Op.WHERE:
+        return math.gcd(s[1].divisor, s[2].divisor)
+    if op is Op.FLOORMOD:
+        return math.gcd(s[0].divisor, s[1].arg)  # type: ignore[arg-type]
+    if op is Op.FLOORDIV:
+        d = s[1].arg
+        return s[0].divisor // d if s[0].divisor % d == 0 else 1  # type: ignore[operator]
+    return 1
 
 
 def _bounds(n: Node) -> tuple[int, int]:
