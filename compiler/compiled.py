@@ -15,6 +15,7 @@ from .ir import Program
 from .ir.printer import render_program
 from .ir.verify import verify_program
 from .lower import lower
+from .passes import run_pipeline
 from .validate import fmt, validate
 
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
@@ -105,9 +106,9 @@ class CompiledKernel:
 
 
 def build_program(desc: OperatorDesc) -> tuple[OperatorDesc, Program]:
-    """Validate and lower a descriptor; the IR is verified before it is returned."""
+    """Validate, lower and optimize a descriptor; the IR is verified after every step."""
     checked = validate(desc)
-    return checked, verify_program(lower(checked))
+    return checked, run_pipeline(verify_program(lower(checked)))
 
 
 def compile(desc: OperatorDesc) -> CompiledKernel:  # noqa: A001 - the public name

@@ -18,6 +18,10 @@ from ..ir.ops import toposort
 LOCAL_SIZE = 64
 
 _INFIX = {Op.ADD: "+", Op.MUL: "*", Op.CMPLT: "<", Op.CMPNE: "!=", Op.AND: "&&"}
+_BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
+          "(({0}.wzyx >> 8u) & uvec4(0xFF00u)) | ({0}.wzyx >> 24u))")
+# Reverse the elements of a 16-byte vector, by element size in bytes.
+_REVERSE = {8: "{0}.zwxy", 4: "{0}.wzyx", 2: "(({0}.wzyx << 16u) | ({0}.wzyx >> 16u))", 1: _BSWAP}
 _INDEX_FN = {DataType.INT32: "dmlc_index_i32", DataType.UINT32: "dmlc_index_u32",
              DataType.INT64: "dmlc_index_i64", DataType.UINT64: "dmlc_index_u64"}
 
@@ -31,6 +35,8 @@ def glsl_type(dtype: object) -> str:
         return "int"
     if dtype is VType.BOOL:
         return "bool"
+    if dtype is VType.VEC16:
+        return "uvec4"
     assert isinstance(dtype, DataType)
     return "uvec2" if dtype.bits == 64 else "uint"
 
@@ -96,6 +102,11 @@ class _KernelWriter:
             return f"{a[0]} ? {a[1]} : {a[2]}"
         if n.op is Op.LOAD:
             return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
+        if n.op is Op.VLOAD:
+            width = 16 // self.p.buffer(n.arg).dtype.itemsize  # type: ignore[arg-type]
+            return f"b_{n.arg}_v.data[{a[0]} / {width}]"  # aligned and >= 0: verify.py
+        if n.op is Op.REVERSE:
+            return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
         if n.op is Op.INDEX:
             fn = _INDEX_FN[n.src[0].dtype]  # type: ignore[index]
             return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"
@@ -109,6 +120,8 @@ class _KernelWriter:
         data = f"b_{buf.name}.data"
         if e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
+        elif e.op is Op.VSTORE:
+            body = [f"b_{buf.name}_v.data[{addr} / {16 // buf.dtype.itemsize}] = {value};"]
         elif buf.dtype.bits == 64:
             body = [f"{data}[uint({addr}) * 2u] = {value}.x;",
                     f"{data}[uint({addr}) * 2u + 1u] = {value}.y;"]
@@ -135,14 +148,28 @@ class _KernelWriter:
         return out
 
 
-def _access(k: Kernel, name: str) -> str:
+def _declarations(k: Kernel, p: Program) -> list[str]:
+    """One `uint data[]` block per buffer, plus a `uvec4` view of the same binding for buffers
+    this kernel moves as vectors. `restrict` only where a binding has a single view."""
     nodes = toposort(list(k.effects))
-    reads = any(n.op is Op.LOAD and n.arg == name for n in nodes)
-    writes = any(n.op in (Op.STORE, Op.ATOMIC_MAX) and n.arg == name for n in nodes)
-    atomic = any(n.op is Op.ATOMIC_MAX and n.arg == name for n in nodes)
-    if writes and not reads and not atomic:
-        return "writeonly "
-    return "" if writes else "readonly "
+    lines = []
+    for i, buf in enumerate(p.buffers):
+        mine = [n for n in nodes if n.arg == buf.name and n.op in (
+            Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)]
+        scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX)]
+        vector = [n for n in mine if n.op in (Op.VLOAD, Op.VSTORE)]
+        reads = any(n.op in (Op.LOAD, Op.VLOAD, Op.ATOMIC_MAX) for n in mine)
+        writes = any(n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX) for n in mine)
+        access = "writeonly " if writes and not reads else ("" if writes else "readonly ")
+        restrict = "restrict " if not (scalar and vector) else ""
+        note = f"  // {buf.dtype.name.lower()}[{buf.count}]"
+        if scalar or not vector:
+            lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
+                         f"Buffer{i} {{ uint data[]; }} b_{buf.name};{note}")
+        if vector:
+            lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
+                         f"Buffer{i}v {{ uvec4 data[]; }} b_{buf.name}_v;{note}")
+    return lines
 
 
 def render_glsl(k: Kernel, p: Program) -> str:
@@ -151,10 +178,7 @@ def render_glsl(k: Kernel, p: Program) -> str:
     w = _KernelWriter(k, p)
     lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
              f"layout(local_size_x = {LOCAL_SIZE}) in;"]
-    for i, buf in enumerate(p.buffers):
-        lines.append(f"layout(std430, set = 0, binding = {i}) restrict {_access(k, buf.name)}"
-                     f"buffer Buffer{i} {{ uint data[]; }} b_{buf.name};  "
-                     f"// {buf.dtype.name.lower()}[{buf.count}]")
+    lines += _declarations(k, p)
     lines += ["", helpers().rstrip(), "", "void main() {",
               f"    uint inv = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
               f"{LOCAL_SIZE}u + gl_LocalInvocationID.x;",

@@ -247,6 +247,29 @@ def bits(value: Node) -> Node:
     return Node(Op.BITS, VType.INT, (value,))
 
 
+VECTOR_BYTES = 16  # one uvec4
+
+
+def vector_width(dtype: DataType) -> int:
+    """Elements of `dtype` in one 16-byte vector."""
+    return VECTOR_BYTES // dtype.itemsize
+
+
+def vload(buf_name: str, first: Node) -> Node:
+    """The 16 bytes starting at element `first` of a buffer (first must be a multiple of the
+    vector width: verify.py proves it)."""
+    return Node(Op.VLOAD, VType.VEC16, (_int(first),), buf_name)
+
+
+def reverse(vec: Node, itemsize: int) -> Node:
+    """A vector's elements in the opposite order."""
+    return Node(Op.REVERSE, VType.VEC16, (vec,), itemsize)
+
+
+def vstore(buf_name: str, first: Node, vec: Node) -> Node:
+    return Node(Op.VSTORE, VType.VOID, (_int(first), vec), buf_name)
+
+
 def _effect(op: Op, buf: Buffer, idx: IntLike, value: Node, pred: Optional[Node]) -> Node:
     src = (_int(idx), value) if pred is None else (_int(idx), value, pred)
     if pred is not None and pred.dtype is not VType.BOOL:

@@ -59,6 +59,13 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
             raise IRError(f"load {n.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
         return buf[addr]
+    if n.op is Op.VLOAD:
+        buf = bufs[n.arg]  # type: ignore[index]
+        addr = _vector_addresses(np.broadcast_to(s[0], gid.shape), buf, str(n.arg))
+        return np.ascontiguousarray(buf[addr]).view(np.uint8).reshape(len(gid), 16)
+    if n.op is Op.REVERSE:
+        size = int(n.arg)  # type: ignore[call-overload]
+        return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)
     if n.op is Op.INDEX:
         return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
     if n.op is Op.BITS:
@@ -66,9 +73,21 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
     raise IRError(f"cannot evaluate {n.op.name}")
 
 
+def _vector_addresses(first: np.ndarray, buf: np.ndarray, name: str) -> np.ndarray:
+    width = 16 // buf.dtype.itemsize
+    addr = first[:, None] + np.arange(width)
+    if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
+        raise IRError(f"vector access {name}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
+    return addr
+
+
 def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
            gid: np.ndarray) -> None:
     buf = bufs[e.arg]  # type: ignore[index]
+    if e.op is Op.VSTORE:
+        addr = _vector_addresses(np.broadcast_to(vals[e.src[0]], gid.shape), buf, str(e.arg))
+        buf[addr] = np.ascontiguousarray(vals[e.src[1]]).view(buf.dtype).reshape(addr.shape)
+        return
     addr = np.broadcast_to(vals[e.src[0]], gid.shape)
     value = np.broadcast_to(vals[e.src[1]], gid.shape)
     mask = np.broadcast_to(vals[e.src[2]], gid.shape) if len(e.src) > 2 else np.ones_like(gid, bool)

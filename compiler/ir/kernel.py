@@ -26,8 +26,9 @@ class Buffer:
 
     @property
     def words(self) -> int:
-        """32-bit words the buffer occupies: every type travels as packed uint32 words."""
-        return max(1, -(-self.count * self.dtype.itemsize // 4))
+        """32-bit words the buffer occupies: every type travels as packed uint32 words, and the
+        buffer is padded to whole 16-byte vectors so that it can also be read as uvec4s."""
+        return -(-self.count * self.dtype.itemsize // 16) * 4
 
 
 @dataclass(frozen=True)
@@ -36,12 +37,12 @@ class Kernel:
     items: int
     """The item id `gid` ranges over [0, items)."""
     effects: tuple[Node, ...]
-    """STORE and ATOMIC_MAX nodes, run in order for each item."""
+    """STORE, VSTORE and ATOMIC_MAX nodes, run in order for each item."""
 
     def __post_init__(self) -> None:
         for e in self.effects:
-            if e.op not in (Op.STORE, Op.ATOMIC_MAX) or e.dtype is not VType.VOID:
-                raise TypeError(f"kernel effects must be STORE/ATOMIC_MAX, got {e.op.name}")
+            if e.op not in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX) or e.dtype is not VType.VOID:
+                raise TypeError(f"kernel effects must be STORE/VSTORE/ATOMIC_MAX, got {e.op.name}")
 
     @property
     def gid(self) -> Node:

@@ -27,12 +27,16 @@ def _expr(n: Node, name) -> str:  # type: ignore[no-untyped-def]
         return f"{a[0]} {_INFIX[n.op]} {a[1]}"
     if n.op is Op.LOAD:
         return f"load {n.arg}[{a[0]}]"
+    if n.op is Op.VLOAD:
+        return f"vload {n.arg}[{a[0]}:+16B]"
+    if n.op is Op.REVERSE:
+        return f"reverse.{n.arg}B({a[0]})"
     if n.op is Op.INDEX:
         return f"index.{n.arg}({a[0]}, dim={a[1]})"
     if n.op is Op.WHERE:
         return f"{a[0]} ? {a[1]} : {a[2]}"
-    if n.op in (Op.STORE, Op.ATOMIC_MAX):
-        verb = "store" if n.op is Op.STORE else "atomic_max"
+    if n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX):
+        verb = n.op.name.lower()
         text = f"{verb} {n.arg}[{a[0]}] = {a[1]}"
         return text + (f" if {a[2]}" if len(a) > 2 else "")
     return f"{n.op.name.lower()}({', '.join(a)})"

@@ -41,6 +41,19 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
                 addr is not k.gid or len(n.src) > 2 or buf.count != k.items):
             fail("8/16-bit stores must write element gid of a buffer of `items` elements, "
                  "unpredicated (each invocation then owns whole 32-bit words)")
+    if n.op in (Op.VLOAD, Op.VSTORE):
+        try:
+            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+        except KeyError:
+            fail(f"unknown buffer {n.arg!r}")
+        width, addr = 16 // buf.dtype.itemsize, n.src[0]
+        if addr.vmin < 0 or addr.vmax + width > buf.count:
+            fail(f"vector range [{addr.vmin}, {addr.vmax + width - 1}] may leave "
+                 f"{buf.name}[{buf.count}]")
+        if addr.divisor % width:
+            fail(f"vector address not provably a multiple of {width} elements")
+        if n.op is Op.VSTORE and n.src[1].dtype is not VType.VEC16:
+            fail("vstore of a non-vector value")
     if n.op is Op.INDEX and not (n.src[0].op is Op.LOAD and n.src[1].is_const):
         fail("index() takes a LOAD and a constant dim")
 

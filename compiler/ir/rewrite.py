@@ -1,0 +1,37 @@
+"""Rebuilding IR through the folding constructors: substitution, the basis of passes."""
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from . import build as b
+from .ops import Node, Op, toposort
+
+_REBUILD: dict[Op, Callable[[Node, tuple[Node, ...]], Node]] = {
+    Op.ADD: lambda n, s: b.add(s[0], s[1]),
+    Op.MUL: lambda n, s: b.mul(s[0], s[1]),
+    Op.FLOORDIV: lambda n, s: b.floordiv(s[0], s[1].arg),  # type: ignore[arg-type]
+    Op.FLOORMOD: lambda n, s: b.floormod(s[0], s[1].arg),  # type: ignore[arg-type]
+    Op.MIN: lambda n, s: b.minimum(s[0], s[1]),
+    Op.MAX: lambda n, s: b.maximum(s[0], s[1]),
+    Op.CMPLT: lambda n, s: b.less(s[0], s[1]),
+    Op.CMPNE: lambda n, s: b.not_equal(s[0], s[1]),
+    Op.AND: lambda n, s: b.logical_and(s[0], s[1]),
+    Op.WHERE: lambda n, s: b.where(s[0], s[1], s[2]),
+}
+
+
+def rebuild(n: Node, src: tuple[Node, ...]) -> Node:
+    """`n` with new sources, folded again where its op has a folding constructor."""
+    if src == n.src:
+        return n
+    fn = _REBUILD.get(n.op)
+    return fn(n, src) if fn else Node(n.op, n.dtype, src, n.arg)
+
+
+def substitute(roots: list[Node], mapping: Mapping[Node, Node]) -> list[Node]:
+    """`roots` with every occurrence of each key replaced by its value, refolded bottom-up."""
+    new: dict[Node, Node] = dict(mapping)
+    for n in toposort(roots):
+        if n not in new:
+            new[n] = rebuild(n, tuple(new[s] for s in n.src))
+    return [new[r] for r in roots]

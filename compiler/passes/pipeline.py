@@ -1,0 +1,39 @@
+"""The pass pipeline: a named list, run in order, the IR verified after every pass.
+
+DMLC_DUMP_AFTER=NAME (or "all") prints the IR after that pass to stderr;
+DMLC_DISABLE_PASSES=NAME,... (or "all") skips passes: the test suite runs both ways and the
+results must agree bit for bit.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from typing import Callable, Optional
+
+from ..ir import Program
+from ..ir.printer import render_program
+from ..ir.verify import verify_program
+from .vectorize import vectorize
+
+Pass = Callable[[Program], Program]
+
+PIPELINE: list[tuple[str, Pass]] = [
+    ("vectorize", vectorize),
+]
+
+
+def _names(env: str) -> set[str]:
+    return {x.strip() for x in os.environ.get(env, "").split(",") if x.strip()}
+
+
+def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
+                 disabled: Optional[set[str]] = None) -> Program:
+    dump_after = _names("DMLC_DUMP_AFTER") if dump_after is None else dump_after
+    disabled = _names("DMLC_DISABLE_PASSES") if disabled is None else disabled
+    for name, fn in PIPELINE:
+        if name in disabled or "all" in disabled:
+            continue
+        p = verify_program(fn(p))
+        if name in dump_after or "all" in dump_after:
+            print(f"# IR after {name}\n{render_program(p)}", file=sys.stderr)
+    return p

@@ -1,0 +1,53 @@
+"""Vectorization: move 16 bytes (a uvec4) per item where the IR proves it is the same copy.
+
+A kernel `out[gid] = in[A(gid)]` becomes `out[V*g .. V*g+V) = in[A(V*g) .. A(V*g)+V)` with V the
+elements per 16 bytes, when the folding constructors show, for every lane k < V, that
+A(V*g + k) is exactly A(V*g) + k (or A(V*g) - k: a reversed run, loaded forward and reversed in
+registers), and that the first address is a multiple of V (aligned). The proof is structural:
+both sides are built by the same folding rules and must be the same interned node.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..dtypes import DataType
+from ..ir import Kernel, Program
+from ..ir import build as b
+from ..ir.ops import Node, Op
+from ..ir.rewrite import substitute
+
+
+def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
+    if len(k.effects) != 1:
+        return None
+    store = k.effects[0]
+    if store.op is not Op.STORE or len(store.src) != 2 or store.src[0] is not k.gid:
+        return None
+    out = p.buffer(store.arg)  # type: ignore[arg-type]
+    value = store.src[1]
+    if out.count != k.items or value.op is not Op.LOAD or not isinstance(value.dtype, DataType):
+        return None
+    width = b.vector_width(out.dtype)
+    if k.items % width:
+        return None
+    g = b.item_id(k.items // width)
+    lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)})[0]
+             for lane in range(width)]
+    first = lanes[0]
+    if all(lanes[i] is b.add(first, i) for i in range(width)):
+        vec = b.vload(value.arg, first)  # type: ignore[arg-type]
+        base = first
+    elif all(lanes[i] is b.add(first, -i) for i in range(width)):
+        base = b.add(first, -(width - 1))
+        vec = b.reverse(b.vload(value.arg, base), out.dtype.itemsize)  # type: ignore[arg-type]
+    else:
+        return None
+    if base.divisor % width:
+        return None  # not provably aligned to a whole vector
+    return Kernel(k.name, k.items // width, (b.vstore(out.name, b.mul(g, width), vec),))
+
+
+def vectorize(p: Program) -> Program:
+    """Vectorize every kernel where it is proven equivalent; leave the others as they are."""
+    kernels = tuple(vectorize_kernel(k, p) or k for k in p.kernels)
+    return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)
