@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan demo info shaders-check bench clean
+.PHONY: install test test-fast test-vulkan test-nopasses demo info shaders-check bench clean
 
 install: $(STAMP)
 
@@ -21,6 +21,9 @@ test-fast: install       ## everything that needs no Vulkan device
 
 test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 	$(PYTEST) -q -m vulkan
+
+test-nopasses: install  ## the whole suite with every optimization pass disabled
+	DMLC_DISABLE_PASSES=all $(PYTEST) -q
 
 demo: install            ## the four seed operators' documentation examples on the default device
 	$(PY) examples/seed_examples.py

@@ -121,7 +121,8 @@ def copy_program(words: int) -> tuple[Program, bytes, int]:
     buffers = (Buffer("src", DataType.UINT32, vec4s * 4, "input"),
                Buffer("dst", DataType.UINT32, vec4s * 4, "output"))
     program = Program("copy", buffers, (), ("src",), "dst", (vec4s * 4,))
-    return program, toolchain.compile_glsl(source), -(-vec4s // COPY_PER_INVOCATION)
+    groups = -(-vec4s // (256 * COPY_PER_INVOCATION))
+    return program, toolchain.compile_glsl(source), groups * 256
 
 
 def _median_ms(xs: list[float]) -> float:
@@ -138,7 +139,7 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
     exe.upload(inputs)
     moved = bytes_moved(kernel.descriptor)
     program, spirv, invocations = copy_program(-(-moved // 8))
-    copy = Executable(device, program, [spirv], [invocations], 256)
+    copy = Executable(device, program, [spirv], [(invocations, 256)])
     copy.upload([np.zeros(program.buffers[0].count, np.uint32)])
     vk_copy = buffer_copy_op(copy)
     times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],

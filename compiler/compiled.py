@@ -29,6 +29,7 @@ class Stage:
     glsl: str
     spirv: bytes
     invocations: int
+    local_size: int
 
 
 @dataclass(eq=False)
@@ -91,7 +92,7 @@ class CompiledKernel:
             from dmlc.runtime import Executable, get_device
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],
-                                          [s.invocations for s in self.stages], glsl.LOCAL_SIZE)
+                                          [(s.invocations, s.local_size) for s in self.stages])
         return self._executable
 
     def __call__(self, *arrays: Any) -> np.ndarray:
@@ -116,9 +117,10 @@ def compile(desc: OperatorDesc) -> CompiledKernel:  # noqa: A001 - the public na
     checked, program = build_program(desc)
     stages = []
     for k in program.kernels:
-        source = glsl.render_glsl(k, program)
-        stages.append(Stage(k.name, source, toolchain.compile_glsl(source),
-                            glsl.invocations(k, program)))
+        sched = glsl.schedule(k, program)
+        source = glsl.render_glsl(k, program, sched)
+        stages.append(Stage(k.name, source, toolchain.compile_glsl(source), sched.invocations,
+                            sched.local_size))
     return CompiledKernel(checked, program, tuple(stages))
 
 

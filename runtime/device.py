@@ -140,7 +140,8 @@ class Executable:
     """A program bound to device buffers; call run() with the input arrays' words."""
 
     def __init__(self, device: Device, program: Program, spirv: Sequence[bytes],
-                 invocations: Sequence[int], local_size: int) -> None:
+                 launches: Sequence[tuple[int, int]]) -> None:
+        """`launches`: (invocations, local size) of each kernel, in order."""
         kp = _import_kp()
         self.device, self.program = device, program
         self._lock = threading.Lock()
@@ -153,8 +154,8 @@ class Executable:
         bound = [self.tensors[b.name] for b in program.buffers]
         no_consts = np.zeros(0, np.uint32)
         self.algorithms = [
-            mgr.algorithm(bound, code, device.grid(count, local_size), no_consts, no_consts)
-            for code, count in zip(spirv, invocations)]
+            mgr.algorithm(bound, code, device.grid(count, local), no_consts, no_consts)
+            for code, (count, local) in zip(spirv, launches)]
         # Scratch buffers start zeroed on the device (and kernels leave them zeroed).
         mgr.sequence().eval(kp.OpTensorSyncDevice(bound))
         inputs = [self.tensors[name] for name in program.inputs]

@@ -50,7 +50,7 @@ def test_gather_binding_layout_and_index_helper():
     assert "binding = 0) restrict readonly buffer Buffer0 { uint data[]; } b_input" in g
     assert "binding = 2) restrict writeonly buffer Buffer2 { uint data[]; } b_output" in g
     assert "dmlc_index_i64(" in g and ", 5, true)" in g  # clamp against dim 5
-    assert "if (inv >= 12u) return;" in g
+    assert "if (item < 12u) {" in g
 
 
 def test_packed_outputs_are_written_a_word_per_invocation():

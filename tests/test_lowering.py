@@ -31,3 +31,22 @@ def test_interpreter_matches_reference(op):
         for a, b in zip(case.arrays, before):
             assert_bits_equal(a, b)  # inputs untouched
     check()
+
+
+@pytest.mark.parametrize("op", sorted(ALL_CASES))
+def test_passes_change_nothing_observable(op):
+    """The full pipeline and no passes at all give the same bits (IR interpreter)."""
+    from dmlc.ir.verify import verify_program
+    from dmlc.lower import lower
+    from dmlc.passes import run_pipeline
+    from dmlc.validate import validate
+
+    @given(ALL_CASES[op]())
+    def check(case):
+        if case.expected is None:
+            return
+        checked = validate(case.descriptor)
+        plain = verify_program(lower(checked))
+        optimized = run_pipeline(plain, dump_after=set(), disabled=set())
+        assert_bits_equal(run_program(optimized, *case.arrays), run_program(plain, *case.arrays))
+    check()

@@ -9,13 +9,17 @@ per-axis workgroup limit.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from importlib import resources
+from typing import Optional
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
 from ..ir.ops import toposort
 
 LOCAL_SIZE = 64
+UNROLL = 4               # items per invocation for large kernels
+UNROLL_MIN_ITEMS = 1 << 16
 
 _INFIX = {Op.ADD: "+", Op.MUL: "*", Op.CMPLT: "<", Op.CMPNE: "!=", Op.AND: "&&"}
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
@@ -41,16 +45,32 @@ def glsl_type(dtype: object) -> str:
     return "uvec2" if dtype.bits == 64 else "uint"
 
 
-def lanes_of(k: Kernel, p: Program) -> int:
-    """Items per invocation: enough that 8/16-bit stores fill whole words."""
+@dataclass(frozen=True)
+class Schedule:
+    """How a kernel's items map onto invocations, chosen per kernel."""
+
+    local_size: int
+    lanes: int
+    """Consecutive items per invocation (so 8/16-bit stores fill whole words)."""
+    unroll: int
+    """Items per invocation, strided by local_size, so neighbouring invocations touch
+    neighbouring memory (the best copy shader's layout)."""
+    items: int
+
+    @property
+    def invocations(self) -> int:
+        """Invocations to launch (whole workgroups)."""
+        per_group = self.local_size * self.unroll * self.lanes
+        return -(-self.items // per_group) * self.local_size
+
+
+def schedule(k: Kernel, p: Program) -> Schedule:
     sizes = [p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
              if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32]  # type: ignore[arg-type]
-    return 4 // min(sizes) if sizes else 1
-
-
-def invocations(k: Kernel, p: Program) -> int:
-    lanes = lanes_of(k, p)
-    return -(-k.items // lanes)
+    if sizes:
+        return Schedule(LOCAL_SIZE, 4 // min(sizes), 1, k.items)
+    unroll = UNROLL if k.items >= UNROLL_MIN_ITEMS else 1
+    return Schedule(LOCAL_SIZE, 1, unroll, k.items)
 
 
 def _const(n: Node) -> str:
@@ -172,26 +192,31 @@ def _declarations(k: Kernel, p: Program) -> list[str]:
     return lines
 
 
-def render_glsl(k: Kernel, p: Program) -> str:
+def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None) -> str:
     """GLSL 4.50 source of kernel `k` of program `p`; every buffer of `p` is bound, in order."""
-    lanes, count = lanes_of(k, p), invocations(k, p)
+    sched = sched or schedule(k, p)
     w = _KernelWriter(k, p)
     lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
-             f"layout(local_size_x = {LOCAL_SIZE}) in;"]
+             f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p)
     lines += ["", helpers().rstrip(), "", "void main() {",
-              f"    uint inv = (gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x) * "
-              f"{LOCAL_SIZE}u + gl_LocalInvocationID.x;",
-              f"    if (inv >= {count}u) return;"]
+              "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     packed = sorted({e.arg for e in k.effects  # type: ignore[misc]
                      if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32})  # type: ignore[arg-type]
-    lines += [f"    uint word_{name} = 0u;" for name in packed]
-    if lanes == 1:
-        lines += ["    int gid = int(inv);"] + w.lane_body(0, "    ")
-    else:
-        for lane in range(lanes):
-            lines += ["    {", f"        int gid = int(inv) * {lanes} + {lane};",
+    if packed:  # lanes consecutive items, assembled into whole 32-bit words
+        lines += [f"    uint inv = group * {sched.local_size}u + gl_LocalInvocationID.x;",
+                  f"    if (inv >= {-(-k.items // sched.lanes)}u) return;"]
+        lines += [f"    uint word_{name} = 0u;" for name in packed]
+        for lane in range(sched.lanes):
+            lines += ["    {", f"        int gid = int(inv) * {sched.lanes} + {lane};",
                       f"        if (gid < {k.items}) {{"]
             lines += w.lane_body(lane, "            ") + ["        }", "    }"]
-    lines += [f"    b_{name}.data[inv] = word_{name};" for name in packed]
+        lines += [f"    b_{name}.data[inv] = word_{name};" for name in packed]
+    else:  # unroll items strided by the workgroup size; compare in uint before the int cast
+        span = sched.local_size * sched.unroll
+        for j in range(sched.unroll):
+            lines += ["    {", f"        uint item = group * {span}u + {j * sched.local_size}u + "
+                      "gl_LocalInvocationID.x;",
+                      f"        if (item < {k.items}u) {{", "            int gid = int(item);"]
+            lines += w.lane_body(0, "            ") + ["        }", "    }"]
     return "\n".join(lines + ["}", ""])
