@@ -8,13 +8,14 @@ noisy machine. Compile latency per operator is measured cold (no SPIR-V cache) a
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import Any, Callable, Iterator, Optional
 
 import numpy as np
 
@@ -161,10 +162,22 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
             "kernels": len(kernel.stages)}
 
 
+@contextlib.contextmanager
+def _spirv_cache_off() -> Iterator[None]:
+    saved = os.environ.get("DMLC_CACHE")
+    os.environ["DMLC_CACHE"] = "0"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop("DMLC_CACHE")
+        else:
+            os.environ["DMLC_CACHE"] = saved
+
+
 def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]]:
     """Per operator: compile() with no SPIR-V cache (cold) and with a warm cache."""
     seen, rows = set(), []
-    saved = {k: os.environ.get(k) for k in ("DMLC_CACHE",)}
     for case in cases:
         op = case.descriptor.operator
         if op in seen:
@@ -172,21 +185,15 @@ def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]
         seen.add(op)
         cold, warm = [], []
         for _ in range(repeats):
-            os.environ["DMLC_CACHE"] = "0"
-            t0 = time.perf_counter()
-            compile_desc(case.descriptor)
-            cold.append(time.perf_counter() - t0)
-            os.environ.pop("DMLC_CACHE")
+            with _spirv_cache_off():
+                t0 = time.perf_counter()
+                compile_desc(case.descriptor)
+                cold.append(time.perf_counter() - t0)
             compile_desc(case.descriptor)  # fills the cache
             t0 = time.perf_counter()
             compile_desc(case.descriptor)
             warm.append(time.perf_counter() - t0)
         rows.append({"operator": op, "cold_ms": _median_ms(cold), "warm_ms": _median_ms(warm)})
-    for k, v in saved.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
     return rows
 
 

@@ -169,12 +169,16 @@ class Executable:
                 seq.record(kp.OpTensorSyncLocal([self.tensors[program.output]]))
             self.sequences.append(seq)
 
+    def _write_inputs(self, arrays: Sequence[np.ndarray]) -> None:
+        """Copy each input's raw bytes into its slot tensor's host memory (caller holds the lock)."""
+        for name, array in zip(self.program.inputs, arrays):
+            to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+
     def upload(self, arrays: Sequence[np.ndarray]) -> None:
         """Write the inputs to the device without running anything (for timing)."""
         kp = _import_kp()
         with self._lock:
-            for name, array in zip(self.program.inputs, arrays):
-                to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+            self._write_inputs(arrays)
             inputs = [self.tensors[name] for name in self.program.inputs]
             self.device.manager.sequence().eval(kp.OpTensorSyncDevice(inputs))
 
@@ -189,8 +193,7 @@ class Executable:
         """Upload the input arrays' raw bytes, run every kernel in order, and return the output
         as a fresh array of its dtype and the program's output shape."""
         with self._lock:
-            for name, array in zip(self.program.inputs, arrays):
-                to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+            self._write_inputs(arrays)
             for seq in self.sequences:
                 seq.eval()
             out = self.program.buffer(self.program.output)

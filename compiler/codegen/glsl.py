@@ -14,7 +14,8 @@ from importlib import resources
 from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Op, Program, VType
+from ..ir import Buffer, Kernel, Node, Op, Program, VType
+from ..ir.build import vector_width
 from ..ir.ops import toposort
 
 LOCAL_SIZE = 64
@@ -64,11 +65,16 @@ class Schedule:
         return -(-self.items // per_group) * self.local_size
 
 
+def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
+    """The 8/16-bit buffers this kernel stores to (each invocation assembles whole words)."""
+    names = sorted({e.arg for e in k.effects if e.op is Op.STORE})  # type: ignore[type-var]
+    return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
+
+
 def schedule(k: Kernel, p: Program) -> Schedule:
-    sizes = [p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
-             if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32]  # type: ignore[arg-type]
-    if sizes:
-        return Schedule(LOCAL_SIZE, 4 // min(sizes), 1, k.items)
+    packed = packed_stores(k, p)
+    if packed:
+        return Schedule(LOCAL_SIZE, 4 // min(buf.dtype.itemsize for buf in packed), 1, k.items)
     unroll = UNROLL if k.items >= UNROLL_MIN_ITEMS else 1
     return Schedule(LOCAL_SIZE, 1, unroll, k.items)
 
@@ -123,7 +129,7 @@ class _KernelWriter:
         if n.op is Op.LOAD:
             return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
         if n.op is Op.VLOAD:
-            width = 16 // self.p.buffer(n.arg).dtype.itemsize  # type: ignore[arg-type]
+            width = vector_width(self.p.buffer(n.arg).dtype)  # type: ignore[arg-type]
             return f"b_{n.arg}_v.data[{a[0]} / {width}]"  # aligned and >= 0: verify.py
         if n.op is Op.REVERSE:
             return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
@@ -141,7 +147,7 @@ class _KernelWriter:
         if e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
         elif e.op is Op.VSTORE:
-            body = [f"b_{buf.name}_v.data[{addr} / {16 // buf.dtype.itemsize}] = {value};"]
+            body = [f"b_{buf.name}_v.data[{addr} / {vector_width(buf.dtype)}] = {value};"]
         elif buf.dtype.bits == 64:
             body = [f"{data}[uint({addr}) * 2u] = {value}.x;",
                     f"{data}[uint({addr}) * 2u + 1u] = {value}.y;"]
@@ -201,8 +207,7 @@ def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None) -> str:
     lines += _declarations(k, p)
     lines += ["", helpers().rstrip(), "", "void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
-    packed = sorted({e.arg for e in k.effects  # type: ignore[misc]
-                     if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32})  # type: ignore[arg-type]
+    packed = [buf.name for buf in packed_stores(k, p)]
     if packed:  # lanes consecutive items, assembled into whole 32-bit words
         lines += [f"    uint inv = group * {sched.local_size}u + gl_LocalInvocationID.x;",
                   f"    if (inv >= {-(-k.items // sched.lanes)}u) return;"]

@@ -12,6 +12,7 @@ from typing import Mapping
 import numpy as np
 
 from ..dtypes import DataType
+from .build import VECTOR_BYTES
 from .kernel import Kernel, Program
 from .ops import Node, Op, VType, toposort
 from .verify import IRError
@@ -74,7 +75,7 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
 
 
 def _vector_addresses(first: np.ndarray, buf: np.ndarray, name: str) -> np.ndarray:
-    width = 16 // buf.dtype.itemsize
+    width = VECTOR_BYTES // buf.dtype.itemsize
     addr = first[:, None] + np.arange(width)
     if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
         raise IRError(f"vector access {name}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")

@@ -6,6 +6,7 @@ ranges alone, to lie inside its buffer, whatever the index values in memory. Cod
 from __future__ import annotations
 
 from ..dtypes import DataType
+from .build import vector_width
 from .kernel import Kernel, Program
 from .ops import INT32_MAX, INT32_MIN, Node, Op, VType, toposort
 
@@ -46,7 +47,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.arg)  # type: ignore[arg-type]
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
-        width, addr = 16 // buf.dtype.itemsize, n.src[0]
+        width, addr = vector_width(buf.dtype), n.src[0]
         if addr.vmin < 0 or addr.vmax + width > buf.count:
             fail(f"vector range [{addr.vmin}, {addr.vmax + width - 1}] may leave "
                  f"{buf.name}[{buf.count}]")
