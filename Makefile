@@ -25,8 +25,13 @@ test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 test-nopasses: install  ## the whole suite with every optimization pass disabled
 	DMLC_DISABLE_PASSES=all $(PYTEST) -q
 
-demo: install            ## the four seed operators' documentation examples on the default device
+EXAMPLES_PY  := $(filter-out examples/seed_examples.py,$(wildcard examples/*.py))
+EXAMPLES_DML := $(wildcard examples/seeds/*.dml examples/*.dml)
+
+demo: install            ## every example, each checking its own result (exit 1 on any difference)
 	$(PY) examples/seed_examples.py
+	@for f in $(EXAMPLES_DML); do echo "== dmlc run $$f"; $(VENV)/bin/dmlc run $$f || exit 1; done
+	@for f in $(EXAMPLES_PY); do echo "== python $$f"; $(PY) $$f || exit 1; done
 
 info: install
 	$(VENV)/bin/dmlc info

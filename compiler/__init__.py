@@ -3,17 +3,19 @@
     import dmlc, numpy as np
     dmlc.gather(np.array([11., 12., 13.]), np.array([2, 0], np.int32), axis=0, index_dimensions=1)
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
+    dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]").run()  # .dml text
 """
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .compiled import CompiledKernel, compile
-from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
+from . import lang
+from .descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
 from .dtypes import DataType
-from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ShaderCompileError,
-                     ValidationError)
+from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ParseError,
+                     ShaderCompileError, ValidationError)
 
 __version__ = "0.1.0"
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
-           "CompiledKernel", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
+           "CompiledKernel", "lang", "ExpressionDesc", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
            "TensorDesc", "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
-           "ShaderCompileError", "DeviceError", "__version__"]
+           "ShaderCompileError", "DeviceError", "ParseError", "__version__"]

@@ -1,4 +1,4 @@
-"""The `dmlc` command line: `dmlc --version`, `dmlc info`, `dmlc bench`.
+"""The `dmlc` command line: `dmlc compile`, `dmlc run`, `dmlc info`, `dmlc bench`, `--version`.
 
 Artifacts go to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 user error, 2 usage,
 3 toolchain or device failure.
@@ -10,7 +10,9 @@ import sys
 from typing import Optional
 
 from . import __version__, toolchain
+from .cli_files import UsageError, add_commands
 from .errors import DeviceError, DmlcError, ShaderCompileError
+from .passes.pipeline import pass_names
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -47,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--repeats", type=int, default=7, help="timed runs per case (default 7)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.set_defaults(func=cmd_bench)
+    add_commands(sub, pass_names())
     return parser
 
 
@@ -58,6 +61,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     try:
         return int(args.func(args))
+    except UsageError as e:
+        print(f"dmlc: error: {e}", file=sys.stderr)
+        return 2
     except (DeviceError, ShaderCompileError) as e:
         print(f"dmlc: error: {e}", file=sys.stderr)
         return 3

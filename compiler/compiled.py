@@ -9,7 +9,7 @@ import numpy as np
 
 from . import toolchain
 from .codegen import glsl
-from .descriptors import OperatorDesc, TensorDesc
+from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
 from .errors import ValidationError
 from .ir import Program
 from .ir.printer import render_program
@@ -19,6 +19,13 @@ from .passes import run_pipeline
 from .validate import fmt, validate
 
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
+
+
+def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
+    """The tensor behind the program input `name`, and how errors call it."""
+    if isinstance(desc, ExpressionDesc):
+        return desc.tensor(name), name
+    return getattr(desc, name), _ARG_FIELDS[name]
 
 
 @dataclass(frozen=True)
@@ -72,8 +79,7 @@ class CompiledKernel:
                                   len(arrays))
         out = []
         for name, a in zip(names, arrays):
-            t: TensorDesc = getattr(self.descriptor, name)
-            field_name = _ARG_FIELDS[name]
+            t, field_name = argument(self.descriptor, name)
             a = np.asarray(a)
             if a.dtype != t.data_type.numpy:
                 raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
@@ -106,15 +112,18 @@ class CompiledKernel:
         return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
 
 
-def build_program(desc: OperatorDesc) -> tuple[OperatorDesc, Program]:
-    """Validate, lower and optimize a descriptor; the IR is verified after every step."""
+def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None
+                  ) -> tuple[OperatorDesc, Program]:
+    """Validate, lower and optimize a descriptor; the IR is verified after every step.
+    dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER)."""
     checked = validate(desc)
-    return checked, run_pipeline(verify_program(lower(checked)))
+    return checked, run_pipeline(verify_program(lower(checked)), dump_after=dump_after)
 
 
-def compile(desc: OperatorDesc) -> CompiledKernel:  # noqa: A001 - the public name
+def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
+            dump_after: Optional[set[str]] = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel."""
-    checked, program = build_program(desc)
+    checked, program = build_program(desc, dump_after)
     stages = []
     for k in program.kernels:
         sched = glsl.schedule(k, program)

@@ -11,6 +11,7 @@ from typing import Optional, Union
 
 from .dtypes import DataType
 from .errors import ValidationError
+from .expr import Load
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -152,4 +153,36 @@ class Slice1Desc:
             object.__setattr__(self, name, tuple(getattr(self, name)))
 
 
-OperatorDesc = Union[GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ExpressionDesc:
+    """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.
+
+    `body` is a Load from one of `tensors`, its subscripts affine in the index variables and in
+    values loaded from index tensors (see dmlc.expr). Operators compose into one expression, which
+    is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]` reads X once per element.
+    """
+
+    name: str
+    """The output tensor's name (also its buffer's)."""
+    index_vars: tuple[str, ...]
+    """The output's index variables, outermost first: i, j in W[i, j]."""
+    body: "Load"
+    """What each output element reads."""
+    tensors: tuple[tuple[str, TensorDesc], ...]
+    """(name, tensor) of every input the body may read, in argument order."""
+    output: Optional[TensorDesc] = None
+    """The output tensor. None: inferred (packed; sizes from the subscripts, the body's type)."""
+
+    operator = "expression"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "index_vars", tuple(self.index_vars))
+        object.__setattr__(self, "tensors", tuple((n, t) for n, t in self.tensors))
+
+    def tensor(self, name: str) -> TensorDesc:
+        return dict(self.tensors)[name]
+
+
+OperatorDesc = Union[GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, ExpressionDesc]

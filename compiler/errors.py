@@ -37,3 +37,21 @@ class ShaderCompileError(DmlcError):
 
 class DeviceError(DmlcError):
     """No usable Vulkan device, a device limit exceeded, or a failure inside the runtime."""
+
+
+class ParseError(DmlcError, SyntaxError):
+    """A .dml source does not parse, or names something it may not: the message starts with
+    FILE:LINE:COLUMN, shows the line with a caret under the offending text, and says what was
+    expected there."""
+
+    def __init__(self, message: str, *, filename: str = "<input>", line: int = 0, column: int = 0,
+                 source_line: str = "") -> None:
+        self.filename, self.line, self.column, self.source_line = filename, line, column, source_line
+        text = f"{filename}:{line}:{column}: {message}" if line else f"{filename}: {message}"
+        if source_line:
+            text += f"\n    {source_line}\n    {' ' * (max(column, 1) - 1)}^"
+        DmlcError.__init__(self, text)
+        self.msg = message
+
+    def __str__(self) -> str:
+        return str(self.args[0])

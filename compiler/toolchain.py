@@ -33,7 +33,8 @@ _OP_CAPABILITY = 17
 
 
 def find_tool(env: str, name: str) -> Optional[str]:
-    return os.environ.get(env) or shutil.which(name)
+    """$env if set (a path or a name on PATH), else `name` on PATH; None when not executable."""
+    return shutil.which(os.environ.get(env) or name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -75,7 +76,10 @@ def _numbered(source: str) -> str:
 
 
 def _run(cmd: list[str], what: str, source: str) -> None:
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise ShaderCompileError(f"{what} could not run: {e}") from None
     if done.returncode != 0:
         raise ShaderCompileError(
             f"{what} failed (exit {done.returncode}): {' '.join(cmd)}\n"
@@ -124,3 +128,15 @@ def compile_glsl(source: str) -> bytes:
         except OSError:
             pass  # an unwritable cache costs time, not correctness
     return spirv
+
+
+def disassemble(spirv: bytes) -> str:
+    """SPIR-V assembly text (spirv-dis), for `dmlc compile --emit spvasm`."""
+    tool = find_tool("DMLC_SPIRV_DIS", "spirv-dis")
+    if not tool:
+        raise ShaderCompileError("spirv-dis not found: install Debian's spirv-tools "
+                                 "(make install does) or set DMLC_SPIRV_DIS")
+    done = subprocess.run([tool, "-", "-o", "-"], input=spirv, capture_output=True, timeout=60)
+    if done.returncode != 0:
+        raise ShaderCompileError(f"spirv-dis failed: {done.stderr.decode(errors='replace')}")
+    return done.stdout.decode()

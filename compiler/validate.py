@@ -10,7 +10,7 @@ import dataclasses
 import numbers
 from typing import Sequence
 
-from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
+from .descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
                           TensorDesc)
 from .dtypes import INDEX_TYPES, DataType
 from .errors import ValidationError
@@ -219,6 +219,9 @@ _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_
 def validate(desc: OperatorDesc) -> OperatorDesc:
     """Check `desc` against every rule of SPEC.md; return it with OutputTensor inferred."""
     fn = _VALIDATORS.get(type(desc))
+    if isinstance(desc, ExpressionDesc):
+        from .validate_expression import validate_expression
+        return validate_expression(desc)
     if fn is None:
         raise ValidationError("dmlc.compile", "descriptor", "a GatherDesc, GatherElementsDesc, "
                               "ScatterDesc or Slice1Desc", type(desc).__name__)

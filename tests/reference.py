@@ -79,3 +79,47 @@ def assert_bits_equal(actual: np.ndarray, expected: np.ndarray) -> None:
         where = np.argwhere(a != e)[:5].tolist()
         raise AssertionError(f"bits differ at {where}: got {a[tuple(zip(*where))]}, "
                              f"expected {e[tuple(zip(*where))]}")
+
+
+class _Loaded:
+    """Values read from an index tensor, not yet normalized (the tensor they index decides)."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+
+class _Tensor:
+    """A tensor in a Python-evaluated tensor expression: t[subscripts] with numpy index grids."""
+
+    def __init__(self, name: str, array: np.ndarray) -> None:
+        self.name, self.array = name, array
+
+    def __getitem__(self, subs):
+        subs = subs if isinstance(subs, tuple) else (subs,)
+        fixed = []
+        for k, s in enumerate(subs):
+            dim = self.array.shape[k]
+            if isinstance(s, _Loaded):
+                s = _clamped(s.values, dim)
+            s = np.asarray(s)
+            assert s.min() >= 0 and s.max() < dim, f"{self.name} subscript {k} out of range"
+            fixed.append(s)
+        values = self.array[tuple(np.broadcast_arrays(*fixed))]
+        return _Loaded(values) if self.array.dtype.kind in "iu" and self.index else values
+
+    index = False
+
+
+def evaluate_statement(rhs: str, index_vars: list[str], shape, arrays: dict[str, np.ndarray],
+                       index_tensors: set[str]) -> np.ndarray:
+    """An independent oracle for `Y[index_vars] = rhs`: Python evaluates the right-hand side
+    with numpy index grids (Python's // and % round as dmlc's do); indices loaded from an index
+    tensor are normalized against the dimension they select (negative from the end, clamped)."""
+    grids = np.indices(shape, dtype=np.int64)
+    env: dict[str, object] = dict(zip(index_vars, grids))
+    for name, a in arrays.items():
+        t = _Tensor(name, a)
+        t.index = name in index_tensors
+        env[name] = t
+    out = eval(rhs, {"__builtins__": {}}, env)  # noqa: S307 - test inputs are generated here
+    return np.broadcast_to(out, tuple(shape)).copy()

@@ -1,14 +1,16 @@
 """Lowering: validated operator descriptors -> IR programs, one module per operator family."""
 from __future__ import annotations
 
-from ..descriptors import GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
+from ..descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
 from ..ir import Program
+from .expression import lower_expression
 from .gather import lower_gather, lower_gather_elements
 from .scatter import lower_scatter
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
-          ScatterDesc: lower_scatter, Slice1Desc: lower_slice}
+          ScatterDesc: lower_scatter, Slice1Desc: lower_slice,
+          ExpressionDesc: lower_expression}
 
 
 def lower(desc: OperatorDesc) -> Program:

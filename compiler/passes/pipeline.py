@@ -1,6 +1,7 @@
 """The pass pipeline: a named list, run in order, the IR verified after every pass.
 
-DMLC_DUMP_AFTER=NAME (or "all") prints the IR after that pass to stderr;
+DMLC_DUMP_AFTER=NAME (or "lower" for the IR before any pass, or "all") prints the IR after that
+pass to stderr;
 DMLC_DISABLE_PASSES=NAME,... (or "all") skips passes: the test suite runs both ways and the
 results must agree bit for bit.
 """
@@ -30,10 +31,19 @@ def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
                  disabled: Optional[set[str]] = None) -> Program:
     dump_after = _names("DMLC_DUMP_AFTER") if dump_after is None else dump_after
     disabled = _names("DMLC_DISABLE_PASSES") if disabled is None else disabled
+    if "lower" in dump_after or "all" in dump_after:
+        print(f"# IR after lower\n{render_program(p)}", file=sys.stderr)
     for name, fn in PIPELINE:
         if name in disabled or "all" in disabled:
+            if name in dump_after or "all" in dump_after:
+                print(f"# IR after {name}: skipped (DMLC_DISABLE_PASSES)", file=sys.stderr)
             continue
         p = verify_program(fn(p))
         if name in dump_after or "all" in dump_after:
             print(f"# IR after {name}\n{render_program(p)}", file=sys.stderr)
     return p
+
+
+def pass_names() -> list[str]:
+    """What --dump-after accepts: the lowering, every pass, or all."""
+    return ["lower", *(name for name, _ in PIPELINE), "all"]

@@ -1,0 +1,198 @@
+"""`dmlc compile` and `dmlc run`: .dml files in, shaders or results out."""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Optional, Union
+
+import numpy as np
+
+from . import toolchain
+from .compiled import CompiledKernel
+from .errors import DmlcError, ValidationError
+from .lang import Module, Unit, load
+
+EMITS = ("ir", "glsl", "spirv", "spvasm")
+SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
+PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
+
+
+class UsageError(DmlcError):
+    """The command line asks for something impossible (exit code 2)."""
+
+
+Artifact = tuple[str, str, Union[str, bytes]]  # (name, emit, content)
+
+
+def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
+    """One artifact per program (ir) or per shader stage (glsl, spirv, spvasm)."""
+    out: list[Artifact] = []
+    for name, k in kernels.items():
+        name = k.program.name if name == "OutputTensor" else name  # DirectML: the operator
+        if emit == "ir":
+            out.append((name, emit, k.ir))
+            continue
+        for stage in k.stages:
+            label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
+            content: Union[str, bytes] = {"glsl": stage.glsl, "spirv": stage.spirv}.get(emit) or \
+                toolchain.disassemble(stage.spirv)
+            out.append((label, emit, content))
+    return out
+
+
+def _text(items: list[Artifact]) -> str:
+    if len(items) == 1:
+        return str(items[0][2])
+    comment = {"ir": "#", "glsl": "//", "spvasm": ";"}
+    return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in items)
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    module = load(args.file)
+    dump = set(args.dump_after) if args.dump_after else None
+    kernels = module.compile(dump_after=dump)
+    emits = list(dict.fromkeys(args.emit or ["glsl"]))
+    produced = [artifacts(kernels, e) for e in emits]
+    flat = [a for group in produced for a in group]
+    if args.output and len(flat) > 1:  # a directory: one file per artifact
+        os.makedirs(args.output, exist_ok=True)
+        for name, emit, content in flat:
+            path = os.path.join(args.output, f"{name}.{SUFFIX[emit]}")
+            _write(path, content)
+            print(f"wrote {path}", file=sys.stderr)
+        return 0
+    if args.output:
+        _write(args.output, flat[0][2])
+        return 0
+    if any(isinstance(c, bytes) for _, _, c in flat):
+        if len(flat) > 1:
+            raise UsageError(f"{len(flat)} artifacts include binary SPIR-V; use -o DIR")
+        if sys.stdout.isatty():
+            raise UsageError("refusing to write binary SPIR-V to a terminal; use -o FILE.spv "
+                             "or --emit spvasm")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(flat[0][2])  # type: ignore[arg-type]
+        return 0
+    for group in produced:
+        sys.stdout.write(_text(group).rstrip("\n") + "\n")
+    return 0
+
+
+def _write(path: str, content: Union[str, bytes]) -> None:
+    try:
+        with open(path, "wb") as f:
+            f.write(content if isinstance(content, bytes) else content.encode())
+    except OSError as e:
+        raise UsageError(f"cannot write {path}: {e.strerror}") from None
+
+
+def _inputs(specs: list[str]) -> dict[str, np.ndarray]:
+    out = {}
+    for spec in specs or []:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise UsageError(f"--input expects NAME=FILE.npy, got {spec!r}")
+        try:
+            out[name] = np.load(path, allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise ValidationError("dmlc run", f"--input {name}", "a readable .npy file",
+                                  path, str(e)) from None
+    return out
+
+
+def format_number(x: np.generic) -> str:
+    if isinstance(x, np.floating):
+        return np.format_float_positional(x, trim="-")
+    return str(int(x))
+
+
+def format_array(a: np.ndarray, indent: int) -> str:
+    """Nested rows in brackets, the innermost on one line: [[1, 2], [3, 4]]."""
+    if a.ndim == 1:
+        return "[" + ", ".join(format_number(x) for x in a) + "]"
+    pad = " " * (indent + 1)
+    rows = [format_array(r, indent + 1) for r in a]
+    return "[" + (",\n" + pad).join(rows) + "]"
+
+
+def format_result(module: Module, u: Unit, value: np.ndarray) -> str:
+    """The result in the file's own notation."""
+    if module.kind == "directml":
+        head = (f"OutputTensor: (Sizes:{{{', '.join(map(str, value.shape))}}}, "
+                f"DataType:{value.dtype.name.upper()})")
+        indent = 4
+    else:
+        head = f"{u.name}: {value.dtype.name}[{', '.join(map(str, value.shape))}]"
+        indent = len(head) + 3
+    if value.size > PRINT_LIMIT:
+        return f"{head}  // {value.size} elements: save them with -o FILE.npy"
+    if module.kind == "directml":
+        return f"{head}\n    {format_array(value, indent)}"
+    return f"{head} = {format_array(value, indent)}"
+
+
+def _mismatch(expected: np.ndarray, actual: np.ndarray) -> Optional[str]:
+    """Where two results differ bit for bit (NaN payloads and -0.0 count), or None."""
+    if expected.shape != actual.shape:
+        return f"shape {expected.shape} expected, got {actual.shape}"
+    bits = f"uint{8 * expected.dtype.itemsize}"
+    diff = expected.view(bits) != actual.view(bits)
+    if not diff.any():
+        return None
+    pos = tuple(int(i) for i in np.unravel_index(int(np.argmax(diff)), diff.shape))
+    return (f"{int(diff.sum())} of {diff.size} elements differ; first at {list(pos)}: "
+            f"expected {format_number(expected[pos])}, got {format_number(actual[pos])}")
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    module = load(args.file)
+    results = module.run(_inputs(args.input))
+    if args.output:
+        if len(results) > 1 and not args.output.endswith(".npz"):
+            raise UsageError(f"{len(results)} outputs ({', '.join(results)}): use -o FILE.npz")
+        try:
+            if args.output.endswith(".npz"):
+                np.savez(args.output, **results)
+            else:
+                np.save(args.output, next(iter(results.values())))
+        except OSError as e:
+            raise UsageError(f"cannot write {args.output}: {e.strerror}") from None
+    status = 0
+    for u in module.units:
+        value = results[u.name]
+        if not args.output:
+            print(format_result(module, u, value))
+        if u.expected is not None:
+            problem = _mismatch(u.expected.astype(value.dtype), value)
+            if problem:
+                print(f"dmlc: error: {u.name} differs from the values the file expects: "
+                      f"{problem}", file=sys.stderr)
+                status = 1
+            else:
+                print(f"{u.name}: matches the values the file expects", file=sys.stderr)
+    return status
+
+
+def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:  # type: ignore[type-arg]
+    c = sub.add_parser("compile", help="compile a .dml file to IR, GLSL or SPIR-V",
+                       description="Compile every operator or expression of FILE. Artifacts go to "
+                       "stdout, or to -o: a file for one artifact, a directory for several.")
+    c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
+                   "expressions)")
+    c.add_argument("--emit", action="append", choices=EMITS,
+                   help="what to produce (repeat for several; default glsl)")
+    c.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
+    c.add_argument("--dump-after", action="append", choices=passes, metavar="PASS",
+                   help="print the IR to stderr after PASS (one of: " + ", ".join(passes) + ")")
+    c.set_defaults(func=cmd_compile)
+    r = sub.add_parser("run", help="run a .dml file on the Vulkan device and print the results",
+                       description="Run FILE on the Vulkan device with the data it gives (or "
+                       "--input). Results print in the file's notation; values the file gives "
+                       "for an output are checked bit for bit (exit 1 on a difference).")
+    r.add_argument("file", metavar="FILE")
+    r.add_argument("--input", action="append", metavar="NAME=FILE.npy",
+                   help="data for the tensor NAME (InputTensor, X...), replacing the file's")
+    r.add_argument("-o", "--output", metavar="FILE.npy",
+                   help="save the result (.npy; .npz for several outputs) instead of printing")
+    r.set_defaults(func=cmd_run)

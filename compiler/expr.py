@@ -1,0 +1,141 @@
+"""Tensor-expression trees: the index arithmetic of `Y[i, j] = X[I[i, j], 2 - j]`, as data.
+
+Small frozen (hashable) nodes, so that an ExpressionDesc can be memoized like any descriptor.
+Index arithmetic is affine with constant divisors: + - and * by a constant, // and % by a positive
+constant. A `Load` of an index tensor used as a whole subscript becomes an `IndexValue`: the loaded
+index normalized against the dimension it selects (negative counts from the end, then clamped,
+as SPEC.md says for the operators' IndicesTensor).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterator, Union
+
+
+@dataclass(frozen=True)
+class Const:
+    value: int
+
+
+@dataclass(frozen=True)
+class Var:
+    name: str
+
+
+@dataclass(frozen=True)
+class Add:
+    a: "Expr"
+    b: "Expr"
+
+
+@dataclass(frozen=True)
+class Mul:
+    a: "Expr"
+    factor: int
+
+
+@dataclass(frozen=True)
+class FloorDiv:
+    a: "Expr"
+    divisor: int
+
+
+@dataclass(frozen=True)
+class Mod:
+    a: "Expr"
+    divisor: int
+
+
+@dataclass(frozen=True)
+class Load:
+    tensor: str
+    subscripts: tuple["Expr", ...]
+
+
+@dataclass(frozen=True)
+class IndexValue:
+    """The value of an index tensor's element, normalized against a dimension of `size`."""
+
+    load: Load
+    size: int
+
+
+Expr = Union[Const, Var, Add, Mul, FloorDiv, Mod, Load, IndexValue]
+
+
+def children(e: Expr) -> tuple[Expr, ...]:
+    if isinstance(e, (Add,)):
+        return (e.a, e.b)
+    if isinstance(e, (Mul, FloorDiv, Mod)):
+        return (e.a,)
+    if isinstance(e, Load):
+        return e.subscripts
+    if isinstance(e, IndexValue):
+        return (e.load,)
+    return ()
+
+
+def walk(e: Expr) -> Iterator[Expr]:
+    """Every node of `e`, parents before children."""
+    yield e
+    for c in children(e):
+        yield from walk(c)
+
+
+def transform(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """Rebuild `e` bottom-up; where fn returns a node, it replaces the (rebuilt) original."""
+    if isinstance(e, Add):
+        e = Add(transform(e.a, fn), transform(e.b, fn))
+    elif isinstance(e, Mul):
+        e = Mul(transform(e.a, fn), e.factor)
+    elif isinstance(e, FloorDiv):
+        e = FloorDiv(transform(e.a, fn), e.divisor)
+    elif isinstance(e, Mod):
+        e = Mod(transform(e.a, fn), e.divisor)
+    elif isinstance(e, Load):
+        e = Load(e.tensor, tuple(transform(s, fn) for s in e.subscripts))
+    elif isinstance(e, IndexValue):
+        load = transform(e.load, fn)
+        assert isinstance(load, Load)
+        e = IndexValue(load, e.size)
+    out = fn(e)
+    return e if out is None else out
+
+
+def substitute(e: Expr, env: dict[str, Expr]) -> Expr:
+    """`e` with every Var named in env replaced by its expression."""
+    return transform(e, lambda n: env.get(n.name) if isinstance(n, Var) else None)
+
+
+def variables(e: Expr) -> set[str]:
+    return {n.name for n in walk(e) if isinstance(n, Var)}
+
+
+def render(e: Expr) -> str:
+    """Source-like text, for messages: 2*i + 1, I[i, j]."""
+    if isinstance(e, Const):
+        return str(e.value)
+    if isinstance(e, Var):
+        return e.name
+    if isinstance(e, Add):
+        if isinstance(e.b, Mul) and e.b.factor == -1:
+            return f"{render(e.a)} - {_operand(e.b.a)}"
+        if isinstance(e.b, Const) and e.b.value < 0:
+            return f"{render(e.a)} - {-e.b.value}"
+        return f"{render(e.a)} + {render(e.b)}"
+    if isinstance(e, Mul):
+        return f"-{_operand(e.a)}" if e.factor == -1 else f"{e.factor}*{_operand(e.a)}"
+    if isinstance(e, FloorDiv):
+        return f"{_operand(e.a)} // {e.divisor}"
+    if isinstance(e, Mod):
+        return f"{_operand(e.a)} % {e.divisor}"
+    if isinstance(e, Load):
+        return f"{e.tensor}[{', '.join(render(s) for s in e.subscripts)}]"
+    if isinstance(e, IndexValue):
+        return render(e.load)
+    raise TypeError(e)
+
+
+def _operand(e: Expr) -> str:
+    text = render(e)
+    return f"({text})" if isinstance(e, (Add, FloorDiv, Mod)) else text

@@ -1,0 +1,171 @@
+"""DirectML notation -> an operator descriptor, its data and its documented output.
+
+    DML_GATHER_OPERATOR_DESC            (or `gather`; without a name the fields decide)
+    Axis: 0
+    IndexDimensions: 1
+    InputTensor: (Sizes:{4}, DataType:FLOAT32)  [11,12,13,14]
+    IndicesTensor: (Sizes:{5}, DataType:UINT32) [3,1,3,0,2]
+    OutputTensor: (Sizes:{5}, DataType:FLOAT32) [14,12,14,11,13]
+
+Data after OutputTensor is the expected result, as on DirectML's pages.
+"""
+from __future__ import annotations
+
+import difflib
+from typing import Any, Optional
+
+import numpy as np
+
+from ..descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
+                           TensorDesc)
+from ..dtypes import DataType
+from ..errors import ParseError
+from .data import Source, array_data, buffer_for
+from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
+from .unit import Unit
+
+# operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only)
+OPERATORS: dict[str, tuple[type, dict[str, Optional[str]]]] = {
+    "DML_GATHER": (GatherDesc, {"InputTensor": "input", "IndicesTensor": "indices",
+                                "OutputTensor": "output", "Axis": "axis",
+                                "IndexDimensions": "index_dimensions"}),
+    "DML_GATHER_ELEMENTS": (GatherElementsDesc, {"InputTensor": "input", "IndicesTensor": "indices",
+                                                 "OutputTensor": "output", "Axis": "axis"}),
+    "DML_SCATTER": (ScatterDesc, {"InputTensor": "input", "IndicesTensor": "indices",
+                                  "UpdatesTensor": "updates", "OutputTensor": "output",
+                                  "Axis": "axis"}),
+    "DML_SLICE1": (Slice1Desc, {"InputTensor": "input", "OutputTensor": "output",
+                                "DimensionCount": None, "InputWindowOffsets": "offsets",
+                                "InputWindowSizes": "sizes", "InputWindowStrides": "strides"}),
+}
+ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
+           "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
+           "DML_SCATTER_ELEMENTS": "DML_SCATTER", "SLICE": "DML_SLICE1", "SLICE1": "DML_SLICE1"}
+TENSOR_FIELDS = ("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor")
+ARGUMENT_OF = {"InputTensor": "input", "IndicesTensor": "indices", "UpdatesTensor": "updates"}
+
+
+def operator_name(text: str) -> Optional[str]:
+    """DML_GATHER_OPERATOR_DESC, DML_GATHER, gather -> DML_GATHER (None if unknown)."""
+    name = text.upper().removesuffix("_OPERATOR_DESC")
+    name = ALIASES.get(name, name)
+    return name if name in OPERATORS else None
+
+
+def _infer_operator(fields: dict[str, FieldItem]) -> str:
+    """Without an operator name: the fields only one operator has decide."""
+    if any(f.startswith("InputWindow") for f in fields):
+        return "DML_SLICE1"
+    if "UpdatesTensor" in fields:
+        return "DML_SCATTER"
+    if "IndexDimensions" in fields:
+        return "DML_GATHER"
+    return "DML_GATHER_ELEMENTS"
+
+
+def _tensor(f: FieldItem, src: Source) -> TensorDesc:
+    if not isinstance(f.value, TensorSyntax):
+        raise src.error(f"{f.name}: expected a tensor such as (Sizes:{{2, 3}}, "
+                        "DataType:FLOAT32)", f.loc)
+    props: dict[str, tuple[Any, Loc]] = {}
+    known = {"Sizes", "DataType", "Strides", "TotalTensorSizeInBytes", "DimensionCount"}
+    for name, value, loc in f.value.props:
+        if name not in known:
+            raise src.error(f"{f.name}: unknown tensor property {name!r}; expected one of "
+                            + ", ".join(sorted(known)) + _suggest(name, known), loc)
+        props[name] = (value, loc)
+    for need in ("Sizes", "DataType"):
+        if need not in props:
+            raise src.error(f"{f.name}: {need} is missing", f.value.loc)
+
+    def ints(name: str) -> Optional[tuple[int, ...]]:
+        if name not in props:
+            return None
+        value, loc = props[name]
+        if isinstance(value, Number):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(n, Number) and n.is_int
+                                                  for n in value):
+            raise src.error(f"{f.name}.{name}: expected integers in braces, such as {{2, 3}}", loc)
+        return tuple(int(n.value()) for n in value)
+
+    dtype_text, dtype_loc = props["DataType"]
+    try:
+        dtype = DataType.of(dtype_text if isinstance(dtype_text, str) else None)
+    except ValueError:
+        raise src.error(f"{f.name}.DataType: expected one of " + ", ".join(DataType.__members__)
+                        + f", got {getattr(dtype_text, 'text', dtype_text)}", dtype_loc) from None
+    sizes = ints("Sizes") or ()
+    count = ints("DimensionCount")
+    if count is not None and count != (len(sizes),):
+        raise src.error(f"{f.name}.DimensionCount: expected {len(sizes)} (the number of Sizes), "
+                        f"got {count[0]}", props["DimensionCount"][1])
+    total = ints("TotalTensorSizeInBytes")
+    return TensorDesc(data_type=dtype, sizes=sizes, strides=ints("Strides"),
+                      total_bytes=total[0] if total else None)
+
+
+def _suggest(name: str, options: Any) -> str:
+    close = difflib.get_close_matches(name, list(options), n=1)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def build_unit(op_item: Optional[OperatorItem], fields: list[FieldItem], src: Source) -> Unit:
+    if op_item is not None:
+        op = operator_name(op_item.name)
+        if op is None:
+            names = sorted(OPERATORS) + sorted(a.lower() for a in ALIASES)
+            raise src.error(f"unknown operator {op_item.name!r}; expected one of "
+                            + ", ".join(names), op_item.loc)
+    by_name: dict[str, FieldItem] = {}
+    for f in fields:
+        if f.name in by_name:
+            raise src.error(f"{f.name} is given twice (first on line {by_name[f.name].loc.line})",
+                            f.loc)
+        by_name[f.name] = f
+    op = operator_name(op_item.name) if op_item else _infer_operator(by_name)  # type: ignore[assignment]
+    assert op is not None
+    cls, allowed = OPERATORS[op]
+    for f in fields:
+        if f.name not in allowed:
+            raise src.error(f"{op}: unknown field {f.name!r}; expected one of "
+                            + ", ".join(allowed) + _suggest(f.name, allowed), f.loc)
+    kwargs: dict[str, Any] = {}
+    data: dict[str, np.ndarray] = {}
+    expected = None
+    for name, keyword in allowed.items():
+        f = by_name.get(name)
+        if f is None:
+            continue
+        if name in TENSOR_FIELDS:
+            t = _tensor(f, src)
+            kwargs[keyword] = t  # type: ignore[index]
+            syntax: TensorSyntax = f.value
+            if syntax.data is not None:
+                values = array_data(syntax.data, t, src, f"{name} data")
+                if name == "OutputTensor":
+                    expected = values
+                else:
+                    data[ARGUMENT_OF[name]] = buffer_for(values, t, src, f"{name} data",
+                                                         syntax.data.loc)
+        elif keyword is not None:
+            kwargs[keyword] = _field_value(f, src)
+    for name, keyword in allowed.items():
+        if keyword not in kwargs and keyword != "output" and keyword is not None:
+            raise src.error(f"{op}: {name} is missing", op_item.loc if op_item else
+                            (fields[0].loc if fields else None))
+    desc: OperatorDesc = cls(**kwargs)
+    arguments = {ARGUMENT_OF[n]: n for n in TENSOR_FIELDS if n in ARGUMENT_OF and n in allowed}
+    locations = {f.name: f.loc for f in fields}
+    if op_item:
+        locations[op] = op_item.loc
+    return Unit("OutputTensor", desc, arguments, data, expected, locations)
+
+
+def _field_value(f: FieldItem, src: Source) -> Any:
+    v = f.value
+    if isinstance(v, Number) and v.is_int:
+        return int(v.value())
+    if isinstance(v, list) and all(isinstance(n, Number) and n.is_int for n in v):
+        return tuple(int(n.value()) for n in v)
+    raise src.error(f"{f.name}: expected an integer or integers in braces", f.loc)

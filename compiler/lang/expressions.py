@@ -1,0 +1,92 @@
+"""Tensor expressions -> one ExpressionDesc per statement, earlier statements inlined (fused).
+
+    X: float32[3, 3]                 declarations: inputs, optionally `= [data]`
+    I: int32[2, 3]
+    Y[i, j] = X[I[i, j], j]          statements: one output each, one kernel each
+    W[i, j] = Y[i // 2, 2 - j]       reading Y inlines its definition: still one read of X
+
+A statement's output may be declared too: the declaration fixes its shape and type, and data
+given with it is the expected result that `dmlc run` checks.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Optional
+
+import numpy as np
+
+from .. import expr as E
+from ..descriptors import ExpressionDesc, TensorDesc
+from ..dtypes import DataType
+from ..errors import ValidationError
+from ..validate import validate
+from .data import Source, array_data
+from .parser import DeclarationItem, StatementItem
+from .unit import Unit
+
+
+def _declared(d: DeclarationItem, src: Source) -> TensorDesc:
+    try:
+        dtype = DataType.of(d.dtype)
+    except ValueError:
+        raise src.error(f"{d.name}: unknown data type {d.dtype!r}; expected one of "
+                        + ", ".join(t.value for t in DataType), d.dtype_loc) from None
+    if not d.sizes or any(s < 1 for s in d.sizes):
+        raise src.error(f"{d.name}: expected 1 to 8 sizes, each at least 1, got "
+                        f"[{', '.join(map(str, d.sizes))}]", d.loc)
+    return TensorDesc(data_type=dtype, sizes=d.sizes)
+
+
+def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
+                src: Source) -> list[Unit]:
+    declared: dict[str, tuple[TensorDesc, DeclarationItem]] = {}
+    for d in decls:
+        if d.name in declared:
+            raise src.error(f"{d.name} is declared twice (first on line "
+                            f"{declared[d.name][1].loc.line})", d.loc)
+        declared[d.name] = (_declared(d, src), d)
+    defined: dict[str, ExpressionDesc] = {}
+    inputs = {n: t for n, (t, _) in declared.items() if n not in {s.name for s in stmts}}
+    units = []
+    for s in stmts:
+        if s.name in defined:
+            raise src.error(f"{s.name} is defined twice", s.loc)
+        decl = declared.get(s.name)
+        # First check the statement as written, with earlier outputs as tensors of their shapes.
+        visible = {**inputs, **{n: d.output for n, d in defined.items() if d.output}}
+        desc = ExpressionDesc(name=s.name, index_vars=s.index_vars, body=s.body,
+                              tensors=tuple(visible.items()),
+                              output=decl[0] if decl else None)
+        try:
+            checked = validate(desc)
+        except ValidationError as e:
+            raise src.error(f"{s.text}: {e}", s.loc) from None
+        assert isinstance(checked, ExpressionDesc)
+        body = _inline(checked.body, defined)
+        used = {n.tensor for n in E.walk(body) if isinstance(n, E.Load)}
+        final = dataclasses.replace(checked, body=body, tensors=tuple(
+            (n, t) for n, t in inputs.items() if n in used))
+        defined[s.name] = final
+        data = {n: array_data(declared[n][1].data, t, src, f"{n} data")  # type: ignore[arg-type]
+                for n, t in final.tensors if declared[n][1].data is not None}
+        expected: Optional[np.ndarray] = None
+        if decl is not None and decl[1].data is not None:
+            expected = array_data(decl[1].data, decl[0], src, f"{s.name} data")
+        locations = {n: declared[n][1].loc for n, _ in final.tensors}
+        locations[s.name] = s.loc
+        units.append(Unit(s.name, final, {n: n for n, _ in final.tensors}, data, expected,
+                          locations))
+    return units
+
+
+def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
+    """Replace reads of earlier outputs by what those outputs read (their bodies are inlined
+    already), so that every statement reads only declared inputs."""
+    def fn(n: E.Expr) -> Optional[E.Expr]:
+        if isinstance(n, E.Load) and n.tensor in defined:
+            d = defined[n.tensor]
+            return E.substitute(d.body, dict(zip(d.index_vars, n.subscripts)))
+        return None
+    out = E.transform(body, fn)
+    assert isinstance(out, E.Load)
+    return out
