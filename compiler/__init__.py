@@ -15,7 +15,20 @@ from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ParseError,
 
 __version__ = "0.1.0"
 
+
+def to_device(array):  # type: ignore[no-untyped-def]
+    """Upload an array to the Vulkan device: a DeviceTensor that kernels and the one-shot
+    functions accept (and then return one), `.numpy()` to download."""
+    from dmlc.runtime.tensor import to_device as upload
+    return upload(array)
+
+
+def empty(shape, dtype):  # type: ignore[no-untyped-def]
+    """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
+    from dmlc.runtime.tensor import empty as allocate
+    return allocate(tuple(shape), dtype)
+
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
            "CompiledKernel", "lang", "ExpressionDesc", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
            "TensorDesc", "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
-           "ShaderCompileError", "DeviceError", "ParseError", "__version__"]
+           "ShaderCompileError", "DeviceError", "ParseError", "to_device", "empty", "__version__"]

@@ -1,4 +1,5 @@
-"""The one-shot operator functions: numpy arrays in, a new numpy array out.
+"""The one-shot operator functions: numpy arrays in, a new numpy array out (device tensors in: a
+device tensor out, nothing crossing to the host).
 
 Each builds a descriptor from its arguments, compiles it once (kernels are memoized per
 descriptor, so a repeated call reuses its pipelines) and runs it on the process's Vulkan device.
@@ -10,17 +11,18 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .compiled import cached_compile
+from .compiled import cached_compile, is_device_tensor
 from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
 from .dtypes import DataType
 from .errors import IndexOutOfRangeError, ValidationError
 from .validate import MAX_RANK
 
 
-def as_array(op: str, field: str, value: Any) -> np.ndarray:
-    """`value` as a numpy array of a DirectML data type and 1 to 8 dimensions."""
+def as_array(op: str, field: str, value: Any) -> Any:
+    """`value` as a numpy array (or the DeviceTensor it is) of a DirectML data type and 1 to 8
+    dimensions."""
     try:
-        a = np.asarray(value)
+        a = value if is_device_tensor(value) else np.asarray(value)
     except Exception as e:  # ragged lists and other things numpy refuses
         raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
     try:
@@ -41,12 +43,36 @@ def same_ndim(op: str, **arrays: np.ndarray) -> None:
                                   "DimensionCount for all tensors)", b.ndim)
 
 
-def tensor_of(a: np.ndarray) -> TensorDesc:
-    return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape)
+def tensor_of(a: Any) -> TensorDesc:
+    """The tensor an argument holds. A non-contiguous numpy view with non-negative strides (a
+    transpose, every n-th row, a broadcast) keeps its layout: its strides fold into the kernel,
+    and the call uploads the memory it spans as is (see `buffer_of`)."""
+    dtype = DataType.of(a.dtype)
+    if is_device_tensor(a) or a.flags.c_contiguous or not _strides_fold(a):
+        return TensorDesc(data_type=dtype, sizes=a.shape)
+    return TensorDesc(data_type=dtype, sizes=a.shape,
+                      strides=tuple(st // a.itemsize if n > 1 else 0
+                                    for st, n in zip(a.strides, a.shape)))
 
 
-def check_index_values(op: str, indices: np.ndarray, dim: int) -> None:
+def _strides_fold(a: np.ndarray) -> bool:
+    return a.size > 0 and all(st >= 0 and st % a.itemsize == 0 for st in a.strides)
+
+
+def buffer_of(a: Any) -> Any:
+    """What the kernel reads for an argument: the array, or for a strided view the flat run of
+    elements its strides span (the same memory, not a copy)."""
+    if is_device_tensor(a) or a.flags.c_contiguous or not _strides_fold(a):
+        return a
+    span = tensor_of(a).buffer_elements
+    return np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(a.itemsize,),
+                                           writeable=False)
+
+
+def check_index_values(op: str, indices: Any, dim: int) -> None:
     """Raise IndexOutOfRangeError for the first index (row-major) outside the axis."""
+    if is_device_tensor(indices):
+        indices = indices.numpy()  # the check runs on the host for now
     signed = DataType.of(indices.dtype).is_signed_int
     lo = -dim if signed else 0
     if signed:
@@ -78,7 +104,7 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
                                        index_dimensions=index_dimensions))
     if check_indices:
         check_index_values(op, i, _axis_size(op, x, axis))
-    return kernel(x, i)
+    return kernel(buffer_of(x), buffer_of(i))
 
 
 def gather_elements(input: Any, indices: Any, *, axis: int,
@@ -91,7 +117,7 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
                                                axis=axis))
     if check_indices:
         check_index_values(op, i, _axis_size(op, x, axis))
-    return kernel(x, i)
+    return kernel(buffer_of(x), buffer_of(i))
 
 
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
@@ -108,7 +134,7 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
                                         updates=tensor_of(u), axis=axis))
     if check_indices:
         check_index_values(op, i, _axis_size(op, x, axis))
-    return kernel(x, i, u)
+    return kernel(buffer_of(x), buffer_of(i), buffer_of(u))
 
 
 scatter_elements = scatter
@@ -126,7 +152,7 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=_ints(op, "InputWindowOffsets", offsets),
                                        sizes=_ints(op, "InputWindowSizes", sizes),
                                        strides=_ints(op, "InputWindowStrides", strides), output=out))
-    return kernel(x)
+    return kernel(buffer_of(x))
 
 
 def _ints(op: str, field: str, values: Any) -> tuple[Any, ...]:

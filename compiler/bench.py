@@ -197,6 +197,42 @@ def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]
     return rows
 
 
+EMPTY_SHADER = ("#version 450\nlayout(local_size_x = 64) in;\n"
+                "layout(std430, binding = 0) buffer B { uint data[]; } b;\nvoid main() {}\n")
+
+
+def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
+    """Host cost of calling a cached kernel on device tensors (out= given), against a bare
+    pre-recorded kp dispatch of an empty shader, interleaved; each the best round's mean."""
+    from dmlc.runtime import get_device
+    from dmlc.runtime.device import _import_kp
+    from dmlc.runtime.tensor import empty, to_device
+    kp, mgr = _import_kp(), get_device().manager
+    slot = mgr.tensor_t(np.zeros(4, np.uint32))
+    no_consts = np.zeros(0, np.uint32)
+    algo = mgr.algorithm([slot], toolchain.compile_glsl(EMPTY_SHADER), (1, 1, 1), no_consts, no_consts)
+    bare = mgr.sequence()
+    bare.record(kp.OpAlgoDispatch(algo))
+    x, i = np.arange(8, dtype=np.float32).reshape(4, 2), np.array([[3, 1, 0, 2]], np.int32)
+    kernel = compile_desc(GatherDesc(input=_t("float32", x.shape), indices=_t("int32", i.shape),
+                                     axis=0, index_dimensions=1))
+    xd, idd, out = to_device(x), to_device(i), empty((4, 2), np.float32)
+
+    def per_call(fn: Callable[[], Any]) -> float:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        return (time.perf_counter() - t0) / calls
+
+    samples: dict[str, list[float]] = {"bare": [], "kernel": []}
+    for _ in range(rounds + 1):  # the first round warms up
+        samples["bare"].append(per_call(bare.eval))
+        samples["kernel"].append(per_call(lambda: kernel(xd, idd, out=out)))
+    bare_us, kernel_us = (min(v[1:]) * 1e6 for v in (samples["bare"], samples["kernel"]))
+    return {"bare_dispatch_us": bare_us, "kernel_call_us": kernel_us,
+            "ratio": kernel_us / bare_us, "target": 2.0}
+
+
 def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
         echo: Callable[[str], None] = print) -> dict[str, Any]:
     from dmlc.runtime import get_device
@@ -221,8 +257,14 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
     echo("\ncompile latency (median of 5): operator, cold (no SPIR-V cache), warm (cache hit)")
     for row in latency:
         echo(f"  {row['operator']:22} cold {row['cold_ms']:7.1f} ms   warm {row['warm_ms']:6.2f} ms")
+    overhead = call_overhead(calls=500 if quick else 2000)
+    echo("\ncall overhead: a cached kernel on device tensors (out=) vs a bare pre-recorded kp "
+         "dispatch of an empty shader")
+    echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
+         f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (target <= 2) "
+         + ("ok" if overhead["ratio"] <= 2 else "MISS"))
     report = {"device": get_device().name, "quick": quick, "repeats": repeats,
-              "cases": results, "compile_latency": latency}
+              "cases": results, "compile_latency": latency, "call_overhead": overhead}
     if json_path:
         with open(json_path, "w") as f:
             json.dump(report, f, indent=2)

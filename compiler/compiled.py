@@ -21,6 +21,22 @@ from .validate import fmt, validate
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
 
 
+def is_device_tensor(a: Any) -> bool:
+    return type(a).__name__ == "DeviceTensor" and hasattr(a, "kp_tensor")
+
+
+def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:
+    """A DeviceTensor argument must hold exactly the tensor the kernel was compiled for."""
+    if not is_device_tensor(a):
+        raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
+                              "dmlc.empty)", type(a).__name__)
+    if a.dtype != t.data_type.numpy:
+        raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
+    want = t.sizes if t.is_packed else (t.buffer_elements,)
+    if a.shape != want:
+        raise ValidationError(op, f"{field_name} shape", fmt(want), fmt(a.shape))
+
+
 def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     """The tensor behind the program input `name`, and how errors call it."""
     if isinstance(desc, ExpressionDesc):
@@ -80,6 +96,10 @@ class CompiledKernel:
         out = []
         for name, a in zip(names, arrays):
             t, field_name = argument(self.descriptor, name)
+            if is_device_tensor(a):
+                check_device_tensor(op, field_name, a, t)
+                out.append(a)
+                continue
             a = np.asarray(a)
             if a.dtype != t.data_type.numpy:
                 raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
@@ -101,9 +121,21 @@ class CompiledKernel:
                                           [(s.invocations, s.local_size) for s in self.stages])
         return self._executable
 
-    def __call__(self, *arrays: Any) -> np.ndarray:
+    def __call__(self, *arrays: Any, out: Any = None) -> Any:
+        """Run on the device. With numpy arrays: returns a new numpy array. With any
+        DeviceTensor argument, or out=: the result stays on the device (a DeviceTensor; `out`,
+        of the output's shape and dtype, is written and returned, which makes a repeated call
+        one pre-recorded dispatch per kernel)."""
         checked = self._arrays(arrays)
-        return self.executable().run(checked)
+        if out is None and not any(is_device_tensor(a) for a in checked):
+            return self.executable().run(checked)
+        from dmlc.runtime.tensor import empty, to_device
+        tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
+        if out is None:
+            out = empty(self.output.sizes, self.output.data_type.numpy)
+        else:
+            check_device_tensor(self.descriptor.operator, "out", out, self.output)
+        return self.executable().run_device(tensors, out)
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
