@@ -156,13 +156,12 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
             dump_after: Optional[set[str]] = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel."""
     checked, program = build_program(desc, dump_after)
-    stages = []
-    for k in program.kernels:
-        sched = glsl.schedule(k, program)
-        source = glsl.render_glsl(k, program, sched)
-        stages.append(Stage(k.name, source, toolchain.compile_glsl(source), sched.invocations,
-                            sched.local_size))
-    return CompiledKernel(checked, program, tuple(stages))
+    scheds = [glsl.schedule(k, program) for k in program.kernels]
+    sources = [glsl.render_glsl(k, program, s) for k, s in zip(program.kernels, scheds)]
+    spirv = toolchain.compile_many(sources)
+    return CompiledKernel(checked, program, tuple(
+        Stage(k.name, src, code, s.invocations, s.local_size)
+        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)))
 
 
 @functools.lru_cache(maxsize=128)

@@ -8,6 +8,7 @@ Environment:
 """
 from __future__ import annotations
 
+import concurrent.futures
 import functools
 import hashlib
 import os
@@ -103,20 +104,38 @@ def _compile_uncached(source: str, glslang: str) -> bytes:
     return spirv
 
 
-def compile_glsl(source: str) -> bytes:
-    """SPIR-V for a GLSL compute shader, from the cache when this exact source was built before.
-    A cache entry that is not plausible SPIR-V is rebuilt."""
+def _glslang() -> str:
     glslang = find_tool("DMLC_GLSLANG", "glslangValidator")
     if not glslang:
         raise ShaderCompileError("glslangValidator not found: install Debian's glslang-tools "
                                  "(make install does) or set DMLC_GLSLANG")
+    return glslang
+
+
+def _cache_path(source: str, glslang: str) -> Optional[Path]:
     folder = cache_dir()
     key = hashlib.sha256(f"{glslang_version(glslang)}\0{TARGET_ENV}\0{source}".encode()).hexdigest()
-    path = folder / key[:2] / f"{key}.spv" if folder else None
+    return folder / key[:2] / f"{key}.spv" if folder else None
+
+
+def _cached(source: str) -> Optional[bytes]:
+    """The cached SPIR-V of `source`, or None (no cache, no entry, or an implausible one)."""
+    path = _cache_path(source, _glslang())
     if path is not None and path.is_file():
         data = path.read_bytes()
         if looks_like_spirv(data):
             return data
+    return None
+
+
+def compile_glsl(source: str) -> bytes:
+    """SPIR-V for a GLSL compute shader, from the cache when this exact source was built before.
+    A cache entry that is not plausible SPIR-V is rebuilt."""
+    glslang = _glslang()
+    path = _cache_path(source, glslang)
+    data = _cached(source)
+    if data is not None:
+        return data
     spirv = _compile_uncached(source, glslang)
     if path is not None:
         try:
@@ -140,3 +159,17 @@ def disassemble(spirv: bytes) -> str:
     if done.returncode != 0:
         raise ShaderCompileError(f"spirv-dis failed: {done.stderr.decode(errors='replace')}")
     return done.stdout.decode()
+
+
+def compile_many(sources: list[str]) -> list[bytes]:
+    """compile_glsl() of each source; several at once in threads (each waits on a glslang
+    process), so a two-kernel program compiles cold in about the time of one."""
+    done = [_cached(s) for s in sources]  # a warm cache needs no threads
+    missing = [i for i, code in enumerate(done) if code is None]
+    if len(missing) <= 1:
+        return [code if code is not None else compile_glsl(s) for s, code in zip(sources, done)]
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(missing)) as pool:
+        built = pool.map(compile_glsl, [sources[i] for i in missing])
+        for i, code in zip(missing, built):
+            done[i] = code
+    return [code for code in done if code is not None]
