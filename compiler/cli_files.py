@@ -35,8 +35,13 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
             continue
         for stage in k.stages:
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
-            content: Union[str, bytes] = {"glsl": stage.glsl, "spirv": stage.spirv}.get(emit) or \
-                toolchain.disassemble(stage.spirv)
+            content: Union[str, bytes]
+            if emit == "glsl":
+                content = stage.glsl
+            elif emit == "spirv":
+                content = stage.spirv
+            else:
+                content = toolchain.disassemble(stage.spirv)
             out.append((label, emit, content))
     return out
 

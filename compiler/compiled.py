@@ -17,12 +17,13 @@ from .ir.verify import verify_program
 from .lower import lower
 from .passes import run_pipeline
 from .validate import fmt, validate
+from dmlc.runtime.tensor import DeviceTensor  # no kp import until a tensor is made
 
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
 
 
 def is_device_tensor(a: Any) -> bool:
-    return type(a).__name__ == "DeviceTensor" and hasattr(a, "kp_tensor")
+    return isinstance(a, DeviceTensor)
 
 
 def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:

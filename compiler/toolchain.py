@@ -118,9 +118,8 @@ def _cache_path(source: str, glslang: str) -> Optional[Path]:
     return folder / key[:2] / f"{key}.spv" if folder else None
 
 
-def _cached(source: str) -> Optional[bytes]:
-    """The cached SPIR-V of `source`, or None (no cache, no entry, or an implausible one)."""
-    path = _cache_path(source, _glslang())
+def _read_cache(path: Optional[Path]) -> Optional[bytes]:
+    """The SPIR-V cached at `path`, or None (no cache, no entry, or an implausible one)."""
     if path is not None and path.is_file():
         data = path.read_bytes()
         if looks_like_spirv(data):
@@ -133,7 +132,7 @@ def compile_glsl(source: str) -> bytes:
     A cache entry that is not plausible SPIR-V is rebuilt."""
     glslang = _glslang()
     path = _cache_path(source, glslang)
-    data = _cached(source)
+    data = _read_cache(path)
     if data is not None:
         return data
     spirv = _compile_uncached(source, glslang)
@@ -164,7 +163,8 @@ def disassemble(spirv: bytes) -> str:
 def compile_many(sources: list[str]) -> list[bytes]:
     """compile_glsl() of each source; several at once in threads (each waits on a glslang
     process), so a two-kernel program compiles cold in about the time of one."""
-    done = [_cached(s) for s in sources]  # a warm cache needs no threads
+    glslang = _glslang()
+    done = [_read_cache(_cache_path(s, glslang)) for s in sources]  # warm: no threads
     missing = [i for i, code in enumerate(done) if code is None]
     if len(missing) <= 1:
         return [code if code is not None else compile_glsl(s) for s, code in zip(sources, done)]
