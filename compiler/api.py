@@ -48,21 +48,23 @@ def tensor_of(a: Any) -> TensorDesc:
     transpose, every n-th row, a broadcast) keeps its layout: its strides fold into the kernel,
     and the call uploads the memory it spans as is (see `buffer_of`)."""
     dtype = DataType.of(a.dtype)
-    if is_device_tensor(a) or a.flags.c_contiguous or not _strides_fold(a):
+    if not _folds_strides(a):
         return TensorDesc(data_type=dtype, sizes=a.shape)
     return TensorDesc(data_type=dtype, sizes=a.shape,
                       strides=tuple(st // a.itemsize if n > 1 else 0
                                     for st, n in zip(a.strides, a.shape)))
 
 
-def _strides_fold(a: np.ndarray) -> bool:
-    return a.size > 0 and all(st >= 0 and st % a.itemsize == 0 for st in a.strides)
+def _folds_strides(a: Any) -> bool:
+    """A non-contiguous numpy view whose strides a TensorDesc can describe (all >= 0)."""
+    return (not is_device_tensor(a) and not a.flags.c_contiguous and a.size > 0
+            and all(st >= 0 and st % a.itemsize == 0 for st in a.strides))
 
 
 def buffer_of(a: Any) -> Any:
     """What the kernel reads for an argument: the array, or for a strided view the flat run of
     elements its strides span (the same memory, not a copy)."""
-    if is_device_tensor(a) or a.flags.c_contiguous or not _strides_fold(a):
+    if not _folds_strides(a):
         return a
     span = tensor_of(a).buffer_elements
     return np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(a.itemsize,),

@@ -17,7 +17,7 @@ from .ir.verify import verify_program
 from .lower import lower
 from .passes import run_pipeline
 from .validate import fmt, validate
-from dmlc.runtime.tensor import DeviceTensor  # no kp import until a tensor is made
+from dmlc.runtime.tensor import DeviceTensor, empty, to_device  # kp loads at first use only
 
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
 
@@ -130,7 +130,6 @@ class CompiledKernel:
         checked = self._arrays(arrays)
         if out is None and not any(is_device_tensor(a) for a in checked):
             return self.executable().run(checked)
-        from dmlc.runtime.tensor import empty, to_device
         tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
         if out is None:
             out = empty(self.output.sizes, self.output.data_type.numpy)

@@ -111,20 +111,18 @@ def _suggest(name: str, options: Any) -> str:
 
 
 def build_unit(op_item: Optional[OperatorItem], fields: list[FieldItem], src: Source) -> Unit:
-    if op_item is not None:
-        op = operator_name(op_item.name)
-        if op is None:
-            names = sorted(OPERATORS) + sorted(a.lower() for a in ALIASES)
-            raise src.error(f"unknown operator {op_item.name!r}; expected one of "
-                            + ", ".join(names), op_item.loc)
+    op = operator_name(op_item.name) if op_item is not None else None
+    if op_item is not None and op is None:
+        names = sorted(OPERATORS) + sorted(a.lower() for a in ALIASES)
+        raise src.error(f"unknown operator {op_item.name!r}; expected one of "
+                        + ", ".join(names), op_item.loc)
     by_name: dict[str, FieldItem] = {}
     for f in fields:
         if f.name in by_name:
             raise src.error(f"{f.name} is given twice (first on line {by_name[f.name].loc.line})",
                             f.loc)
         by_name[f.name] = f
-    op = operator_name(op_item.name) if op_item else _infer_operator(by_name)  # type: ignore[assignment]
-    assert op is not None
+    op = op or _infer_operator(by_name)
     cls, allowed = OPERATORS[op]
     for f in fields:
         if f.name not in allowed:

@@ -46,7 +46,8 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
                             f"{declared[d.name][1].loc.line})", d.loc)
         declared[d.name] = (_declared(d, src), d)
     defined: dict[str, ExpressionDesc] = {}
-    inputs = {n: t for n, (t, _) in declared.items() if n not in {s.name for s in stmts}}
+    outputs = {s.name for s in stmts}
+    inputs = {n: t for n, (t, _) in declared.items() if n not in outputs}
     units = []
     for s in stmts:
         if s.name in defined:

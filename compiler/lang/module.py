@@ -24,12 +24,6 @@ class Module:
     units: list[Unit]
     source: Source
 
-    def unit(self, name: str) -> Unit:
-        for u in self.units:
-            if u.name == name:
-                return u
-        raise KeyError(name)
-
     def compile(self, dump_after: Optional[set[str]] = None) -> dict[str, CompiledKernel]:
         """Every unit compiled, by output name (memoized per descriptor unless dump_after asks
         for the IR after some passes, which needs a fresh build)."""

@@ -106,8 +106,7 @@ class _ToItems(Transformer):  # type: ignore[type-arg]
     def start(self, items: list[Item]) -> list[Item]:
         return items
 
-    @v_args(meta=True)
-    def operator(self, meta: Any, c: list[Token]) -> OperatorItem:
+    def operator(self, c: list[Token]) -> OperatorItem:
         return OperatorItem(str(c[0]), _loc(c[0]))
 
     def field(self, c: list[Any]) -> FieldItem:
