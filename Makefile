@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan test-nopasses demo info shaders-check bench clean
+.PHONY: install test test-fast test-vulkan test-nopasses test-validation demo info shaders-check bench clean
 
 install: $(STAMP)
 
@@ -24,6 +24,9 @@ test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 
 test-nopasses: install  ## the whole suite with every optimization pass disabled
 	DMLC_DISABLE_PASSES=all $(PYTEST) -q
+
+test-validation: install  ## the suite and the examples under the Vulkan validation layer (sync checks on); fails on any message
+	bash tools/validation.sh $(MAKE) --no-print-directory test demo
 
 EXAMPLES_PY  := $(filter-out examples/seed_examples.py,$(wildcard examples/*.py))
 EXAMPLES_DML := $(wildcard examples/seeds/*.dml examples/*.dml)

@@ -90,11 +90,28 @@ def dispatch_grid(invocations: int, local_size: int,
     return gx, gy, 1
 
 
+def _route_validation_messages() -> None:
+    """Under `tools/validation.sh` (DMLC_VALIDATION_DIR set), point the validation layer at a
+    settings file of this process's own, so that every process logs to its own file (the layer
+    truncates its log file when an instance opens it)."""
+    run_dir = os.environ.get("DMLC_VALIDATION_DIR")
+    if not run_dir:
+        return
+    mine = os.path.join(run_dir, f"process-{os.getpid()}")
+    os.makedirs(mine, exist_ok=True)
+    with open(os.path.join(run_dir, "vk_layer_settings.txt")) as f:
+        settings = f.read().replace("messages.txt", f"messages-{os.getpid()}.txt")
+    with open(os.path.join(mine, "vk_layer_settings.txt"), "w") as f:
+        f.write(settings)
+    os.environ["VK_LAYER_SETTINGS_PATH"] = mine
+
+
 class Device:
     """A kp Manager on one physical device, with the limits dmlc must respect."""
 
     def __init__(self, index: int = 0) -> None:
         kp = _import_kp()
+        _route_validation_messages()
         try:
             self.manager = kp.Manager(index)
         except RuntimeError as e:
