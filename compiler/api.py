@@ -14,7 +14,7 @@ import numpy as np
 from .compiled import cached_compile, is_device_tensor
 from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
 from .dtypes import DataType
-from .errors import IndexOutOfRangeError, ValidationError
+from .errors import ValidationError
 from .validate import MAX_RANK
 
 
@@ -71,27 +71,6 @@ def buffer_of(a: Any) -> Any:
                                            writeable=False)
 
 
-def check_index_values(op: str, indices: Any, dim: int) -> None:
-    """Raise IndexOutOfRangeError for the first index (row-major) outside the axis."""
-    if is_device_tensor(indices):
-        indices = indices.numpy()  # the check runs on the host for now
-    signed = DataType.of(indices.dtype).is_signed_int
-    lo = -dim if signed else 0
-    if signed:
-        bad = (indices < lo) | (indices >= dim)
-    else:
-        bad = indices >= np.uint64(dim)
-    if bad.any():
-        pos = tuple(int(p) for p in np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape))
-        raise IndexOutOfRangeError(op, "IndicesTensor", pos, int(indices[pos]), (lo, dim - 1))
-
-
-def _axis_size(op: str, a: np.ndarray, axis: Any) -> int:
-    if not isinstance(axis, (int, np.integer)) or isinstance(axis, bool) or not 0 <= axis < a.ndim:
-        raise ValidationError(op, "Axis", f"an integer in [0, {a.ndim})", repr(axis))
-    return int(a.shape[axis])
-
-
 def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
            check_indices: bool = False) -> np.ndarray:
     """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis`.
@@ -103,9 +82,7 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=axis,
-                                       index_dimensions=index_dimensions))
-    if check_indices:
-        check_index_values(op, i, _axis_size(op, x, axis))
+                                       index_dimensions=index_dimensions), _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
 
@@ -116,9 +93,7 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=axis))
-    if check_indices:
-        check_index_values(op, i, _axis_size(op, x, axis))
+                                               axis=axis), _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
 
@@ -133,9 +108,7 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=axis))
-    if check_indices:
-        check_index_values(op, i, _axis_size(op, x, axis))
+                                        updates=tensor_of(u), axis=axis), _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i), buffer_of(u))
 
 
@@ -155,6 +128,12 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
                                        sizes=_ints(op, "InputWindowSizes", sizes),
                                        strides=_ints(op, "InputWindowStrides", strides), output=out))
     return kernel(buffer_of(x))
+
+
+def _flag(op: str, field: str, value: Any) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValidationError(op, field, "True or False", repr(value))
+    return bool(value)
 
 
 def _ints(op: str, field: str, values: Any) -> tuple[Any, ...]:

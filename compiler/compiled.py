@@ -15,6 +15,7 @@ from .ir import Program
 from .ir.printer import render_program
 from .ir.verify import verify_program
 from .lower import lower
+from .lower.checks import CHECKABLE, add_index_check, raise_for_status
 from .passes import run_pipeline
 from .validate import fmt, validate
 from dmlc.runtime.tensor import DeviceTensor, empty, to_device  # kp loads at first use only
@@ -66,6 +67,9 @@ class CompiledKernel:
     program: Program
     stages: tuple[Stage, ...]
     """Every kernel the program dispatches, in order (scatter has two)."""
+    check_indices: bool = False
+    """Checked mode: the device looks for out-of-range indices and the call raises
+    IndexOutOfRangeError for the first one (in row-major order) instead of clamping."""
     _executable: Any = field(default=None, repr=False)
 
     @property
@@ -129,42 +133,58 @@ class CompiledKernel:
         one pre-recorded dispatch per kernel)."""
         checked = self._arrays(arrays)
         if out is None and not any(is_device_tensor(a) for a in checked):
-            return self.executable().run(checked)
-        tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
-        if out is None:
-            out = empty(self.output.sizes, self.output.data_type.numpy)
+            result, status = self.executable().run(checked)
         else:
-            check_device_tensor(self.descriptor.operator, "out", out, self.output)
-        return self.executable().run_device(tensors, out)
+            tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
+            if out is None:
+                out = empty(self.output.sizes, self.output.data_type.numpy)
+            else:
+                check_device_tensor(self.descriptor.operator, "out", out, self.output)
+            result, status = self.executable().run_device(tensors, out)
+        if self.check_indices:
+            raise_for_status(self.descriptor, status)  # type: ignore[arg-type]
+        return result
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
-        from .ir.interp import run_program
-        raw = run_program(self.program, *self._arrays(arrays))
+        from .ir.interp import run_buffers
+        bufs = run_buffers(self.program, *self._arrays(arrays))
+        if self.check_indices:
+            raise_for_status(self.descriptor, bufs)  # type: ignore[arg-type]
+        raw = bufs[self.program.output]
         return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
 
 
-def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None
-                  ) -> tuple[OperatorDesc, Program]:
+def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
+                  check_indices: bool = False) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
-    dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER)."""
+    dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
+    check_indices: add the kernels of checked mode (lower/checks.py)."""
     checked = validate(desc)
-    return checked, run_pipeline(verify_program(lower(checked)), dump_after=dump_after)
+    program = lower(checked)
+    if check_indices:
+        if not isinstance(checked, CHECKABLE):
+            raise ValidationError(checked.operator, "check_indices", "False (the operator has "
+                                  "no IndicesTensor)", True)
+        program = add_index_check(program, checked)
+    return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 
 def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
-            dump_after: Optional[set[str]] = None) -> CompiledKernel:
-    """Validate, lower, generate and compile `desc` into a callable kernel."""
-    checked, program = build_program(desc, dump_after)
+            dump_after: Optional[set[str]] = None, check_indices: bool = False) -> CompiledKernel:
+    """Validate, lower, generate and compile `desc` into a callable kernel. With
+    check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
+    (found on the device) instead of clamping or dropping it."""
+    checked, program = build_program(desc, dump_after, check_indices)
     scheds = [glsl.schedule(k, program) for k in program.kernels]
     sources = [glsl.render_glsl(k, program, s) for k, s in zip(program.kernels, scheds)]
     spirv = toolchain.compile_many(sources)
     return CompiledKernel(checked, program, tuple(
         Stage(k.name, src, code, s.invocations, s.local_size)
-        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)))
+        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)), check_indices)
 
 
 @functools.lru_cache(maxsize=128)
-def cached_compile(desc: OperatorDesc) -> CompiledKernel:
+def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:
     """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
-    return compile(desc)
+    return compile(desc, check_indices=check_indices)

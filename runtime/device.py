@@ -179,6 +179,8 @@ class Executable:
         self._spirv, self._launches = list(spirv), list(launches)
         self._bindings: "OrderedDict[tuple[int, ...], tuple[list[Any], list[Any]]]" = OrderedDict()
         inputs = [self.tensors[name] for name in program.inputs]
+        self._status = [b for b in program.buffers if b.role == "status"]
+        status = [self.tensors[b.name] for b in self._status]
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
             seq = mgr.sequence()
@@ -186,7 +188,7 @@ class Executable:
                 seq.record(kp.OpTensorSyncDevice(inputs))
             seq.record(kp.OpAlgoDispatch(algo))
             if i == len(self.algorithms) - 1:
-                seq.record(kp.OpTensorSyncLocal([self.tensors[program.output]]))
+                seq.record(kp.OpTensorSyncLocal([self.tensors[program.output], *status]))
             self.sequences.append(seq)
 
     def _write_inputs(self, arrays: Sequence[np.ndarray]) -> None:
@@ -209,23 +211,37 @@ class Executable:
         with self._lock:
             return sum(time_op(self.device, kp.OpAlgoDispatch(a)) for a in self.algorithms)
 
-    def run(self, arrays: Sequence[np.ndarray]) -> np.ndarray:
+    def _take_status(self) -> dict[str, np.ndarray]:
+        """The status buffers as read back by the last run (caller holds the lock); any that
+        the run set are zeroed again on the device for the next call."""
+        status = {b.name: from_words(self.tensors[b.name].data(), b.dtype.numpy, (b.count,))
+                  for b in self._status}
+        dirty = [self.tensors[name] for name, a in status.items() if a.view(np.uint8).any()]
+        if dirty:
+            kp = _import_kp()
+            for t in dirty:
+                t.data()[:] = 0
+            self.device.manager.sequence().eval(kp.OpTensorSyncDevice(dirty))
+        return status
+
+    def run(self, arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """Upload the input arrays' raw bytes, run every kernel in order, and return the output
-        as a fresh array of its dtype and the program's output shape."""
+        as a fresh array of its dtype and the program's output shape, with the status buffers
+        (see ir.Buffer.role) by name."""
         with self._lock:
             self._write_inputs(arrays)
             for seq in self.sequences:
                 seq.eval()
             out = self.program.buffer(self.program.output)
-            return from_words(self.tensors[out.name].data(), out.dtype.numpy,
-                              self.program.output_shape)
+            return (from_words(self.tensors[out.name].data(), out.dtype.numpy,
+                               self.program.output_shape), self._take_status())
 
     BINDINGS = 8
     """Device-tensor bindings kept per executable (each holds its tensors alive)."""
 
-    def run_device(self, inputs: Sequence[Any], out: Any) -> Any:
+    def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """Run every kernel on device tensors (DeviceTensor, in program.inputs order) writing
-        `out`; nothing crosses to the host. Each distinct set of tensors gets its own algorithms
+        `out`; only the status buffers (if any) cross to the host. Each distinct set of tensors gets its own algorithms
         and recorded sequences (cheap: kp shares the pipeline's SPIR-V); the last BINDINGS sets
         are kept, so a repeated call is one eval per kernel."""
         kp = _import_kp()
@@ -246,6 +262,9 @@ class Executable:
                     seq = mgr.sequence()
                     seq.record(kp.OpAlgoDispatch(algo))
                     seqs.append(seq)
+                if self._status:
+                    seqs[-1].record(kp.OpTensorSyncLocal([self.tensors[b.name]
+                                                          for b in self._status]))
                 entry = ([*inputs, out], seqs)
                 self._bindings[key] = entry
                 if len(self._bindings) > self.BINDINGS:
@@ -254,4 +273,4 @@ class Executable:
                 self._bindings.move_to_end(key)
             for seq in entry[1]:
                 seq.eval()
-        return out
+            return out, self._take_status()

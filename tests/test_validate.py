@@ -133,19 +133,3 @@ API_ERRORS = [
 def test_api_argument_errors(call, field):
     with pytest.raises(dmlc.ValidationError, match=field.replace("[", r"\[").replace("]", r"\]")):
         call()
-
-
-def test_check_indices_names_first_offender():
-    x = np.arange(12, dtype=np.float32).reshape(3, 4)
-    idx = np.array([[0, 1, 2, -3], [1, 9, -5, 0]], np.int64)
-    with pytest.raises(dmlc.IndexOutOfRangeError) as info:
-        dmlc.gather_elements(x, idx, axis=0, check_indices=True)
-    err = info.value
-    assert err.position == (1, 1) and err.value == 9 and err.valid == (-3, 2)
-    assert isinstance(err, IndexError) and "[1, 1]" in str(err) and "[-3, 2]" in str(err)
-    with pytest.raises(dmlc.IndexOutOfRangeError, match="4 is out of range"):
-        dmlc.scatter(np.zeros(4, np.int8), np.array([4], np.uint64), np.ones(1, np.int8), axis=0,
-                     check_indices=True)
-    with pytest.raises(dmlc.IndexOutOfRangeError, match=str(2**63)):
-        dmlc.gather(np.zeros(4, np.int8), np.array([2**63], np.uint64), axis=0,
-                    index_dimensions=1, check_indices=True)

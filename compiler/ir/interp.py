@@ -114,6 +114,11 @@ def run_kernel(k: Kernel, bufs: dict[str, np.ndarray]) -> None:
 def run_program(p: Program, *arrays: np.ndarray) -> np.ndarray:
     """Run `p` on raw element arrays (one per p.inputs, flat, any dtype of the right width);
     return the output buffer as raw bits (a flat array of the output's unsigned type)."""
+    return run_buffers(p, *arrays)[p.output]
+
+
+def run_buffers(p: Program, *arrays: np.ndarray) -> dict[str, np.ndarray]:
+    """run_program(), returning every buffer (as raw bits) after the last kernel."""
     bufs: dict[str, np.ndarray] = {}
     given = dict(zip(p.inputs, arrays))
     for buf in p.buffers:
@@ -126,4 +131,4 @@ def run_program(p: Program, *arrays: np.ndarray) -> np.ndarray:
             bufs[buf.name] = np.zeros(buf.count, buf.dtype.bits_dtype)
     for k in p.kernels:
         run_kernel(k, bufs)
-    return bufs[p.output]
+    return bufs

@@ -21,8 +21,9 @@ class Buffer:
     dtype: DataType
     count: int
     role: str
-    """'input' (uploaded each call), 'output' (downloaded), or 'scratch' (device only; starts
-    zeroed and every kernel that uses it leaves it zeroed again)."""
+    """'input' (uploaded each call), 'output' (downloaded), 'scratch' (device only; starts
+    zeroed and every kernel that uses it leaves it zeroed again), or 'status' (starts zeroed, is
+    read back after every call, and the runtime zeroes it again when a call set it)."""
 
     @property
     def words(self) -> int:
