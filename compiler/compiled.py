@@ -70,6 +70,9 @@ class CompiledKernel:
     check_indices: bool = False
     """Checked mode: the device looks for out-of-range indices and the call raises
     IndexOutOfRangeError for the first one (in row-major order) instead of clamping."""
+    guard_words: int = 0
+    """Tests only: every buffer sits between guard regions of this many words (see
+    codegen.glsl._declarations and Executable.guard_damage); numpy arguments only."""
     _executable: Any = field(default=None, repr=False)
 
     @property
@@ -123,7 +126,8 @@ class CompiledKernel:
             from dmlc.runtime import Executable, get_device
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],
-                                          [(s.invocations, s.local_size) for s in self.stages])
+                                          [(s.invocations, s.local_size) for s in self.stages],
+                                          guard_words=self.guard_words)
         return self._executable
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:
@@ -134,6 +138,10 @@ class CompiledKernel:
         checked = self._arrays(arrays)
         if out is None and not any(is_device_tensor(a) for a in checked):
             result, status = self.executable().run(checked)
+        elif self.guard_words:
+            raise ValidationError(self.descriptor.operator, "arguments", "numpy arrays (a "
+                                  "kernel compiled with guard_words runs on the host path)",
+                                  "a DeviceTensor or out=")
         else:
             tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
             if out is None:
@@ -171,17 +179,20 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
 
 
 def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
-            dump_after: Optional[set[str]] = None, check_indices: bool = False) -> CompiledKernel:
+            dump_after: Optional[set[str]] = None, check_indices: bool = False,
+            guard_words: int = 0) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it."""
     checked, program = build_program(desc, dump_after, check_indices)
     scheds = [glsl.schedule(k, program) for k in program.kernels]
-    sources = [glsl.render_glsl(k, program, s) for k, s in zip(program.kernels, scheds)]
+    sources = [glsl.render_glsl(k, program, s, guard_words)
+               for k, s in zip(program.kernels, scheds)]
     spirv = toolchain.compile_many(sources)
     return CompiledKernel(checked, program, tuple(
         Stage(k.name, src, code, s.invocations, s.local_size)
-        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)), check_indices)
+        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)), check_indices,
+        guard_words)
 
 
 @functools.lru_cache(maxsize=128)

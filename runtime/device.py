@@ -154,21 +154,29 @@ def buffer_copy_op(exe: "Executable") -> Any:
     return kp.OpTensorCopy([exe.tensors[exe.program.inputs[0]], exe.tensors[exe.program.output]])
 
 
+def guard_pattern(words: int) -> np.ndarray:
+    """Words no kernel writes by accident: distinct, and neither 0 nor small."""
+    return (np.arange(words, dtype=np.uint32) * np.uint32(0x9E3779B1)) ^ np.uint32(0xA5C3E10F)
+
+
 class Executable:
     """A program bound to device buffers; call run() with the input arrays' words."""
 
     def __init__(self, device: Device, program: Program, spirv: Sequence[bytes],
-                 launches: Sequence[tuple[int, int]]) -> None:
-        """`launches`: (invocations, local size) of each kernel, in order."""
+                 launches: Sequence[tuple[int, int]], guard_words: int = 0) -> None:
+        """`launches`: (invocations, local size) of each kernel, in order. guard_words (tests
+        only, with shaders generated for it): each buffer's data sits between two guard regions
+        of that many words, filled with a known pattern that guard_damage() checks."""
         kp = _import_kp()
-        self.device, self.program = device, program
+        self.device, self.program, self.guard = device, program, guard_words
         self._lock = threading.Lock()
         mgr = device.manager
         for buf in program.buffers:
             if buf.words * 4 > MAX_TENSOR_BYTES:
                 raise DeviceError(f"{program.name}: buffer {buf.name} needs {buf.words * 4} "
                                   f"bytes; Kompute tensors hold at most {MAX_TENSOR_BYTES}")
-        self.tensors = {b.name: mgr.tensor_t(np.zeros(b.words, np.uint32)) for b in program.buffers}
+        self.tensors = {b.name: mgr.tensor_t(self._initial_words(b.words))
+                        for b in program.buffers}
         bound = [self.tensors[b.name] for b in program.buffers]
         no_consts = np.zeros(0, np.uint32)
         self.algorithms = [
@@ -188,13 +196,38 @@ class Executable:
                 seq.record(kp.OpTensorSyncDevice(inputs))
             seq.record(kp.OpAlgoDispatch(algo))
             if i == len(self.algorithms) - 1:
-                seq.record(kp.OpTensorSyncLocal([self.tensors[program.output], *status]))
+                back = bound if guard_words else [self.tensors[program.output], *status]
+                seq.record(kp.OpTensorSyncLocal(back))
             self.sequences.append(seq)
+
+    def _initial_words(self, words: int) -> np.ndarray:
+        """A buffer's first contents: zeros, between the guard pattern when guarded."""
+        g = self.guard
+        init = guard_pattern(words + 2 * g)
+        init[g:g + words] = 0
+        return init
+
+    def _data(self, name: str) -> np.ndarray:
+        """The host view of a buffer's words (past its front guard)."""
+        return self.tensors[name].data()[self.guard:]
+
+    def guard_damage(self) -> list[str]:
+        """Guard words that differ from the pattern after the last run(), as 'buffer before[k]'
+        or 'buffer after[k]' (k counts from the buffer's edge); empty when nothing strayed."""
+        g, damage = self.guard, []
+        for b in self.program.buffers:
+            data, pattern = self.tensors[b.name].data(), guard_pattern(b.words + 2 * g)
+            for where, lo in (("before", 0), ("after", g + b.words)):
+                bad = np.nonzero(data[lo:lo + g] != pattern[lo:lo + g])[0]
+                edge = g - 1 - bad[::-1] if where == "before" else bad
+                damage += [f"{b.name} {where}[{int(k)}]" for k in edge]
+        return damage
 
     def _write_inputs(self, arrays: Sequence[np.ndarray]) -> None:
         """Copy each input's raw bytes into its slot tensor's host memory (caller holds the lock)."""
         for name, array in zip(self.program.inputs, arrays):
-            to_words(array, self.program.buffer(name).count, out=self.tensors[name].data())
+            buf = self.program.buffer(name)
+            to_words(array, buf.count, out=self._data(name)[:buf.words])
 
     def upload(self, arrays: Sequence[np.ndarray]) -> None:
         """Write the inputs to the device without running anything (for timing)."""
@@ -214,14 +247,15 @@ class Executable:
     def _take_status(self) -> dict[str, np.ndarray]:
         """The status buffers as read back by the last run (caller holds the lock); any that
         the run set are zeroed again on the device for the next call."""
-        status = {b.name: from_words(self.tensors[b.name].data(), b.dtype.numpy, (b.count,))
+        status = {b.name: from_words(self._data(b.name), b.dtype.numpy, (b.count,))
                   for b in self._status}
-        dirty = [self.tensors[name] for name, a in status.items() if a.view(np.uint8).any()]
+        dirty = [b for b in self._status if status[b.name].view(np.uint8).any()]
         if dirty:
             kp = _import_kp()
-            for t in dirty:
-                t.data()[:] = 0
-            self.device.manager.sequence().eval(kp.OpTensorSyncDevice(dirty))
+            for b in dirty:
+                self._data(b.name)[:b.words] = 0
+            self.device.manager.sequence().eval(
+                kp.OpTensorSyncDevice([self.tensors[b.name] for b in dirty]))
         return status
 
     def run(self, arrays: Sequence[np.ndarray]) -> tuple[np.ndarray, dict[str, np.ndarray]]:
@@ -233,7 +267,7 @@ class Executable:
             for seq in self.sequences:
                 seq.eval()
             out = self.program.buffer(self.program.output)
-            return (from_words(self.tensors[out.name].data(), out.dtype.numpy,
+            return (from_words(self._data(out.name), out.dtype.numpy,
                                self.program.output_shape), self._take_status())
 
     BINDINGS = 8

@@ -174,9 +174,14 @@ class _KernelWriter:
         return out
 
 
-def _declarations(k: Kernel, p: Program) -> list[str]:
+def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     """One `uint data[]` block per buffer, plus a `uvec4` view of the same binding for buffers
-    this kernel moves as vectors. `restrict` only where a binding has a single view."""
+    this kernel moves as vectors. `restrict` only where a binding has a single view.
+    guard_words (a multiple of 4; tests only): `data` starts that many words into the binding,
+    after a guard region the kernel never names, so that the memory-safety tests can check that
+    no access lands before or after a buffer (the address arithmetic is unchanged)."""
+    guard = f"uint guard[{guard_words}]; " if guard_words else ""
+    vguard = f"uvec4 guard[{guard_words // 4}]; " if guard_words else ""
     nodes = toposort(list(k.effects))
     lines = []
     for i, buf in enumerate(p.buffers):
@@ -191,20 +196,23 @@ def _declarations(k: Kernel, p: Program) -> list[str]:
         note = f"  // {buf.dtype.name.lower()}[{buf.count}]"
         if scalar or not vector:
             lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i} {{ uint data[]; }} b_{buf.name};{note}")
+                         f"Buffer{i} {{ {guard}uint data[]; }} b_{buf.name};{note}")
         if vector:
             lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i}v {{ uvec4 data[]; }} b_{buf.name}_v;{note}")
+                         f"Buffer{i}v {{ {vguard}uvec4 data[]; }} b_{buf.name}_v;{note}")
     return lines
 
 
-def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None) -> str:
+def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None,
+                guard_words: int = 0) -> str:
     """GLSL 4.50 source of kernel `k` of program `p`; every buffer of `p` is bound, in order."""
+    if guard_words % 4 or guard_words < 0:
+        raise ValueError(f"guard_words must be a non-negative multiple of 4, got {guard_words}")
     sched = sched or schedule(k, p)
     w = _KernelWriter(k, p)
     lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
              f"layout(local_size_x = {sched.local_size}) in;"]
-    lines += _declarations(k, p)
+    lines += _declarations(k, p, guard_words)
     lines += ["", helpers().rstrip(), "", "void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     packed = [buf.name for buf in packed_stores(k, p)]
