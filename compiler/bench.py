@@ -140,7 +140,7 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
     exe.upload(inputs)
     moved = bytes_moved(kernel.descriptor)
     program, spirv, invocations = copy_program(-(-moved // 8))
-    copy = Executable(device, program, [spirv], [(invocations, 256)])
+    copy = Executable(device, program, [spirv], [(invocations, 256)], [("src", "dst")])
     copy.upload([np.zeros(program.buffers[0].count, np.uint32)])
     vk_copy = buffer_copy_op(copy)
     times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],

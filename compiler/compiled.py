@@ -12,6 +12,7 @@ from .codegen import glsl
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
 from .errors import ValidationError
 from .ir import Program
+from .ir.kernel import kernel_buffers
 from .ir.printer import render_program
 from .ir.verify import verify_program
 from .lower import lower
@@ -55,6 +56,8 @@ class Stage:
     spirv: bytes
     invocations: int
     local_size: int
+    buffers: tuple[str, ...] = ()
+    """The program buffers bound to this kernel's bindings 0, 1, ..."""
 
 
 @dataclass(eq=False)
@@ -127,6 +130,7 @@ class CompiledKernel:
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],
                                           [(s.invocations, s.local_size) for s in self.stages],
+                                          [s.buffers for s in self.stages],
                                           guard_words=self.guard_words)
         return self._executable
 
@@ -190,7 +194,8 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
                for k, s in zip(program.kernels, scheds)]
     spirv = toolchain.compile_many(sources)
     return CompiledKernel(checked, program, tuple(
-        Stage(k.name, src, code, s.invocations, s.local_size)
+        Stage(k.name, src, code, s.invocations, s.local_size,
+              tuple(b.name for b in kernel_buffers(k, program)))
         for k, s, src, code in zip(program.kernels, scheds, sources, spirv)), check_indices,
         guard_words)
 

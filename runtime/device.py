@@ -25,6 +25,7 @@ from dmlc.errors import DeviceError
 from dmlc.ir import Program
 
 from .buffers import from_words, to_words
+from .limits import device_limits
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install "
@@ -122,12 +123,33 @@ class Device:
         self.max_group_count: tuple[int, int, int] = tuple(props["max_work_group_count"])
         self.max_group_invocations: int = props["max_work_group_invocations"]
         self.timestamps: bool = bool(props.get("timestamps_supported", False))
+        self.limits = device_limits(index, self.name, self.max_group_count,
+                                    self.max_group_invocations)
 
     def info(self) -> dict[str, object]:
         return {"index": self.index, "name": self.name,
                 "max_work_group_count": self.max_group_count,
                 "max_work_group_invocations": self.max_group_invocations,
-                "timestamps_supported": self.timestamps}
+                "timestamps_supported": self.timestamps, "limits": self.limits.as_dict()}
+
+    def check_launch(self, what: str, local_size: int, buffers: Sequence[tuple[str, int]]) -> None:
+        """Refuse a kernel launch that breaks a limit of this device (lavapipe would run it; a
+        GPU would not): `buffers` are the (name, bytes) bound to it."""
+        lim = self.limits
+        checks = [("maxComputeWorkGroupInvocations", local_size, lim.maxComputeWorkGroupInvocations,
+                   f"a workgroup of {local_size} invocations"),
+                  ("maxComputeWorkGroupSize[0]", local_size, lim.maxComputeWorkGroupSize[0],
+                   f"a workgroup of {local_size} invocations in x"),
+                  ("maxPerStageDescriptorStorageBuffers", len(buffers),
+                   lim.maxPerStageDescriptorStorageBuffers, f"{len(buffers)} storage buffers"),
+                  ("maxDescriptorSetStorageBuffers", len(buffers),
+                   lim.maxDescriptorSetStorageBuffers, f"{len(buffers)} storage buffers")]
+        checks += [("maxStorageBufferRange", size, lim.maxStorageBufferRange,
+                    f"buffer {name} of {size} bytes") for name, size in buffers]
+        for limit, value, allowed, needs in checks:
+            if value > allowed:
+                raise DeviceError(f"{what}: needs {needs}, more than this device's {limit} = "
+                                  f"{allowed} ({self.name})")
 
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
         return dispatch_grid(invocations, local_size, self.max_group_count)
@@ -163,10 +185,12 @@ class Executable:
     """A program bound to device buffers; call run() with the input arrays' words."""
 
     def __init__(self, device: Device, program: Program, spirv: Sequence[bytes],
-                 launches: Sequence[tuple[int, int]], guard_words: int = 0) -> None:
-        """`launches`: (invocations, local size) of each kernel, in order. guard_words (tests
-        only, with shaders generated for it): each buffer's data sits between two guard regions
-        of that many words, filled with a known pattern that guard_damage() checks."""
+                 launches: Sequence[tuple[int, int]], bindings: Sequence[Sequence[str]],
+                 guard_words: int = 0) -> None:
+        """`launches`: (invocations, local size) of each kernel, in order; `bindings`: the
+        buffer names bound to each kernel's bindings 0, 1, ... guard_words (tests only, with
+        shaders generated for it): each buffer's data sits between two guard regions of that
+        many words, filled with a known pattern that guard_damage() checks."""
         kp = _import_kp()
         self.device, self.program, self.guard = device, program, guard_words
         self._lock = threading.Lock()
@@ -175,16 +199,17 @@ class Executable:
             if buf.words * 4 > MAX_TENSOR_BYTES:
                 raise DeviceError(f"{program.name}: buffer {buf.name} needs {buf.words * 4} "
                                   f"bytes; Kompute tensors hold at most {MAX_TENSOR_BYTES}")
+        self._spirv, self._launches = list(spirv), list(launches)
+        self._stage_buffers = [tuple(names) for names in bindings]
+        for (_, local), names in zip(launches, self._stage_buffers):
+            device.check_launch(program.name, local, [
+                (n, (program.buffer(n).words + 2 * guard_words) * 4) for n in names])
         self.tensors = {b.name: mgr.tensor_t(self._initial_words(b.words))
                         for b in program.buffers}
-        bound = [self.tensors[b.name] for b in program.buffers]
-        no_consts = np.zeros(0, np.uint32)
-        self.algorithms = [
-            mgr.algorithm(bound, code, device.grid(count, local), no_consts, no_consts)
-            for code, (count, local) in zip(spirv, launches)]
+        bound = list(self.tensors.values())
+        self.algorithms = self._algorithms(self.tensors)
         # Scratch buffers start zeroed on the device (and kernels leave them zeroed).
         mgr.sequence().eval(kp.OpTensorSyncDevice(bound))
-        self._spirv, self._launches = list(spirv), list(launches)
         self._bindings: "OrderedDict[tuple[int, ...], tuple[list[Any], list[Any]]]" = OrderedDict()
         inputs = [self.tensors[name] for name in program.inputs]
         self._status = [b for b in program.buffers if b.role == "status"]
@@ -199,6 +224,14 @@ class Executable:
                 back = bound if guard_words else [self.tensors[program.output], *status]
                 seq.record(kp.OpTensorSyncLocal(back))
             self.sequences.append(seq)
+
+    def _algorithms(self, tensors: dict[str, Any]) -> list[Any]:
+        """One kp algorithm per kernel, bound to its buffers' tensors."""
+        no_consts = np.zeros(0, np.uint32)
+        return [self.device.manager.algorithm([tensors[n] for n in names], code,
+                                              self.device.grid(count, local), no_consts, no_consts)
+                for code, (count, local), names in zip(self._spirv, self._launches,
+                                                       self._stage_buffers)]
 
     def _initial_words(self, words: int) -> np.ndarray:
         """A buffer's first contents: zeros, between the guard pattern when guarded."""
@@ -275,9 +308,9 @@ class Executable:
 
     def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """Run every kernel on device tensors (DeviceTensor, in program.inputs order) writing
-        `out`; only the status buffers (if any) cross to the host. Each distinct set of tensors gets its own algorithms
-        and recorded sequences (cheap: kp shares the pipeline's SPIR-V); the last BINDINGS sets
-        are kept, so a repeated call is one eval per kernel."""
+        `out`; only the status buffers (if any) cross to the host. Each distinct set of tensors
+        gets its own algorithms and recorded sequences (cheap: kp shares the pipeline's SPIR-V);
+        the last BINDINGS sets are kept, so a repeated call is one eval per kernel."""
         kp = _import_kp()
         key = tuple(id(t.kp_tensor) for t in inputs) + (id(out.kp_tensor),)
         with self._lock:
@@ -285,15 +318,13 @@ class Executable:
             if entry is None:
                 given = dict(zip(self.program.inputs, inputs))
                 given[self.program.output] = out
-                bound = [given[b.name].kp_tensor if b.name in given else self.tensors[b.name]
-                         for b in self.program.buffers]
-                no_consts = np.zeros(0, np.uint32)
-                mgr = self.device.manager
+                for (_, local), names in zip(self._launches, self._stage_buffers):
+                    self.device.check_launch(self.program.name, local, [
+                        (n, given[n].words * 4) for n in names if n in given])
+                tensors = {**self.tensors, **{n: t.kp_tensor for n, t in given.items()}}
                 seqs = []
-                for code, (count, local) in zip(self._spirv, self._launches):
-                    algo = mgr.algorithm(bound, code, self.device.grid(count, local), no_consts,
-                                         no_consts)
-                    seq = mgr.sequence()
+                for algo in self._algorithms(tensors):
+                    seq = self.device.manager.sequence()
                     seq.record(kp.OpAlgoDispatch(algo))
                     seqs.append(seq)
                 if self._status:

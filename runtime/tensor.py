@@ -34,7 +34,7 @@ class DeviceTensor:
     def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any) -> None:
         self.device, self.shape, self.dtype = device, tuple(int(s) for s in shape), np.dtype(dtype)
         self.size = math.prod(self.shape)
-        words = padded_words(self.size, self.dtype.itemsize)
+        self.words = words = padded_words(self.size, self.dtype.itemsize)
         if words * 4 > MAX_TENSOR_BYTES:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes; "
                               f"Kompute tensors hold at most {MAX_TENSOR_BYTES}")

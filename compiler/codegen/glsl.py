@@ -16,6 +16,7 @@ from typing import Optional
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node, Op, Program, VType
 from ..ir.build import vector_width
+from ..ir.kernel import kernel_buffers
 from ..ir.ops import toposort
 
 LOCAL_SIZE = 64
@@ -184,7 +185,7 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     vguard = f"uvec4 guard[{guard_words // 4}]; " if guard_words else ""
     nodes = toposort(list(k.effects))
     lines = []
-    for i, buf in enumerate(p.buffers):
+    for i, buf in enumerate(kernel_buffers(k, p)):
         mine = [n for n in nodes if n.arg == buf.name and n.op in (
             Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)]
         scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX)]
@@ -205,7 +206,7 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
 
 def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None,
                 guard_words: int = 0) -> str:
-    """GLSL 4.50 source of kernel `k` of program `p`; every buffer of `p` is bound, in order."""
+    """GLSL 4.50 source of kernel `k` of program `p`; binding i is kernel_buffers(k, p)[i]."""
     if guard_words % 4 or guard_words < 0:
         raise ValueError(f"guard_words must be a non-negative multiple of 4, got {guard_words}")
     sched = sched or schedule(k, p)

@@ -68,3 +68,15 @@ class Program:
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+_BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
+
+
+def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
+    """The buffers kernel `k` reads or writes, in program order: its bindings 0, 1, ... (a
+    kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
+    4 storage buffers per shader stage)."""
+    from .ops import toposort
+    used = {n.arg for n in toposort(list(k.effects)) if n.op in _BUFFER_OPS}
+    return tuple(b for b in p.buffers if b.name in used)

@@ -1,0 +1,120 @@
+"""The device limits dmlc must respect, read from Vulkan itself.
+
+kp exposes only the workgroup limits, and lavapipe enforces none of them (PLATFORM.md), so code
+that breaks a limit passes here and fails on a real GPU. This module asks the Vulkan loader
+directly (ctypes: vkCreateInstance, vkEnumeratePhysicalDevices, vkGetPhysicalDeviceProperties)
+for the limits kp hides. Where that fails, it assumes the minimums every Vulkan device
+guarantees, which is always safe.
+"""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import struct
+from dataclasses import dataclass, fields
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Limits:
+    """VkPhysicalDeviceLimits fields dmlc checks (names as in the Vulkan spec)."""
+
+    maxStorageBufferRange: int
+    maxPushConstantsSize: int
+    maxPerStageDescriptorStorageBuffers: int
+    maxDescriptorSetStorageBuffers: int
+    maxComputeSharedMemorySize: int
+    maxComputeWorkGroupCount: tuple[int, int, int]
+    maxComputeWorkGroupInvocations: int
+    maxComputeWorkGroupSize: tuple[int, int, int]
+    source: str = "vulkan"
+    """'vulkan' (read from the device) or 'guaranteed' (the spec's minimums)."""
+
+    def as_dict(self) -> dict[str, object]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+# Vulkan 1.0's required minimums (the spec's "Required Limits" table).
+GUARANTEED = Limits(maxStorageBufferRange=2**27, maxPushConstantsSize=128,
+                    maxPerStageDescriptorStorageBuffers=4, maxDescriptorSetStorageBuffers=24,
+                    maxComputeSharedMemorySize=16384,
+                    maxComputeWorkGroupCount=(65535, 65535, 65535),
+                    maxComputeWorkGroupInvocations=128, maxComputeWorkGroupSize=(128, 128, 64),
+                    source="guaranteed")
+
+# Byte offsets in VkPhysicalDeviceProperties (x86-64 and every 64-bit ABI Vulkan runs on):
+# 5 uint32, char[256] name, uint8[16] UUID, then VkPhysicalDeviceLimits aligned to 8.
+_NAME = 20
+_LIMITS = 296
+_U32 = {  # offsets inside VkPhysicalDeviceLimits
+    "maxStorageBufferRange": 28, "maxPushConstantsSize": 32,
+    "maxPerStageDescriptorStorageBuffers": 76, "maxDescriptorSetStorageBuffers": 108,
+    "maxComputeSharedMemorySize": 216, "maxComputeWorkGroupInvocations": 232,
+}
+_U32X3 = {"maxComputeWorkGroupCount": 220, "maxComputeWorkGroupSize": 236}
+_PROPERTIES_BYTES = 1024  # sizeof(VkPhysicalDeviceProperties) is 824
+
+
+class _AppInfo(ctypes.Structure):
+    _fields_ = [("sType", ctypes.c_int), ("pNext", ctypes.c_void_p),
+                ("pApplicationName", ctypes.c_char_p), ("applicationVersion", ctypes.c_uint32),
+                ("pEngineName", ctypes.c_char_p), ("engineVersion", ctypes.c_uint32),
+                ("apiVersion", ctypes.c_uint32)]
+
+
+class _InstanceInfo(ctypes.Structure):
+    _fields_ = [("sType", ctypes.c_int), ("pNext", ctypes.c_void_p), ("flags", ctypes.c_uint32),
+                ("pApplicationInfo", ctypes.POINTER(_AppInfo)),
+                ("enabledLayerCount", ctypes.c_uint32), ("ppEnabledLayerNames", ctypes.c_void_p),
+                ("enabledExtensionCount", ctypes.c_uint32),
+                ("ppEnabledExtensionNames", ctypes.c_void_p)]
+
+
+def parse_properties(raw: bytes) -> tuple[str, Limits]:
+    """(deviceName, Limits) from the bytes of a VkPhysicalDeviceProperties."""
+    name = raw[_NAME:_NAME + 256].split(b"\0", 1)[0].decode(errors="replace")
+    values: dict[str, object] = {
+        k: struct.unpack_from("<I", raw, _LIMITS + off)[0] for k, off in _U32.items()}
+    values.update({k: struct.unpack_from("<3I", raw, _LIMITS + off) for k, off in _U32X3.items()})
+    return name, Limits(**values)  # type: ignore[arg-type]
+
+
+def query(index: int) -> Optional[tuple[str, Limits]]:
+    """(deviceName, Limits) of physical device `index` in the loader's order (kp's order), or
+    None if the loader cannot be asked."""
+    path = ctypes.util.find_library("vulkan") or "libvulkan.so.1"
+    try:
+        vk = ctypes.CDLL(path)
+    except OSError:
+        return None
+    app = _AppInfo(0, None, b"dmlc-limits", 0, b"dmlc", 0, (1 << 22))  # Vulkan 1.0
+    info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
+    instance = ctypes.c_void_p()
+    if vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance)) != 0:
+        return None
+    try:
+        count = ctypes.c_uint32(0)
+        vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None)
+        if not 0 <= index < count.value:
+            return None
+        devices = (ctypes.c_void_p * count.value)()
+        vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), devices)
+        raw = ctypes.create_string_buffer(_PROPERTIES_BYTES)
+        vk.vkGetPhysicalDeviceProperties(ctypes.c_void_p(devices[index]), raw)
+        return parse_properties(raw.raw)
+    finally:
+        vk.vkDestroyInstance(instance, None)
+
+
+def device_limits(index: int, name: str, group_count: tuple[int, int, int],
+                  group_invocations: int) -> Limits:
+    """The limits of device `index`, cross-checked against what kp reported for it (name and
+    workgroup limits): on any disagreement, the guaranteed minimums."""
+    found = query(index)
+    if found is None:
+        return GUARANTEED
+    vk_name, limits = found
+    if (vk_name != name or limits.maxComputeWorkGroupCount != tuple(group_count)
+            or limits.maxComputeWorkGroupInvocations != group_invocations):
+        return GUARANTEED
+    return limits

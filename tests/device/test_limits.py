@@ -1,0 +1,110 @@
+"""Device limits: read from Vulkan (kp hides most of them), and respected even on lavapipe,
+which enforces none: work over a limit is refused with the limit's name and the device's value."""
+from __future__ import annotations
+
+import dataclasses
+import struct
+
+import numpy as np
+import pytest
+
+import dmlc
+from dmlc.descriptors import ScatterDesc, Slice1Desc, TensorDesc
+from dmlc.dtypes import DataType
+from dmlc.errors import DeviceError
+from dmlc.runtime import get_device
+from dmlc.runtime import limits as lim
+from reference import assert_bits_equal, scatter
+
+vulkan = pytest.mark.vulkan
+
+
+def test_properties_are_parsed_at_the_spec_offsets():
+    raw = bytearray(824)
+    raw[20:20 + 8] = b"fake gpu"
+    base = 296
+    for offset, value in ((28, 2**31), (32, 256), (76, 8), (108, 96), (216, 49152), (232, 512)):
+        struct.pack_into("<I", raw, base + offset, value)
+    struct.pack_into("<3I", raw, base + 220, 7, 8, 9)
+    struct.pack_into("<3I", raw, base + 236, 512, 256, 64)
+    name, found = lim.parse_properties(bytes(raw))
+    assert name == "fake gpu"
+    assert found == lim.Limits(2**31, 256, 8, 96, 49152, (7, 8, 9), 512, (512, 256, 64))
+
+
+def test_disagreeing_with_kp_falls_back_to_the_guaranteed_minimums(monkeypatch):
+    real = lim.Limits(2**32 - 1, 256, 64, 512, 49152, (2**31 - 1, 65535, 65535), 1024,
+                      (1024, 1024, 64))
+    monkeypatch.setattr(lim, "query", lambda index: ("GPU A", real))
+    assert lim.device_limits(0, "GPU A", (2**31 - 1, 65535, 65535), 1024) == real
+    assert lim.device_limits(0, "GPU B", (2**31 - 1, 65535, 65535), 1024) is lim.GUARANTEED
+    monkeypatch.setattr(lim, "query", lambda index: None)
+    assert lim.device_limits(0, "GPU A", (65535,) * 3, 1024) is lim.GUARANTEED
+
+
+@vulkan
+def test_limits_come_from_the_device():
+    device = get_device()
+    name, found = lim.query(device.index)
+    assert name == device.name and device.limits == found and found.source == "vulkan"
+    assert found.maxComputeWorkGroupCount == device.max_group_count
+    assert "maxStorageBufferRange" in device.info()["limits"]
+
+
+def _with_limits(monkeypatch, **changes):
+    device = get_device()
+    monkeypatch.setattr(device, "limits", dataclasses.replace(device.limits, **changes))
+
+
+def _slice(n: int) -> Slice1Desc:
+    return Slice1Desc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(n,)), offsets=(0,),
+                      sizes=(n,), strides=(1,))
+
+
+@vulkan
+def test_storage_buffer_range_is_refused_with_its_value(monkeypatch):
+    _with_limits(monkeypatch, maxStorageBufferRange=1024)
+    kernel = dmlc.compile(_slice(1000))
+    with pytest.raises(DeviceError, match=r"buffer input of 4000 bytes, more than this "
+                                          r"device's maxStorageBufferRange = 1024"):
+        kernel(np.zeros(1000, np.float32))
+    small = dmlc.compile(_slice(256))  # exactly 1024 bytes: allowed
+    assert_bits_equal(small(np.arange(256, dtype=np.float32)), np.arange(256, dtype=np.float32))
+
+
+@vulkan
+def test_workgroup_size_is_refused_with_its_value(monkeypatch):
+    _with_limits(monkeypatch, maxComputeWorkGroupInvocations=32)
+    with pytest.raises(DeviceError, match="maxComputeWorkGroupInvocations = 32"):
+        dmlc.compile(_slice(100))(np.zeros(100, np.float32))
+
+
+@vulkan
+def test_every_kernel_binds_at_most_the_guaranteed_four_buffers(monkeypatch):
+    """Scatter in checked mode has 7 buffers, but no kernel of it binds more than 4."""
+    _with_limits(monkeypatch, maxPerStageDescriptorStorageBuffers=4)
+    desc = ScatterDesc(input=TensorDesc(data_type=DataType.INT8, sizes=(4, 3)),
+                       indices=TensorDesc(data_type=DataType.INT64, sizes=(2, 3)),
+                       updates=TensorDesc(data_type=DataType.INT8, sizes=(2, 3)), axis=0)
+    kernel = dmlc.compile(desc, check_indices=True)
+    assert len(kernel.program.buffers) == 7 and max(len(s.buffers) for s in kernel.stages) == 4
+    x, i = np.zeros((4, 3), np.int8), np.array([[3, 0, -1], [1, 1, 1]], np.int64)
+    u = np.arange(6, dtype=np.int8).reshape(2, 3)
+    assert_bits_equal(kernel(x, i, u), scatter(x, i, u, 0))
+
+
+@vulkan
+def test_too_many_buffers_for_one_kernel_is_refused(monkeypatch):
+    _with_limits(monkeypatch, maxPerStageDescriptorStorageBuffers=2)
+    module = dmlc.lang.parse_module("A: int32[2]\nB: int32[2]\nY[i] = A[B[i]]\n")
+    with pytest.raises(DeviceError, match="3 storage buffers, more than this device's "
+                                          "maxPerStageDescriptorStorageBuffers = 2"):
+        module.run({"A": np.arange(2, dtype=np.int32), "B": np.zeros(2, np.int32)})
+
+
+@vulkan
+def test_kompute_tensor_size_limit():
+    with pytest.raises(DeviceError, match="Kompute tensors hold at most"):
+        dmlc.empty((2**30 + 1,), np.float32)
+    with pytest.raises(DeviceError, match="Kompute tensors hold at most"):
+        dmlc.compile(_slice(2**30 + 4)).executable()
