@@ -12,7 +12,8 @@ from typing import Any, Optional, Sequence
 import numpy as np
 
 from .compiled import cached_compile, is_device_tensor
-from .descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
+from .descriptors import (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc,
+                          as_tuple)
 from .dtypes import DataType
 from .errors import ValidationError
 from .validate import MAX_RANK
@@ -123,10 +124,10 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     x = as_array(op, "input", input)
     out = None
     if output_sizes is not None:
-        out = TensorDesc(data_type=DataType.of(x.dtype), sizes=tuple(output_sizes))
-    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=_ints(op, "InputWindowOffsets", offsets),
-                                       sizes=_ints(op, "InputWindowSizes", sizes),
-                                       strides=_ints(op, "InputWindowStrides", strides), output=out))
+        out = TensorDesc(data_type=DataType.of(x.dtype),
+                         sizes=as_tuple(op, "OutputTensor.Sizes", output_sizes))
+    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=offsets, sizes=sizes,
+                                       strides=strides, output=out))
     return kernel(buffer_of(x))
 
 
@@ -134,10 +135,3 @@ def _flag(op: str, field: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValidationError(op, field, "True or False", repr(value))
     return bool(value)
-
-
-def _ints(op: str, field: str, values: Any) -> tuple[Any, ...]:
-    try:
-        return tuple(values)
-    except TypeError:
-        raise ValidationError(op, field, "a sequence of integers", repr(values)) from None

@@ -111,7 +111,11 @@ class CompiledKernel:
                 check_device_tensor(op, field_name, a, t)
                 out.append(a)
                 continue
-            a = np.asarray(a)
+            try:
+                a = np.asarray(a)
+            except Exception as e:  # noqa: BLE001 - ragged lists and other things numpy refuses
+                raise ValidationError(op, field_name, "an array", type(a).__name__,
+                                      str(e)) from None
             if a.dtype != t.data_type.numpy:
                 raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
                                       a.dtype.name)
@@ -200,7 +204,15 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
         guard_words)
 
 
-@functools.lru_cache(maxsize=128)
 def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:
     """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
+    try:
+        hash(desc)
+    except TypeError:  # a list where a number belongs: compile() says which field
+        return compile(desc, check_indices=check_indices)
+    return _cached_compile(desc, check_indices)
+
+
+@functools.lru_cache(maxsize=128)
+def _cached_compile(desc: OperatorDesc, check_indices: bool) -> CompiledKernel:
     return compile(desc, check_indices=check_indices)

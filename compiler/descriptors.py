@@ -14,6 +14,17 @@ from .errors import ValidationError
 from .expr import Load
 
 
+def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
+    """A list field as a tuple (its items are checked by validate()); anything that is not a
+    sequence is a ValidationError, not a TypeError."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValidationError(op, field, "a list of integers", repr(values))
+    try:
+        return tuple(values)  # type: ignore[call-overload]
+    except Exception as e:  # noqa: BLE001 - a broken iterable is bad input like any other
+        raise ValidationError(op, field, "a list of integers", repr(values), str(e)) from None
+
+
 @dataclass(frozen=True, kw_only=True)
 class TensorDesc:
     """DML_BUFFER_TENSOR_DESC."""
@@ -35,9 +46,10 @@ class TensorDesc:
             raise ValidationError("DML_BUFFER_TENSOR_DESC", "DataType",
                                   "one of " + ", ".join(DataType.__members__),
                                   repr(self.data_type)) from None
-        object.__setattr__(self, "sizes", tuple(self.sizes))
+        object.__setattr__(self, "sizes", as_tuple("DML_BUFFER_TENSOR_DESC", "Sizes", self.sizes))
         if self.strides is not None:
-            object.__setattr__(self, "strides", tuple(self.strides))
+            object.__setattr__(self, "strides",
+                               as_tuple("DML_BUFFER_TENSOR_DESC", "Strides", self.strides))
 
     @property
     def rank(self) -> int:
@@ -149,8 +161,9 @@ class Slice1Desc:
     operator = "DML_SLICE1"
 
     def __post_init__(self) -> None:
-        for name in ("offsets", "sizes", "strides"):
-            object.__setattr__(self, name, tuple(getattr(self, name)))
+        for name, field in (("offsets", "InputWindowOffsets"), ("sizes", "InputWindowSizes"),
+                            ("strides", "InputWindowStrides")):
+            object.__setattr__(self, name, as_tuple(self.operator, field, getattr(self, name)))
 
 
 
@@ -178,8 +191,8 @@ class ExpressionDesc:
     operator = "expression"
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "index_vars", tuple(self.index_vars))
-        object.__setattr__(self, "tensors", tuple((n, t) for n, t in self.tensors))
+        object.__setattr__(self, "index_vars", as_tuple("expression", "indices", self.index_vars))
+        object.__setattr__(self, "tensors", as_tuple("expression", "tensors", self.tensors))
 
     def tensor(self, name: str) -> TensorDesc:
         return dict(self.tensors)[name]

@@ -60,19 +60,67 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
     return load(desc.body)
 
 
-def validate_expression(desc: ExpressionDesc) -> ExpressionDesc:
-    op = f"expression {desc.name}"
-    if not desc.name.isidentifier():
+_FIELDS = {E.Const: (("value", int),), E.Var: (("name", str),), E.Add: (("a", None), ("b", None)),
+           E.Mul: (("a", None), ("factor", int)), E.FloorDiv: (("a", None), ("divisor", int)),
+           E.Mod: (("a", None), ("divisor", int)), E.Load: (("tensor", str), ("subscripts", tuple)),
+           E.IndexValue: (("load", E.Load), ("size", int))}
+# Constants stay far inside the shaders' 32-bit arithmetic (value ranges do the exact proof).
+MAX_CONSTANT = 2**31 - 1
+
+
+def check_tree(op: str, e: object, where: str = "body") -> None:
+    """Every node of `e` is an expression node whose fields have the right types (the trees
+    are plain data: a program may build them by hand)."""
+    fields = _FIELDS.get(type(e))  # type: ignore[arg-type]
+    if fields is None:
+        raise ValidationError(op, where, "an expression node (dmlc.expr)", type(e).__name__)
+    for name, kind in fields:
+        value = getattr(e, name)
+        if kind is None or kind is E.Load:
+            check_tree(op, value, where)
+        elif kind is tuple:
+            if not isinstance(value, tuple):
+                raise ValidationError(op, f"{where}: {name}", "a tuple", type(value).__name__)
+            for s in value:
+                check_tree(op, s, where)
+        elif kind is int and (not isinstance(value, int) or isinstance(value, bool)
+                              or abs(value) > MAX_CONSTANT):
+            raise ValidationError(op, f"{where}: {type(e).__name__}.{name}",
+                                  f"an integer in [-{MAX_CONSTANT}, {MAX_CONSTANT}]", repr(value))
+        elif kind is str and not (isinstance(value, str) and value.isidentifier()):
+            raise ValidationError(op, f"{where}: {type(e).__name__}.{name}", "an identifier",
+                                  repr(value))
+
+
+def _check_names(desc: ExpressionDesc, op: str) -> None:
+    if not isinstance(desc.name, str) or not desc.name.isidentifier():
         raise ValidationError(op, "name", "an identifier", repr(desc.name))
     vars_ = desc.index_vars
     if not 1 <= len(vars_) <= MAX_RANK:
         raise ValidationError(op, "indices", f"1 to {MAX_RANK}", len(vars_))
+    for v in vars_:
+        if not isinstance(v, str) or not v.isidentifier():
+            raise ValidationError(op, "indices", "identifiers", repr(v))
     if len(set(vars_)) != len(vars_):
         raise ValidationError(op, "indices", "distinct names", ", ".join(vars_))
-    for name, t in desc.tensors:
-        check_tensor(op, name, t)
-        if name == desc.name:
-            raise ValidationError(op, "name", "a name no input has", repr(name))
+    names = []
+    for entry in desc.tensors:
+        if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[0], str)
+                and entry[0].isidentifier()):
+            raise ValidationError(op, "tensors", "(name, TensorDesc) pairs", repr(entry))
+        names.append(entry[0])
+        check_tensor(op, entry[0], entry[1])
+        if entry[0] == desc.name:
+            raise ValidationError(op, "name", "a name no input has", repr(entry[0]))
+    if len(set(names)) != len(names):
+        raise ValidationError(op, "tensors", "distinct names", ", ".join(names))
+    check_tree(op, desc.body)
+
+
+def validate_expression(desc: ExpressionDesc) -> ExpressionDesc:
+    op = f"expression {desc.name}"
+    _check_names(desc, op)
+    vars_ = desc.index_vars
     desc = dataclasses.replace(desc, body=_canonical(desc, op))
     if desc.output is not None:
         check_tensor(op, desc.name, desc.output, len(vars_))

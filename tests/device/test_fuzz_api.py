@@ -1,0 +1,102 @@
+"""Invalid-input fuzzing of the one-shot API: wrong ndim, non-integer indices, unsupported
+dtypes (complex, bool, object, str, datetime), zero-size dimensions, non-array inputs, mismatched
+shapes and garbage scalars. Every call returns a result or raises a dmlc error: never another
+exception, a crash or a hang. Valid calls that slip through run on the device."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dmlc
+
+pytestmark = pytest.mark.vulkan
+
+EXAMPLES = 150  # per operator
+
+DTYPES = ["float32", "float16", "float64", "int8", "uint16", "int32", "uint32", "int64",
+          "uint64", "complex64", "bool", "object", "<U2", "datetime64[s]", "int16", "uint8"]
+
+
+@st.composite
+def arrays(draw):
+    rank = draw(st.sampled_from([0, 1, 2, 2, 3, 9]))
+    shape = tuple(draw(st.integers(0 if draw(st.booleans()) else 1, 3)) for _ in range(rank))
+    dtype = np.dtype(draw(st.sampled_from(DTYPES)))
+    if dtype.kind == "O":
+        return np.empty(shape, dtype)
+    values = np.arange(int(np.prod(shape, dtype=np.int64))) - 1
+    return values.astype(dtype).reshape(shape)
+
+
+NOT_ARRAYS = st.sampled_from([None, "abc", {}, [[1.0], [2.0, 3.0]], 3.5, [1, 2, 3], (), b"xy",
+                              object(), [[1, 2], [3, 4]], range(4)])
+ARGS = st.one_of(arrays(), arrays(), arrays(), NOT_ARRAYS)
+SCALARS = st.one_of(st.integers(-3, 4), st.sampled_from([None, 1.0, "0", True, 2**63, -(2**64),
+                                                         np.int64(1), np.float32(0), [0]]))
+LISTS = st.one_of(st.lists(st.integers(-3, 4), max_size=4), st.sampled_from(
+    [None, 1, "12", [1.5], [None], [2**40], np.array([1, 2]), (0, 0, 0, 0, 0, 0, 0, 0, 0)]))
+
+
+def _run(fn, *args, **kwargs) -> None:
+    try:
+        fn(*args, **kwargs)
+    except dmlc.DmlcError:
+        pass
+
+
+def either(valid, garbage):
+    """The valid argument or garbage: most cases then break one or two arguments at a time."""
+    return st.one_of(st.just(valid), garbage)
+
+
+X = np.arange(12, dtype=np.float32).reshape(3, 4)
+I_ROWS = np.array([[2, -1]], np.int64)            # gather along axis 1 of X
+I_ELEMENTS = np.array([[0, 3, -4, 1]], np.int32)  # gather_elements / scatter along axis 0
+U = np.full((1, 4), 7, np.float32)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(I_ROWS, ARGS), either(1, SCALARS), either(1, SCALARS),
+       either(False, SCALARS))
+def test_fuzz_gather(x, i, axis, k, check):
+    _run(dmlc.gather, x, i, axis=axis, index_dimensions=k, check_indices=check)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(I_ELEMENTS, ARGS), either(0, SCALARS), either(True, SCALARS))
+def test_fuzz_gather_elements(x, i, axis, check):
+    _run(dmlc.gather_elements, x, i, axis=axis, check_indices=check)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(I_ELEMENTS, ARGS), either(U, ARGS), either(0, SCALARS),
+       either(False, SCALARS))
+def test_fuzz_scatter(x, i, u, axis, check):
+    _run(dmlc.scatter, x, i, u, axis=axis, check_indices=check)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either([0, 1], LISTS), either([3, 3], LISTS), either([1, -2], LISTS),
+       st.one_of(st.none(), LISTS))
+def test_fuzz_slice(x, offsets, sizes, strides, output_sizes):
+    _run(dmlc.slice, x, offsets, sizes, strides, output_sizes=output_sizes)
+
+
+@pytest.fixture(scope="module")
+def kernel():
+    return dmlc.compile(dmlc.GatherElementsDesc(
+        input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(3, 4)),
+        indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 4)), axis=0))
+
+
+@settings(max_examples=EXAMPLES)
+@given(x=either(X, ARGS), i=either(I_ELEMENTS, ARGS),
+       out=st.sampled_from([None, "out", "wrong shape", "wrong dtype", "array"]))
+def test_fuzz_compiled_kernel_arguments(kernel, x, i, out):
+    """A compiled kernel called with anything but the arrays it was compiled for."""
+    target = {None: None, "out": dmlc.empty((1, 4), np.float32),
+              "wrong shape": dmlc.empty((4, 1), np.float32),
+              "wrong dtype": dmlc.empty((1, 4), np.int32), "array": np.zeros((1, 4), np.float32)}
+    _run(kernel, x, i, out=target[out])

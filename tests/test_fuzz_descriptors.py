@@ -1,0 +1,147 @@
+"""Invalid-input fuzzing of the descriptors: hypothesis takes a valid descriptor of each operator
+and replaces one to three of its fields (the operator's own and its tensors') with garbage:
+wrong types, wrong lengths, zero, negative and huge numbers, other data types, mismatched
+tensors. Building, validating, lowering, optimizing and generating code then either succeeds or
+raises a dmlc error: never another exception. No Vulkan needed (glslang is not run)."""
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dmlc
+from dmlc import expr
+from dmlc.codegen import glsl
+from dmlc.compiled import build_program
+from dmlc.descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc,
+                              Slice1Desc, TensorDesc)
+from dmlc.dtypes import DataType
+
+EXAMPLES = 400  # per operator; HYPOTHESIS_PROFILE=thorough multiplies the budget
+
+F32, I64 = DataType.FLOAT32, DataType.INT64
+
+
+def t(sizes, dtype=F32, **kw) -> TensorDesc:
+    return TensorDesc(data_type=dtype, sizes=sizes, **kw)
+
+
+VALID = {
+    "gather": GatherDesc(input=t((4, 5)), indices=t((1, 3), DataType.INT32), axis=1,
+                         index_dimensions=1),
+    "gather_elements": GatherElementsDesc(input=t((4, 5)), indices=t((2, 5), I64), axis=0),
+    "scatter": ScatterDesc(input=t((4, 5), DataType.UINT8), indices=t((4, 2), DataType.UINT32),
+                           updates=t((4, 2), DataType.UINT8), axis=1),
+    "slice": Slice1Desc(input=t((6, 7), DataType.FLOAT16), offsets=(1, 0), sizes=(4, 7),
+                        strides=(2, -3)),
+    "expression": ExpressionDesc(
+        name="Y", index_vars=("i", "j"),
+        body=expr.Load("X", (expr.Var("j"), expr.Load("I", (expr.Var("i"),)))),
+        tensors=(("X", t((3, 4))), ("I", t((5,), DataType.INT32))), output=None),
+}
+
+NUMBERS = st.one_of(st.integers(-3, 12), st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**32, 2**40,
+                                                          2**63, -(2**63), 2**64]),
+                    st.floats(allow_nan=True, allow_infinity=True), st.booleans())
+LISTS = st.one_of(st.lists(NUMBERS, max_size=10), st.lists(NUMBERS, max_size=10).map(tuple),
+                  st.lists(st.integers(1, 6), min_size=1, max_size=9).map(tuple))
+GARBAGE = st.one_of(NUMBERS, LISTS, st.none(), st.text(max_size=4), st.sampled_from(list(DataType)),
+                    st.sampled_from(["FLOAT32", "INT8", "float", "COMPLEX64", b"x", object(), {},
+                                     iter([1, 2]), range(3)]))
+
+
+NAMES = st.one_of(st.sampled_from(["i", "j", "k", "X", "I", "Q", "", "1x"]), GARBAGE)
+LEAVES = st.one_of(st.builds(expr.Const, NUMBERS), st.builds(expr.Var, NAMES))
+TREES = st.recursive(LEAVES, lambda c: st.one_of(
+    st.builds(expr.Add, c, c), st.builds(expr.Mul, c, NUMBERS),
+    st.builds(expr.FloorDiv, c, NUMBERS), st.builds(expr.Mod, c, NUMBERS),
+    st.builds(expr.Load, NAMES, st.lists(c, max_size=3).map(tuple)),
+    st.builds(expr.IndexValue, st.builds(expr.Load, NAMES, st.lists(c, max_size=2).map(tuple)),
+              NUMBERS)), max_leaves=8)
+BODIES = st.builds(expr.Load, st.sampled_from(["X", "I", "Y"]), st.lists(TREES, max_size=3).map(tuple))
+
+
+def tensors(base: TensorDesc):
+    """A tensor with one field replaced by garbage, or another valid-looking tensor."""
+    field = st.sampled_from(["data_type", "sizes", "strides", "total_bytes"])
+    garbled = st.builds(lambda f, v: (f, v), field, GARBAGE)
+    other = st.builds(lambda sizes, dt: ("__tensor__", (sizes, dt)),
+                      st.lists(st.integers(1, 6), min_size=1, max_size=9).map(tuple),
+                      st.sampled_from(list(DataType)))
+    return st.one_of(garbled, other).map(lambda fv: _rebuild(base, *fv))
+
+
+def _rebuild(base: TensorDesc, field: str, value):
+    if field == "__tensor__":
+        sizes, dtype = value
+        return lambda: TensorDesc(data_type=dtype, sizes=sizes)
+    return lambda: dataclasses.replace(base, **{field: value})
+
+
+def perturbed(name: str):
+    base = VALID[name]
+    names = [f.name for f in dataclasses.fields(base)]
+
+    @st.composite
+    def build(draw):
+        changes = {}
+        for field in draw(st.lists(st.sampled_from(names), min_size=1, max_size=3, unique=True)):
+            current = getattr(base, field)
+            if isinstance(current, TensorDesc) or (field == "output" and draw(st.booleans())):
+                changes[field] = draw(tensors(current or t((4, 5))))
+            elif field == "tensors" and draw(st.booleans()):  # one named tensor garbled
+                tname, make_t = draw(st.sampled_from(["X", "I"])), draw(tensors(t((3, 4))))
+                changes[field] = (lambda tn=tname, mk=make_t: tuple(
+                    (n, mk() if n == tn else d) for n, d in base.tensors))
+            else:
+                value = draw(BODIES if field == "body" and draw(st.booleans()) else GARBAGE)
+                changes[field] = (lambda v=value: v)
+        return lambda: dataclasses.replace(base, **{f: make() for f, make in changes.items()})
+    return build()
+
+
+def compile_without_glslang(desc) -> None:
+    _, program = build_program(desc, dump_after=set())
+    for k in program.kernels:
+        glsl.render_glsl(k, program)
+
+
+def _check(make) -> None:
+    try:
+        compile_without_glslang(make())
+    except dmlc.ValidationError as e:  # names the operator, the field, expected and actual
+        assert e.operator and e.field and "expected" in str(e) and "got" in str(e), str(e)
+
+
+def test_every_valid_base_compiles():
+    for desc in VALID.values():
+        compile_without_glslang(desc)
+
+
+def _fuzz(name: str):
+    @settings(max_examples=EXAMPLES)
+    @given(perturbed(name))
+    def run(make):
+        _check(make)
+    run()
+
+
+def test_fuzz_gather():
+    _fuzz("gather")
+
+
+def test_fuzz_gather_elements():
+    _fuzz("gather_elements")
+
+
+def test_fuzz_scatter():
+    _fuzz("scatter")
+
+
+def test_fuzz_slice():
+    _fuzz("slice")
+
+
+def test_fuzz_expression():
+    _fuzz("expression")
