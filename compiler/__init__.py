@@ -26,9 +26,18 @@ def to_device(array):  # type: ignore[no-untyped-def]
 def empty(shape, dtype):  # type: ignore[no-untyped-def]
     """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
     from dmlc.runtime.tensor import empty as allocate
-    return allocate(tuple(shape), dtype)
+    return allocate(shape, dtype)
+
+
+def close_device() -> None:
+    """Release the Vulkan device and everything on it (device tensors made before then raise
+    DeviceError; kernels rebind to a fresh device on their next call)."""
+    from dmlc.runtime import close_device as close
+    close()
+
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
            "CompiledKernel", "lang", "ExpressionDesc", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
            "TensorDesc", "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
-           "ShaderCompileError", "DeviceError", "ParseError", "to_device", "empty", "__version__"]
+           "ShaderCompileError", "DeviceError", "ParseError", "to_device", "empty", "close_device",
+           "__version__"]

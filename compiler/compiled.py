@@ -33,6 +33,7 @@ def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None
     if not is_device_tensor(a):
         raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
                               "dmlc.empty)", type(a).__name__)
+    a.check_usable(f"{op}: {field_name}")
     if a.dtype != t.data_type.numpy:
         raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
     want = t.sizes if t.is_packed else (t.buffer_elements,)
@@ -129,7 +130,7 @@ class CompiledKernel:
 
     def executable(self) -> Any:
         """The program bound to device buffers (created on first use, then reused)."""
-        if self._executable is None:
+        if self._executable is None or self._executable.device.closed:
             from dmlc.runtime import Executable, get_device
             self._executable = Executable(get_device(), self.program,
                                           [s.spirv for s in self.stages],

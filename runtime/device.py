@@ -12,12 +12,14 @@ variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md
 """
 from __future__ import annotations
 
+import contextlib
+import itertools
 import logging
 import os
 import threading
 import time
 from collections import OrderedDict
-from typing import Any, Optional, Sequence
+from typing import Any, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -35,6 +37,7 @@ _kp: Any = None
 _device: Optional["Device"] = None
 _device_index: Optional[int] = None
 _lock = threading.Lock()
+_instances = itertools.count()
 
 
 def _import_kp() -> Any:
@@ -64,10 +67,10 @@ def set_device(index: int) -> None:
 
 
 def get_device() -> "Device":
-    """The process's device, created on first use."""
+    """The process's device, created on first use (and again after close_device())."""
     global _device
     with _lock:
-        if _device is None:
+        if _device is None or _device.closed:
             index = _device_index
             if index is None:
                 env = os.environ.get("DMLC_DEVICE", "0")
@@ -76,6 +79,16 @@ def get_device() -> "Device":
                 index = int(env)
             _device = Device(index)
         return _device
+
+
+def close_device() -> None:
+    """Release the process's Vulkan device and everything on it. Device tensors made before
+    raise DeviceError when used; compiled kernels rebind to a new device on their next call."""
+    global _device
+    with _lock:
+        if _device is not None:
+            _device.close()
+        _device = None
 
 
 def dispatch_grid(invocations: int, local_size: int,
@@ -98,10 +111,11 @@ def _route_validation_messages() -> None:
     run_dir = os.environ.get("DMLC_VALIDATION_DIR")
     if not run_dir:
         return
-    mine = os.path.join(run_dir, f"process-{os.getpid()}")
+    tag = f"{os.getpid()}-{next(_instances)}"  # a reopened device is a new instance
+    mine = os.path.join(run_dir, f"process-{tag}")
     os.makedirs(mine, exist_ok=True)
     with open(os.path.join(run_dir, "vk_layer_settings.txt")) as f:
-        settings = f.read().replace("messages.txt", f"messages-{os.getpid()}.txt")
+        settings = f.read().replace("messages.txt", f"messages-{tag}.txt")
     with open(os.path.join(mine, "vk_layer_settings.txt"), "w") as f:
         f.write(settings)
     os.environ["VK_LAYER_SETTINGS_PATH"] = mine
@@ -123,8 +137,30 @@ class Device:
         self.max_group_count: tuple[int, int, int] = tuple(props["max_work_group_count"])
         self.max_group_invocations: int = props["max_work_group_invocations"]
         self.timestamps: bool = bool(props.get("timestamps_supported", False))
+        _route_validation_messages()  # the limits query opens a Vulkan instance of its own
         self.limits = device_limits(index, self.name, self.max_group_count,
                                     self.max_group_invocations)
+        self.closed = False
+        self._lock = threading.RLock()
+
+    @contextlib.contextmanager
+    def use(self, what: str) -> Iterator[Any]:
+        """Hold the device for one piece of work on it, or raise if it was closed: kp calls run
+        one at a time (they hold the GIL, and a Vulkan queue needs external synchronization),
+        and a closed device's objects must never be touched again (a use is a SIGSEGV)."""
+        with self._lock:
+            if self.closed:
+                raise DeviceError(f"{what}: the Vulkan device {self.name!r} was closed "
+                                  "(dmlc.close_device()); make new device tensors with "
+                                  "dmlc.to_device()")
+            yield self.manager
+
+    def close(self) -> None:
+        """Destroy every Vulkan object of this device (idempotent)."""
+        with self._lock:
+            if not self.closed:
+                self.closed = True
+                self.manager.destroy()
 
     def info(self) -> dict[str, object]:
         return {"index": self.index, "name": self.name,
@@ -191,10 +227,13 @@ class Executable:
         buffer names bound to each kernel's bindings 0, 1, ... guard_words (tests only, with
         shaders generated for it): each buffer's data sits between two guard regions of that
         many words, filled with a known pattern that guard_damage() checks."""
-        kp = _import_kp()
         self.device, self.program, self.guard = device, program, guard_words
-        self._lock = threading.Lock()
-        mgr = device.manager
+        with device.use(program.name) as mgr:
+            self._build(mgr, spirv, launches, bindings)
+
+    def _build(self, mgr: Any, spirv: Sequence[bytes], launches: Sequence[tuple[int, int]],
+               bindings: Sequence[Sequence[str]]) -> None:
+        kp, device, program, guard_words = _import_kp(), self.device, self.program, self.guard
         for buf in program.buffers:
             if buf.words * 4 > MAX_TENSOR_BYTES:
                 raise DeviceError(f"{program.name}: buffer {buf.name} needs {buf.words * 4} "
@@ -265,7 +304,7 @@ class Executable:
     def upload(self, arrays: Sequence[np.ndarray]) -> None:
         """Write the inputs to the device without running anything (for timing)."""
         kp = _import_kp()
-        with self._lock:
+        with self.device.use(self.program.name):
             self._write_inputs(arrays)
             inputs = [self.tensors[name] for name in self.program.inputs]
             self.device.manager.sequence().eval(kp.OpTensorSyncDevice(inputs))
@@ -274,7 +313,7 @@ class Executable:
         """Seconds of device time for one run of every kernel (no transfers): Vulkan
         timestamps where the device has them, else the wall time of the pre-recorded evals."""
         kp = _import_kp()
-        with self._lock:
+        with self.device.use(self.program.name):
             return sum(time_op(self.device, kp.OpAlgoDispatch(a)) for a in self.algorithms)
 
     def _take_status(self) -> dict[str, np.ndarray]:
@@ -295,7 +334,7 @@ class Executable:
         """Upload the input arrays' raw bytes, run every kernel in order, and return the output
         as a fresh array of its dtype and the program's output shape, with the status buffers
         (see ir.Buffer.role) by name."""
-        with self._lock:
+        with self.device.use(self.program.name):
             self._write_inputs(arrays)
             for seq in self.sequences:
                 seq.eval()
@@ -312,8 +351,10 @@ class Executable:
         gets its own algorithms and recorded sequences (cheap: kp shares the pipeline's SPIR-V);
         the last BINDINGS sets are kept, so a repeated call is one eval per kernel."""
         kp = _import_kp()
-        key = tuple(id(t.kp_tensor) for t in inputs) + (id(out.kp_tensor),)
-        with self._lock:
+        # The entry holds the DeviceTensors, so their ids stay unique while it lives; a
+        # released tensor can no longer be passed in (check_device_tensor), and its entries go.
+        key = tuple(id(t) for t in inputs) + (id(out),)
+        with self.device.use(self.program.name):
             entry = self._bindings.get(key)
             if entry is None:
                 given = dict(zip(self.program.inputs, inputs))
@@ -331,6 +372,9 @@ class Executable:
                     seqs[-1].record(kp.OpTensorSyncLocal([self.tensors[b.name]
                                                           for b in self._status]))
                 entry = ([*inputs, out], seqs)
+                for old in [k for k, (ts, _) in self._bindings.items()
+                            if any(t.released for t in ts)]:
+                    del self._bindings[old]
                 self._bindings[key] = entry
                 if len(self._bindings) > self.BINDINGS:
                     self._bindings.popitem(last=False)

@@ -11,12 +11,13 @@ A tensor is a kp tensor of uint32 words (every dtype travels as raw bits), padde
 from __future__ import annotations
 
 import math
-import threading
+import operator
 from typing import Any
 
 import numpy as np
 
-from dmlc.errors import DeviceError
+from dmlc.dtypes import DataType
+from dmlc.errors import DeviceError, ValidationError
 
 from .buffers import from_words, to_words
 from .device import MAX_TENSOR_BYTES, Device, _import_kp, get_device
@@ -38,8 +39,37 @@ class DeviceTensor:
         if words * 4 > MAX_TENSOR_BYTES:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes; "
                               f"Kompute tensors hold at most {MAX_TENSOR_BYTES}")
-        self.kp_tensor = device.manager.tensor_t(np.zeros(words, np.uint32))
-        self._lock = threading.Lock()
+        with device.use("dmlc.to_device") as mgr:
+            self.kp_tensor = mgr.tensor_t(np.zeros(words, np.uint32))
+        self.released = False
+
+    def check_usable(self, what: str) -> None:
+        """DeviceError if the tensor was released or its device closed (kp would crash)."""
+        if self.released:
+            raise DeviceError(f"{what}: this {self.shape} {self.dtype} tensor was released")
+        if self.device.closed:
+            raise DeviceError(f"{what}: this {self.shape} {self.dtype} tensor's Vulkan device "
+                              "was closed (dmlc.close_device())")
+
+    def use(self, what: str) -> Any:
+        """Hold the device for work on this tensor (see check_usable)."""
+        self.check_usable(what)
+        return self.device.use(what)
+
+    def release(self) -> None:
+        """Free the tensor's device memory now (idempotent); later uses raise DeviceError.
+        Otherwise memory is freed when the last reference goes."""
+        with self.device._lock:
+            if not self.released and not self.device.closed:
+                self.kp_tensor.destroy()
+            self.released = True
+            self.kp_tensor = None
+
+    def __enter__(self) -> "DeviceTensor":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
 
     @property
     def ndim(self) -> int:
@@ -51,16 +81,16 @@ class DeviceTensor:
 
     def upload(self, array: np.ndarray) -> "DeviceTensor":
         kp = _import_kp()
-        with self._lock:
+        with self.use("DeviceTensor.upload") as mgr:
             to_words(array, self.size, out=self.kp_tensor.data())
-            self.device.manager.sequence().eval(kp.OpTensorSyncDevice([self.kp_tensor]))
+            mgr.sequence().eval(kp.OpTensorSyncDevice([self.kp_tensor]))
         return self
 
     def numpy(self) -> np.ndarray:
         """A fresh host array with the tensor's current contents."""
         kp = _import_kp()
-        with self._lock:
-            self.device.manager.sequence().eval(kp.OpTensorSyncLocal([self.kp_tensor]))
+        with self.use("DeviceTensor.numpy") as mgr:
+            mgr.sequence().eval(kp.OpTensorSyncLocal([self.kp_tensor]))
             return from_words(self.kp_tensor.data(), self.dtype, self.shape)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
@@ -68,15 +98,41 @@ class DeviceTensor:
         return a if dtype is None else a.astype(dtype)
 
     def __repr__(self) -> str:
-        return f"DeviceTensor(shape={self.shape}, dtype={self.dtype.name}, device={self.device.name!r})"
+        state = ", released" if self.released else (", device closed" if self.device.closed
+                                                    else "")
+        return (f"DeviceTensor(shape={self.shape}, dtype={self.dtype.name}, "
+                f"device={self.device.name!r}{state})")
+
+
+def _checked(what: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
+    try:
+        dt = np.dtype(dtype)
+        DataType.of(dt)
+    except (TypeError, ValueError):
+        raise ValidationError(what, "dtype", "one of " + ", ".join(d.value for d in DataType),
+                              repr(dtype)) from None
+    try:
+        dims = tuple(operator.index(s) for s in shape)
+    except TypeError:
+        raise ValidationError(what, "shape", "a tuple of integers", repr(shape)) from None
+    if any(s < 0 for s in dims):
+        raise ValidationError(what, "shape", "sizes >= 0", dims)
+    return dims, dt
 
 
 def to_device(array: Any) -> DeviceTensor:
     """Upload an array (any of the 11 DirectML dtypes) to the process's Vulkan device."""
-    a = np.asarray(array)
-    return DeviceTensor(get_device(), a.shape, a.dtype).upload(a)
+    try:
+        a = np.asarray(array)
+    except Exception as e:  # noqa: BLE001 - ragged lists and other things numpy refuses
+        raise ValidationError("dmlc.to_device", "array", "an array", type(array).__name__,
+                              str(e)) from None
+    shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
+    return DeviceTensor(get_device(), shape, dtype).upload(a)
 
 
 def empty(shape: tuple[int, ...], dtype: Any) -> DeviceTensor:
     """An uninitialized (zeroed) tensor on the device, e.g. for a kernel's `out=`."""
-    return DeviceTensor(get_device(), shape, dtype)
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    return DeviceTensor(get_device(), *_checked("dmlc.empty", shape, dtype))
