@@ -154,7 +154,7 @@ class CompiledKernel:
         else:
             tensors = [a if is_device_tensor(a) else to_device(a) for a in checked]
             if out is None:
-                out = empty(self.output.sizes, self.output.data_type.numpy)
+                out = empty(self.output.sizes, self.output.data_type.numpy, zeroed=False)
             else:
                 check_device_tensor(self.descriptor.operator, "out", out, self.output)
             result, status = self.executable().run_device(tensors, out)

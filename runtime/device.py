@@ -12,8 +12,8 @@ variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md
 """
 from __future__ import annotations
 
+import collections
 import contextlib
-import itertools
 import logging
 import os
 import threading
@@ -37,7 +37,6 @@ _kp: Any = None
 _device: Optional["Device"] = None
 _device_index: Optional[int] = None
 _lock = threading.Lock()
-_instances = itertools.count()
 
 
 def _import_kp() -> Any:
@@ -111,11 +110,12 @@ def _route_validation_messages() -> None:
     run_dir = os.environ.get("DMLC_VALIDATION_DIR")
     if not run_dir:
         return
-    tag = f"{os.getpid()}-{next(_instances)}"  # a reopened device is a new instance
-    mine = os.path.join(run_dir, f"process-{tag}")
+    mine = os.path.join(run_dir, f"process-{os.getpid()}")
+    if os.environ.get("VK_LAYER_SETTINGS_PATH") == mine:
+        return  # the layer reads its settings once per process; later instances share them
     os.makedirs(mine, exist_ok=True)
     with open(os.path.join(run_dir, "vk_layer_settings.txt")) as f:
-        settings = f.read().replace("messages.txt", f"messages-{tag}.txt")
+        settings = f.read().replace("messages.txt", f"messages-{os.getpid()}.txt")
     with open(os.path.join(mine, "vk_layer_settings.txt"), "w") as f:
         f.write(settings)
     os.environ["VK_LAYER_SETTINGS_PATH"] = mine
@@ -137,14 +137,37 @@ class Device:
         self.max_group_count: tuple[int, int, int] = tuple(props["max_work_group_count"])
         self.max_group_invocations: int = props["max_work_group_invocations"]
         self.timestamps: bool = bool(props.get("timestamps_supported", False))
-        _route_validation_messages()  # the limits query opens a Vulkan instance of its own
         self.limits = device_limits(index, self.name, self.max_group_count,
                                     self.max_group_invocations)
         self.closed = False
         self._lock = threading.RLock()
+        self.created: "collections.Counter[str]" = collections.Counter()
+        self._pool: dict[int, list[Any]] = {}
+        self._returned: "collections.deque[tuple[int, Any]]" = collections.deque()
+
+    POOL_PER_SIZE = 4
+    POOL_BYTES = 256 * 2**20
+    """Buffers of garbage-collected device tensors kept for reuse, per size and in all."""
+
+    def pool_return(self, words: int, kp_tensor: Any) -> None:
+        """Give back the buffer of a device tensor nobody references (called from __del__, so
+        it takes no lock: deque.append is atomic)."""
+        if not self.closed:
+            self._returned.append((words, kp_tensor))
+
+    def pool_take(self, words: int) -> Any:
+        """A pooled kp tensor of `words` words, or None (caller holds the device)."""
+        while self._returned:
+            size, t = self._returned.popleft()
+            kept = self._pool.setdefault(size, [])
+            total = sum(n * 4 * len(ts) for n, ts in self._pool.items())
+            if len(kept) < self.POOL_PER_SIZE and total + size * 4 <= self.POOL_BYTES:
+                kept.append(t)  # else dropped: kp frees it with its last reference
+        kept = self._pool.get(words)
+        return kept.pop() if kept else None
 
     @contextlib.contextmanager
-    def use(self, what: str) -> Iterator[Any]:
+    def use(self, what: str) -> Iterator["Device"]:
         """Hold the device for one piece of work on it, or raise if it was closed: kp calls run
         one at a time (they hold the GIL, and a Vulkan queue needs external synchronization),
         and a closed device's objects must never be touched again (a use is a SIGSEGV)."""
@@ -153,13 +176,35 @@ class Device:
                 raise DeviceError(f"{what}: the Vulkan device {self.name!r} was closed "
                                   "(dmlc.close_device()); make new device tensors with "
                                   "dmlc.to_device()")
-            yield self.manager
+            yield self
+
+    # Every Vulkan object dmlc makes is made here and counted (the leak tests read `created`).
+    def tensor(self, words: np.ndarray) -> Any:
+        self.created["tensors"] += 1
+        return self.manager.tensor_t(words)
+
+    def algorithm(self, tensors: list[Any], spirv: bytes, grid: tuple[int, int, int]) -> Any:
+        self.created["algorithms"] += 1
+        no_consts = np.zeros(0, np.uint32)  # uint32, not a list: kp's constant trap
+        return self.manager.algorithm(tensors, spirv, grid, no_consts, no_consts)
+
+    def sequence(self) -> Any:
+        self.created["sequences"] += 1
+        return self.manager.sequence()
+
+    def run_op(self, op: Any) -> None:
+        """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused
+        sequence would be re-begun without a reset, which Vulkan forbids; paths that repeat
+        keep pre-recorded sequences instead)."""
+        self.sequence().eval(op)
 
     def close(self) -> None:
         """Destroy every Vulkan object of this device (idempotent)."""
         with self._lock:
             if not self.closed:
                 self.closed = True
+                self._pool.clear()
+                self._returned.clear()
                 self.manager.destroy()
 
     def info(self) -> dict[str, object]:
@@ -228,10 +273,10 @@ class Executable:
         shaders generated for it): each buffer's data sits between two guard regions of that
         many words, filled with a known pattern that guard_damage() checks."""
         self.device, self.program, self.guard = device, program, guard_words
-        with device.use(program.name) as mgr:
-            self._build(mgr, spirv, launches, bindings)
+        with device.use(program.name):
+            self._build(spirv, launches, bindings)
 
-    def _build(self, mgr: Any, spirv: Sequence[bytes], launches: Sequence[tuple[int, int]],
+    def _build(self, spirv: Sequence[bytes], launches: Sequence[tuple[int, int]],
                bindings: Sequence[Sequence[str]]) -> None:
         kp, device, program, guard_words = _import_kp(), self.device, self.program, self.guard
         for buf in program.buffers:
@@ -243,19 +288,20 @@ class Executable:
         for (_, local), names in zip(launches, self._stage_buffers):
             device.check_launch(program.name, local, [
                 (n, (program.buffer(n).words + 2 * guard_words) * 4) for n in names])
-        self.tensors = {b.name: mgr.tensor_t(self._initial_words(b.words))
+        self.tensors = {b.name: device.tensor(self._initial_words(b.words))
                         for b in program.buffers}
         bound = list(self.tensors.values())
         self.algorithms = self._algorithms(self.tensors)
         # Scratch buffers start zeroed on the device (and kernels leave them zeroed).
-        mgr.sequence().eval(kp.OpTensorSyncDevice(bound))
+        device.run_op(kp.OpTensorSyncDevice(bound))
         self._bindings: "OrderedDict[tuple[int, ...], tuple[list[Any], list[Any]]]" = OrderedDict()
         inputs = [self.tensors[name] for name in program.inputs]
         self._status = [b for b in program.buffers if b.role == "status"]
         status = [self.tensors[b.name] for b in self._status]
+        self._upload: Any = None
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
-            seq = mgr.sequence()
+            seq = device.sequence()
             if i == 0:
                 seq.record(kp.OpTensorSyncDevice(inputs))
             seq.record(kp.OpAlgoDispatch(algo))
@@ -266,9 +312,8 @@ class Executable:
 
     def _algorithms(self, tensors: dict[str, Any]) -> list[Any]:
         """One kp algorithm per kernel, bound to its buffers' tensors."""
-        no_consts = np.zeros(0, np.uint32)
-        return [self.device.manager.algorithm([tensors[n] for n in names], code,
-                                              self.device.grid(count, local), no_consts, no_consts)
+        return [self.device.algorithm([tensors[n] for n in names], code,
+                                      self.device.grid(count, local))
                 for code, (count, local), names in zip(self._spirv, self._launches,
                                                        self._stage_buffers)]
 
@@ -306,8 +351,11 @@ class Executable:
         kp = _import_kp()
         with self.device.use(self.program.name):
             self._write_inputs(arrays)
-            inputs = [self.tensors[name] for name in self.program.inputs]
-            self.device.manager.sequence().eval(kp.OpTensorSyncDevice(inputs))
+            if self._upload is None:
+                self._upload = self.device.sequence()
+                self._upload.record(kp.OpTensorSyncDevice(
+                    [self.tensors[name] for name in self.program.inputs]))
+            self._upload.eval()
 
     def time_kernels(self) -> float:
         """Seconds of device time for one run of every kernel (no transfers): Vulkan
@@ -326,7 +374,7 @@ class Executable:
             kp = _import_kp()
             for b in dirty:
                 self._data(b.name)[:b.words] = 0
-            self.device.manager.sequence().eval(
+            self.device.run_op(
                 kp.OpTensorSyncDevice([self.tensors[b.name] for b in dirty]))
         return status
 
@@ -351,9 +399,10 @@ class Executable:
         gets its own algorithms and recorded sequences (cheap: kp shares the pipeline's SPIR-V);
         the last BINDINGS sets are kept, so a repeated call is one eval per kernel."""
         kp = _import_kp()
-        # The entry holds the DeviceTensors, so their ids stay unique while it lives; a
-        # released tensor can no longer be passed in (check_device_tensor), and its entries go.
-        key = tuple(id(t) for t in inputs) + (id(out),)
+        # Keyed on the kp tensors, which the entry holds, so their ids stay unique while it
+        # lives. A pooled kp tensor (see Device.pool_take) keeps its bindings: a loop of one-shot
+        # calls reuses one output buffer and creates no Vulkan objects.
+        key = tuple(id(t.kp_tensor) for t in inputs) + (id(out.kp_tensor),)
         with self.device.use(self.program.name):
             entry = self._bindings.get(key)
             if entry is None:
@@ -365,15 +414,15 @@ class Executable:
                 tensors = {**self.tensors, **{n: t.kp_tensor for n, t in given.items()}}
                 seqs = []
                 for algo in self._algorithms(tensors):
-                    seq = self.device.manager.sequence()
+                    seq = self.device.sequence()
                     seq.record(kp.OpAlgoDispatch(algo))
                     seqs.append(seq)
                 if self._status:
                     seqs[-1].record(kp.OpTensorSyncLocal([self.tensors[b.name]
                                                           for b in self._status]))
-                entry = ([*inputs, out], seqs)
+                entry = ([t.kp_tensor for t in (*inputs, out)], seqs)
                 for old in [k for k, (ts, _) in self._bindings.items()
-                            if any(t.released for t in ts)]:
+                            if not all(t.is_init() for t in ts)]:  # released since
                     del self._bindings[old]
                 self._bindings[key] = entry
                 if len(self._bindings) > self.BINDINGS:

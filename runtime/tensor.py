@@ -28,20 +28,57 @@ def padded_words(count: int, itemsize: int) -> int:
     return max(4, -(-count * itemsize // 16) * 4)
 
 
+class _Slot:
+    """A kp tensor and its upload and download sequences, recorded on first use and evaluated
+    again after (re-recording a sequence is invalid Vulkan); a pooled buffer keeps them."""
+
+    __slots__ = ("tensor", "up", "down")
+
+    def __init__(self, tensor: Any) -> None:
+        self.tensor, self.up, self.down = tensor, None, None
+
+    def sync(self, device: Device, direction: str) -> None:
+        seq = getattr(self, direction)
+        if seq is None:
+            kp = _import_kp()
+            seq = device.sequence()
+            op = kp.OpTensorSyncDevice if direction == "up" else kp.OpTensorSyncLocal
+            seq.record(op([self.tensor]))
+            setattr(self, direction, seq)
+        seq.eval()
+
+
 class DeviceTensor:
     """An array on the Vulkan device. `numpy()` downloads it; kernels and the one-shot functions
     accept it wherever they accept an array, and then return a DeviceTensor."""
 
-    def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any) -> None:
+    def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any,
+                 zeroed: bool = True) -> None:
+        """zeroed=False: the caller overwrites every element (an upload, a kernel's output), so
+        a pooled buffer need not be cleared first."""
+        self.released = True  # until it holds a buffer (for __del__)
         self.device, self.shape, self.dtype = device, tuple(int(s) for s in shape), np.dtype(dtype)
         self.size = math.prod(self.shape)
         self.words = words = padded_words(self.size, self.dtype.itemsize)
         if words * 4 > MAX_TENSOR_BYTES:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes; "
                               f"Kompute tensors hold at most {MAX_TENSOR_BYTES}")
-        with device.use("dmlc.to_device") as mgr:
-            self.kp_tensor = mgr.tensor_t(np.zeros(words, np.uint32))
+        with device.use("dmlc.to_device"):
+            slot = device.pool_take(words)
+            self._slot = slot or _Slot(device.tensor(np.zeros(words, np.uint32)))
+            if slot is not None and zeroed:
+                self._slot.tensor.data()[:] = 0
+                self._slot.sync(device, "up")
         self.released = False
+
+    @property
+    def kp_tensor(self) -> Any:
+        """The kp tensor holding the data (None once released)."""
+        return None if self.released else self._slot.tensor
+
+    def __del__(self) -> None:
+        if not self.released:  # nobody can use it any more: its buffer goes back to the pool
+            self.device.pool_return(self.words, self._slot)
 
     def check_usable(self, what: str) -> None:
         """DeviceError if the tensor was released or its device closed (kp would crash)."""
@@ -58,12 +95,12 @@ class DeviceTensor:
 
     def release(self) -> None:
         """Free the tensor's device memory now (idempotent); later uses raise DeviceError.
-        Otherwise memory is freed when the last reference goes."""
+        Otherwise the buffer is pooled for reuse when the last reference goes."""
         with self.device._lock:
             if not self.released and not self.device.closed:
-                self.kp_tensor.destroy()
+                self._slot.tensor.destroy()
             self.released = True
-            self.kp_tensor = None
+            self._slot = None
 
     def __enter__(self) -> "DeviceTensor":
         return self
@@ -81,17 +118,17 @@ class DeviceTensor:
 
     def upload(self, array: np.ndarray) -> "DeviceTensor":
         kp = _import_kp()
-        with self.use("DeviceTensor.upload") as mgr:
-            to_words(array, self.size, out=self.kp_tensor.data())
-            mgr.sequence().eval(kp.OpTensorSyncDevice([self.kp_tensor]))
+        with self.use("DeviceTensor.upload") as device:
+            to_words(array, self.size, out=self._slot.tensor.data())
+            self._slot.sync(device, "up")
         return self
 
     def numpy(self) -> np.ndarray:
         """A fresh host array with the tensor's current contents."""
         kp = _import_kp()
-        with self.use("DeviceTensor.numpy") as mgr:
-            mgr.sequence().eval(kp.OpTensorSyncLocal([self.kp_tensor]))
-            return from_words(self.kp_tensor.data(), self.dtype, self.shape)
+        with self.use("DeviceTensor.numpy") as device:
+            self._slot.sync(device, "down")
+            return from_words(self._slot.tensor.data(), self.dtype, self.shape)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         a = self.numpy()
@@ -128,11 +165,12 @@ def to_device(array: Any) -> DeviceTensor:
         raise ValidationError("dmlc.to_device", "array", "an array", type(array).__name__,
                               str(e)) from None
     shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
-    return DeviceTensor(get_device(), shape, dtype).upload(a)
+    return DeviceTensor(get_device(), shape, dtype, zeroed=False).upload(a)
 
 
-def empty(shape: tuple[int, ...], dtype: Any) -> DeviceTensor:
-    """An uninitialized (zeroed) tensor on the device, e.g. for a kernel's `out=`."""
+def empty(shape: tuple[int, ...], dtype: Any, zeroed: bool = True) -> DeviceTensor:
+    """A zeroed tensor on the device, e.g. for a kernel's `out=` (zeroed=False: contents
+    undefined, for a caller that overwrites every element)."""
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
-    return DeviceTensor(get_device(), *_checked("dmlc.empty", shape, dtype))
+    return DeviceTensor(get_device(), *_checked("dmlc.empty", shape, dtype), zeroed=zeroed)

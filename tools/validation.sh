@@ -27,7 +27,7 @@ if [ ! -f "$LAYER_SO" ]; then
 fi
 
 RUN=$(mktemp -d)
-trap 'rm -rf "$RUN"' EXIT
+trap '[ -n "${DMLC_VALIDATION_KEEP:-}" ] || rm -rf "$RUN"' EXIT
 cat > "$RUN/vk_layer_settings.txt" <<EOF
 khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG
 khronos_validation.log_filename = $RUN/messages.txt
@@ -52,5 +52,5 @@ if [ -n "$problems" ]; then
   printf '%s\n' "$problems" | sed -E 's/ - Validation.*MessageID = 0x[0-9a-f]+ \|/:/' | sort | uniq -c | sort -rn | head -40 >&2
   exit 1
 fi
-log "validation layer active in $loaded Vulkan instances (synchronization validation on): 0 errors, 0 warnings"
+log "validation layer active in $loaded processes (synchronization validation on): 0 errors, 0 warnings"
 exit "$status"
