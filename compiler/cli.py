@@ -17,16 +17,28 @@ from .passes.pipeline import pass_names
 
 def cmd_info(args: argparse.Namespace) -> int:
     from dmlc.runtime import get_device
+    from dmlc.runtime.limits import driver_files, probe
     glslang = toolchain.find_tool("DMLC_GLSLANG", "glslangValidator")
     print(f"dmlc {__version__}")
     print(f"glslangValidator: {glslang or 'not found (apt-get install glslang-tools)'}")
     print(f"spirv-val: {toolchain.find_tool('DMLC_SPIRV_VAL', 'spirv-val') or 'not found'}")
     cache = toolchain.cache_dir()
     print(f"shader cache: {cache if cache else 'disabled (DMLC_CACHE=0)'}")
+    found = probe()
+    print(f"Vulkan loader: {found.loader or 'not found'}")
+    print(f"Vulkan drivers: {', '.join(driver_files()) or 'no driver manifests found'}")
+    for i, (name, _) in enumerate(found.devices):
+        print(f"  physical device {i}: {name}")
+    if found.problem:
+        raise DeviceError(f"no usable Vulkan device: {found.problem}")
     dev = get_device()
     print(f"device {dev.index}: {dev.name}")
     for key, value in dev.info().items():
-        if key not in ("index", "name"):
+        if key == "limits":
+            print("  limits (" + value.pop("source") + "):")  # type: ignore[attr-defined]
+            for name, limit in value.items():  # type: ignore[attr-defined]
+                print(f"    {name}: {limit}")
+        elif key not in ("index", "name"):
             print(f"  {key}: {value}")
     return 0
 

@@ -118,12 +118,26 @@ def _cache_path(source: str, glslang: str) -> Optional[Path]:
     return folder / key[:2] / f"{key}.spv" if folder else None
 
 
+_SEAL = b"dmlc-sha256:"
+
+
+def _sealed(spirv: bytes) -> bytes:
+    """A cache entry: the SPIR-V, then a marker and its SHA-256, so that any damage to the file
+    (a flipped byte, a truncation, another program's write) is detected and the entry rebuilt."""
+    return spirv + _SEAL + hashlib.sha256(spirv).digest()
+
+
 def _read_cache(path: Optional[Path]) -> Optional[bytes]:
-    """The SPIR-V cached at `path`, or None (no cache, no entry, or an implausible one)."""
-    if path is not None and path.is_file():
+    """The SPIR-V cached at `path`, or None (no cache, no entry, or a damaged one)."""
+    if path is None:
+        return None
+    try:
         data = path.read_bytes()
-        if looks_like_spirv(data):
-            return data
+    except OSError:
+        return None
+    spirv, seal, digest = data[:-44], data[-44:-32], data[-32:]
+    if seal == _SEAL and hashlib.sha256(spirv).digest() == digest and looks_like_spirv(spirv):
+        return spirv
     return None
 
 
@@ -141,7 +155,7 @@ def compile_glsl(source: str) -> bytes:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "wb") as f:
-                f.write(spirv)
+                f.write(_sealed(spirv))
             os.replace(tmp, path)  # atomic: concurrent writers leave one whole file
         except OSError:
             pass  # an unwritable cache costs time, not correctness

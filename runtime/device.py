@@ -27,7 +27,7 @@ from dmlc.errors import DeviceError
 from dmlc.ir import Program
 
 from .buffers import from_words, to_words
-from .limits import device_limits
+from .limits import device_limits, probe
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install "
@@ -47,6 +47,9 @@ def _import_kp() -> Any:
         try:
             import kp  # noqa: PLC0415 - the one place dmlc imports kp
         except ImportError as e:
+            if "libvulkan" in str(e):
+                raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
+                                  "libvulkan1") from e
             raise DeviceError(f"the Kompute Python package `kp` is not installed ({e}); "
                               "run `make install`") from e
         finally:
@@ -127,6 +130,13 @@ class Device:
     def __init__(self, index: int = 0) -> None:
         kp = _import_kp()
         _route_validation_messages()
+        found = probe()  # before kp: without a driver, kp.Manager() aborts the process
+        if found.problem:
+            raise DeviceError(f"no usable Vulkan device: {found.problem}")
+        if not 0 <= index < len(found.devices):
+            names = "; ".join(f"{i}: {name}" for i, (name, _) in enumerate(found.devices))
+            raise DeviceError(f"Vulkan device {index} does not exist (DMLC_DEVICE or "
+                              f"set_device()); this machine has {names}")
         try:
             self.manager = kp.Manager(index)
         except RuntimeError as e:
@@ -137,7 +147,7 @@ class Device:
         self.max_group_count: tuple[int, int, int] = tuple(props["max_work_group_count"])
         self.max_group_invocations: int = props["max_work_group_invocations"]
         self.timestamps: bool = bool(props.get("timestamps_supported", False))
-        self.limits = device_limits(index, self.name, self.max_group_count,
+        self.limits = device_limits(found.devices[index], self.name, self.max_group_count,
                                     self.max_group_invocations)
         self.closed = False
         self._lock = threading.RLock()

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import glob
+import os
 import struct
 from dataclasses import dataclass, fields
 from typing import Optional
@@ -79,38 +81,75 @@ def parse_properties(raw: bytes) -> tuple[str, Limits]:
     return name, Limits(**values)  # type: ignore[arg-type]
 
 
-def query(index: int) -> Optional[tuple[str, Limits]]:
-    """(deviceName, Limits) of physical device `index` in the loader's order (kp's order), or
-    None if the loader cannot be asked."""
+@dataclass(frozen=True)
+class Probe:
+    """What the Vulkan loader sees, asked directly (kp aborts the process when there is no
+    driver at all, so dmlc asks first)."""
+
+    loader: Optional[str]
+    """The loader library opened, or None if there is none."""
+    devices: tuple[tuple[str, Limits], ...] = ()
+    """(deviceName, Limits) of each physical device, in the loader's (and kp's) order."""
+    problem: str = ""
+    """Why no device can be used ("" when there are devices)."""
+
+
+LOADER_HINT = "apt-get install libvulkan1 (the Vulkan loader)"
+DRIVER_HINT = ("apt-get install mesa-vulkan-drivers (lavapipe: Vulkan on the CPU), or your GPU "
+               "vendor's Vulkan driver; VK_ICD_FILENAMES / VK_DRIVER_FILES select drivers")
+
+
+def probe() -> Probe:
+    """Open the loader, create an instance and list the physical devices with their limits."""
     path = ctypes.util.find_library("vulkan") or "libvulkan.so.1"
     try:
         vk = ctypes.CDLL(path)
-    except OSError:
-        return None
+    except OSError as e:
+        return Probe(None, problem=f"no Vulkan loader ({e}): {LOADER_HINT}")
     app = _AppInfo(0, None, b"dmlc-limits", 0, b"dmlc", 0, (1 << 22))  # Vulkan 1.0
     info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
     instance = ctypes.c_void_p()
-    if vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance)) != 0:
-        return None
+    result = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance))
+    if result != 0:
+        why = "no Vulkan driver found" if result == -9 else f"vkCreateInstance failed ({result})"
+        return Probe(path, problem=f"{why}: {DRIVER_HINT}")
     try:
         count = ctypes.c_uint32(0)
         vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None)
-        if not 0 <= index < count.value:
-            return None
-        devices = (ctypes.c_void_p * count.value)()
-        vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), devices)
-        raw = ctypes.create_string_buffer(_PROPERTIES_BYTES)
-        vk.vkGetPhysicalDeviceProperties(ctypes.c_void_p(devices[index]), raw)
-        return parse_properties(raw.raw)
+        handles = (ctypes.c_void_p * count.value)()
+        vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), handles)
+        devices = []
+        for h in handles[:count.value]:
+            raw = ctypes.create_string_buffer(_PROPERTIES_BYTES)
+            vk.vkGetPhysicalDeviceProperties(ctypes.c_void_p(h), raw)
+            devices.append(parse_properties(raw.raw))
     finally:
         vk.vkDestroyInstance(instance, None)
+    if not devices:
+        return Probe(path, problem=f"the Vulkan driver reports no devices: {DRIVER_HINT}")
+    return Probe(path, tuple(devices))
 
 
-def device_limits(index: int, name: str, group_count: tuple[int, int, int],
-                  group_invocations: int) -> Limits:
-    """The limits of device `index`, cross-checked against what kp reported for it (name and
-    workgroup limits): on any disagreement, the guaranteed minimums."""
-    found = query(index)
+def driver_files() -> list[str]:
+    """The Vulkan driver manifests (ICD JSON files) the loader would consider."""
+    chosen = os.environ.get("VK_DRIVER_FILES") or os.environ.get("VK_ICD_FILENAMES")
+    if chosen:
+        return [f for f in chosen.split(os.pathsep) if f]
+    dirs = ["/etc/vulkan/icd.d", "/usr/local/share/vulkan/icd.d", "/usr/share/vulkan/icd.d"]
+    return sorted(f for d in dirs for f in glob.glob(os.path.join(d, "*.json")))
+
+
+def query(index: int) -> Optional[tuple[str, Limits]]:
+    """(deviceName, Limits) of physical device `index`, or None if the loader cannot say."""
+    found = probe()
+    return found.devices[index] if 0 <= index < len(found.devices) else None
+
+
+def device_limits(found: Optional[tuple[str, Limits]], name: str,
+                  group_count: tuple[int, int, int], group_invocations: int) -> Limits:
+    """The limits the loader reported for a device (`found`: its query() entry), cross-checked
+    against what kp reported for it (name and workgroup limits): on any disagreement, or with
+    nothing found, the guaranteed minimums."""
     if found is None:
         return GUARANTEED
     vk_name, limits = found

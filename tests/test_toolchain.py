@@ -33,14 +33,18 @@ def test_compile_error_carries_command_and_numbered_source(cache):
     assert "glslangValidator" in text and "undefined_thing" in text and "   2  void main" in text
 
 
-def test_cache_hit_and_corrupt_entry_is_rebuilt(cache):
-    src = SOURCE.replace("{helpers}", "// cache test\n")
+@pytest.mark.parametrize("damage", ["garbage", "flipped byte", "truncated", "empty", "no seal"])
+def test_cache_hit_and_corrupt_entry_is_rebuilt(cache, damage):
+    src = SOURCE.replace("{helpers}", f"// cache test {damage}\n")
     first = toolchain.compile_glsl(src)
     entries = list(Path(cache).rglob("*.spv"))
-    assert len(entries) == 1 and entries[0].read_bytes() == first
-    entries[0].write_bytes(b"garbage!")
-    assert toolchain.compile_glsl(src) == first
-    assert entries[0].read_bytes() == first
+    assert len(entries) == 1 and entries[0].read_bytes().startswith(first)
+    good = entries[0].read_bytes()
+    broken = {"garbage": b"garbage!", "flipped byte": good[:40] + bytes([good[40] ^ 1]) + good[41:],
+              "truncated": good[:-7], "empty": b"", "no seal": first}[damage]
+    entries[0].write_bytes(broken)
+    assert toolchain.compile_glsl(src) == first  # detected and rebuilt, not used
+    assert entries[0].read_bytes() == good
 
 
 def test_cache_can_be_disabled(tmp_path, monkeypatch):

@@ -32,14 +32,14 @@ def test_properties_are_parsed_at_the_spec_offsets():
     assert found == lim.Limits(2**31, 256, 8, 96, 49152, (7, 8, 9), 512, (512, 256, 64))
 
 
-def test_disagreeing_with_kp_falls_back_to_the_guaranteed_minimums(monkeypatch):
+def test_disagreeing_with_kp_falls_back_to_the_guaranteed_minimums():
     real = lim.Limits(2**32 - 1, 256, 64, 512, 49152, (2**31 - 1, 65535, 65535), 1024,
                       (1024, 1024, 64))
-    monkeypatch.setattr(lim, "query", lambda index: ("GPU A", real))
-    assert lim.device_limits(0, "GPU A", (2**31 - 1, 65535, 65535), 1024) == real
-    assert lim.device_limits(0, "GPU B", (2**31 - 1, 65535, 65535), 1024) is lim.GUARANTEED
-    monkeypatch.setattr(lim, "query", lambda index: None)
-    assert lim.device_limits(0, "GPU A", (65535,) * 3, 1024) is lim.GUARANTEED
+    found = ("GPU A", real)
+    assert lim.device_limits(found, "GPU A", (2**31 - 1, 65535, 65535), 1024) == real
+    assert lim.device_limits(found, "GPU B", (2**31 - 1, 65535, 65535), 1024) is lim.GUARANTEED
+    assert lim.device_limits(found, "GPU A", (65535,) * 3, 1024) is lim.GUARANTEED
+    assert lim.device_limits(None, "GPU A", (65535,) * 3, 1024) is lim.GUARANTEED
 
 
 @vulkan

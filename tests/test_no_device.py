@@ -1,0 +1,44 @@
+"""Without a Vulkan driver, or with a device index that does not exist, dmlc says what is missing
+and how to install it (kp alone would abort the process), and `dmlc info` diagnoses it."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+NO_DRIVER = {"VK_ICD_FILENAMES": "/nonexistent/driver.json", "VK_DRIVER_FILES": "/nonexistent/driver.json"}
+CALL = ("import numpy as np, dmlc\n"
+        "try:\n"
+        "    dmlc.gather_elements(np.zeros((2, 2), np.float32), np.zeros((1, 2), np.int32), axis=0)\n"
+        "except dmlc.DeviceError as e:\n"
+        "    print('DeviceError:', e)\n")
+
+
+def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run(args, capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def test_no_driver_is_a_clear_error_not_an_abort():
+    done = run([sys.executable, "-c", CALL], **NO_DRIVER)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "DeviceError: no usable Vulkan device: no Vulkan driver found" in done.stdout
+    assert "apt-get install mesa-vulkan-drivers" in done.stdout
+
+
+def test_dmlc_info_diagnoses_a_missing_driver():
+    dmlc_exe = Path(sys.executable).with_name("dmlc")
+    done = run([str(dmlc_exe), "info"], **NO_DRIVER)
+    assert done.returncode == 3
+    assert "Vulkan loader: " in done.stdout and "/nonexistent/driver.json" in done.stdout
+    assert "no Vulkan driver found" in done.stderr
+
+
+@pytest.mark.vulkan
+def test_a_device_index_that_does_not_exist():
+    done = run([sys.executable, "-c", CALL], DMLC_DEVICE="7")
+    assert "DeviceError: Vulkan device 7 does not exist" in done.stdout
+    assert "0: " in done.stdout  # and it lists the devices there are
