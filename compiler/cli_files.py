@@ -152,7 +152,7 @@ def _mismatch(expected: np.ndarray, actual: np.ndarray) -> Optional[str]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     module = load(args.file)
-    results = module.run(_inputs(args.input))
+    results = module.run(_inputs(args.input), check_indices=args.check_indices)
     if args.output:
         if len(results) > 1 and not args.output.endswith(".npz"):
             raise UsageError(f"{len(results)} outputs ({', '.join(results)}): use -o FILE.npz")
@@ -200,4 +200,6 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:  #
                    help="data for the tensor NAME (InputTensor, X...), replacing the file's")
     r.add_argument("-o", "--output", metavar="FILE.npy",
                    help="save the result (.npy; .npz for several outputs) instead of printing")
+    r.add_argument("--check-indices", action="store_true",
+                   help="fail (exit 1) on an index outside its axis instead of clamping it")
     r.set_defaults(func=cmd_run)

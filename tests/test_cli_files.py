@@ -157,3 +157,17 @@ def test_console_script_runs_a_file():
     done = subprocess.run([exe, "compile", str(EXAMPLES / "slice_of_gather.dml"), "--emit", "wat"],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "invalid choice" in done.stderr
+
+
+@pytest.mark.vulkan
+def test_run_check_indices(tmp_path, capsys):
+    bad = tmp_path / "bad.dml"
+    bad.write_text("DML_GATHER_ELEMENTS_OPERATOR_DESC\n"
+                   "InputTensor: (Sizes: {2, 3}, DataType: FLOAT32) [[1, 2, 3], [4, 5, 6]]\n"
+                   "IndicesTensor: (Sizes: {1, 3}, DataType: INT32) [[0, 5, -1]]\n"
+                   "Axis: 0\n")
+    assert main(["run", str(bad)]) == 0  # clamped
+    assert "[[1, 5, 6]]" in capsys.readouterr().out
+    assert main(["run", str(bad), "--check-indices"]) == 1
+    assert "IndicesTensor[0, 1] = 5 is out of range: expected a value in [-2, 1]" in (
+        capsys.readouterr().err)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..compiled import CompiledKernel, cached_compile
 from ..compiled import compile as compile_descriptor
+from ..lower.checks import CHECKABLE
 from ..errors import DmlcError, ParseError, ValidationError
 from .data import Source
 from .directml import build_unit
@@ -29,11 +30,14 @@ class Module:
         for the IR after some passes, which needs a fresh build)."""
         return {u.name: self._compile(u, dump_after) for u in self.units}
 
-    def _compile(self, u: Unit, dump_after: Optional[set[str]] = None) -> CompiledKernel:
+    def _compile(self, u: Unit, dump_after: Optional[set[str]] = None,
+                 check_indices: bool = False) -> CompiledKernel:
+        check = check_indices and isinstance(u.descriptor, CHECKABLE)
         try:
             if dump_after:
-                return compile_descriptor(u.descriptor, dump_after=dump_after)
-            return cached_compile(u.descriptor)
+                return compile_descriptor(u.descriptor, dump_after=dump_after,
+                                          check_indices=check)
+            return cached_compile(u.descriptor, check)
         except ValidationError as e:
             raise self.located(e, u) from None
 
@@ -46,9 +50,12 @@ class Module:
             return e
         return self.source.error(str(e), loc)
 
-    def run(self, inputs: Optional[Mapping[str, np.ndarray]] = None) -> dict[str, np.ndarray]:
+    def run(self, inputs: Optional[Mapping[str, np.ndarray]] = None,
+            check_indices: bool = False) -> dict[str, np.ndarray]:
         """Run every unit on the Vulkan device. `inputs` (by the file's tensor names, or the
-        operators' argument names input/indices/updates) adds to or replaces the file's data."""
+        operators' argument names input/indices/updates) adds to or replaces the file's data.
+        check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
+        outside its axis instead of clamping or dropping it."""
         inputs = dict(inputs or {})
         known = {n for u in self.units for n in (*u.arguments, *u.arguments.values())}
         for name in inputs:
@@ -57,7 +64,7 @@ class Module:
                     sorted(known)), repr(name))
         results = {}
         for u in self.units:
-            kernel = self._compile(u)
+            kernel = self._compile(u, check_indices=check_indices)
             arrays = []
             for arg in kernel.program.inputs:
                 label = u.arguments[arg]
