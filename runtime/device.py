@@ -8,7 +8,12 @@ variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md
   and separate eval()s are ordered.
 - An algorithm is bound to its tensors, so an Executable owns fixed "slot" tensors and its
   recorded sequences, and a call rewrites the slots' data: pipelines are built once.
-- lavapipe ignores limits: the dispatch grid is 2-D within the device's per-axis group limit.
+- lavapipe ignores limits: the dispatch grid is 2-D within the device's per-axis group limit,
+  and every launch is checked against the limits read from Vulkan (limits.py).
+- A destroyed tensor or manager used again is a SIGSEGV: all work goes through Device.use(),
+  which refuses a closed device, and released tensors refuse before that.
+- A new tensor, algorithm or sequence per call grows kp's bookkeeping: repeated paths reuse
+  pre-recorded sequences, and device-tensor buffers are pooled with the pipelines bound to them.
 """
 from __future__ import annotations
 
@@ -159,14 +164,14 @@ class Device:
     POOL_BYTES = 256 * 2**20
     """Buffers of garbage-collected device tensors kept for reuse, per size and in all."""
 
-    def pool_return(self, words: int, kp_tensor: Any) -> None:
+    def pool_return(self, words: int, buffer: Any) -> None:
         """Give back the buffer of a device tensor nobody references (called from __del__, so
         it takes no lock: deque.append is atomic)."""
         if not self.closed:
-            self._returned.append((words, kp_tensor))
+            self._returned.append((words, buffer))
 
     def pool_take(self, words: int) -> Any:
-        """A pooled kp tensor of `words` words, or None (caller holds the device)."""
+        """A pooled buffer of `words` words, or None (caller holds the device)."""
         while self._returned:
             size, t = self._returned.popleft()
             kept = self._pool.setdefault(size, [])
