@@ -14,7 +14,7 @@ import numpy as np
 from .compiled import cached_compile, is_device_tensor
 from .descriptors import (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc,
                           as_tuple)
-from .dtypes import DataType
+from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
 from .validate import MAX_RANK
 
@@ -22,15 +22,8 @@ from .validate import MAX_RANK
 def as_array(op: str, field: str, value: Any) -> Any:
     """`value` as a numpy array (or the DeviceTensor it is) of a DirectML data type and 1 to 8
     dimensions."""
-    try:
-        a = value if is_device_tensor(value) else np.asarray(value)
-    except Exception as e:  # ragged lists and other things numpy refuses
-        raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
-    try:
-        DataType.of(a.dtype)
-    except ValueError:
-        raise ValidationError(op, f"{field}.dtype", "one of " + ", ".join(
-            d.value for d in DataType), a.dtype.name) from None
+    a = value if is_device_tensor(value) else as_ndarray(op, field, value)
+    data_type_of(op, f"{field}.dtype", a.dtype)
     if not 1 <= a.ndim <= MAX_RANK:
         raise ValidationError(op, f"{field}.ndim", f"1 to {MAX_RANK} (DimensionCount)", a.ndim)
     return a

@@ -132,7 +132,7 @@ def _median_ms(xs: list[float]) -> float:
 
 def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
     from dmlc.runtime import Executable, get_device
-    from dmlc.runtime.device import buffer_copy_op, time_op
+    from dmlc.runtime.executable import buffer_copy_op, time_op
     device = get_device()
     kernel = compile_desc(case.descriptor)
     inputs = case.make_inputs(rng)

@@ -10,6 +10,7 @@ import numpy as np
 from . import toolchain
 from .codegen import glsl
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
+from .dtypes import as_ndarray
 from .errors import ValidationError
 from .ir import Program
 from .ir.kernel import kernel_buffers
@@ -112,11 +113,7 @@ class CompiledKernel:
                 check_device_tensor(op, field_name, a, t)
                 out.append(a)
                 continue
-            try:
-                a = np.asarray(a)
-            except Exception as e:  # noqa: BLE001 - ragged lists and other things numpy refuses
-                raise ValidationError(op, field_name, "an array", type(a).__name__,
-                                      str(e)) from None
+            a = as_ndarray(op, field_name, a)
             if a.dtype != t.data_type.numpy:
                 raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
                                       a.dtype.name)

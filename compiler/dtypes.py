@@ -2,8 +2,11 @@
 from __future__ import annotations
 
 import enum
+from typing import Any
 
 import numpy as np
+
+from .errors import ValidationError
 
 
 class DataType(enum.Enum):
@@ -64,3 +67,20 @@ class DataType(enum.Enum):
 
 
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)
+
+
+def as_ndarray(op: str, field: str, value: Any) -> np.ndarray:
+    """np.asarray(value); what numpy refuses (a ragged list...) is a ValidationError."""
+    try:
+        return np.asarray(value)
+    except Exception as e:  # noqa: BLE001 - numpy raises ValueError, TypeError and more
+        raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
+
+
+def data_type_of(op: str, field: str, dtype: Any) -> DataType:
+    """The DataType of a numpy dtype (or anything np.dtype takes), else a ValidationError."""
+    try:
+        return DataType.of(np.dtype(dtype))
+    except (TypeError, ValueError):
+        raise ValidationError(op, field, "one of " + ", ".join(d.value for d in DataType),
+                              getattr(dtype, "name", repr(dtype))) from None

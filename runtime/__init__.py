@@ -4,6 +4,7 @@ Everything above it (descriptors, IR, passes, codegen, toolchain) works and is t
 Vulkan; this package turns a compiled program into kp tensors, pipelines and sequences.
 """
 from .buffers import from_words, to_words
-from .device import Device, Executable, close_device, get_device, set_device
+from .device import Device, close_device, get_device, set_device
+from .executable import Executable
 
 __all__ = ["Device", "Executable", "close_device", "get_device", "set_device", "to_words", "from_words"]

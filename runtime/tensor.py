@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlc.dtypes import DataType
+from dmlc.dtypes import as_ndarray, data_type_of
 from dmlc.errors import DeviceError, ValidationError
 
 from .buffers import from_words, to_words
@@ -117,7 +117,6 @@ class DeviceTensor:
         return self.size * self.dtype.itemsize
 
     def upload(self, array: np.ndarray) -> "DeviceTensor":
-        kp = _import_kp()
         with self.use("DeviceTensor.upload") as device:
             to_words(array, self.size, out=self._slot.tensor.data())
             self._slot.sync(device, "up")
@@ -125,7 +124,6 @@ class DeviceTensor:
 
     def numpy(self) -> np.ndarray:
         """A fresh host array with the tensor's current contents."""
-        kp = _import_kp()
         with self.use("DeviceTensor.numpy") as device:
             self._slot.sync(device, "down")
             return from_words(self._slot.tensor.data(), self.dtype, self.shape)
@@ -142,12 +140,7 @@ class DeviceTensor:
 
 
 def _checked(what: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
-    try:
-        dt = np.dtype(dtype)
-        DataType.of(dt)
-    except (TypeError, ValueError):
-        raise ValidationError(what, "dtype", "one of " + ", ".join(d.value for d in DataType),
-                              repr(dtype)) from None
+    dt = data_type_of(what, "dtype", dtype).numpy
     try:
         dims = tuple(operator.index(s) for s in shape)
     except TypeError:
@@ -159,11 +152,7 @@ def _checked(what: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dty
 
 def to_device(array: Any) -> DeviceTensor:
     """Upload an array (any of the 11 DirectML dtypes) to the process's Vulkan device."""
-    try:
-        a = np.asarray(array)
-    except Exception as e:  # noqa: BLE001 - ragged lists and other things numpy refuses
-        raise ValidationError("dmlc.to_device", "array", "an array", type(array).__name__,
-                              str(e)) from None
+    a = as_ndarray("dmlc.to_device", "array", array)
     shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
     return DeviceTensor(get_device(), shape, dtype, zeroed=False).upload(a)
 

@@ -19,7 +19,6 @@ import numpy as np
 from ..descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
                            TensorDesc)
 from ..dtypes import DataType
-from ..errors import ParseError
 from .data import Source, array_data, buffer_for
 from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
 from .unit import Unit

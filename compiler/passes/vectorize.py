@@ -13,7 +13,7 @@ from typing import Optional
 from ..dtypes import DataType
 from ..ir import Kernel, Program
 from ..ir import build as b
-from ..ir.ops import Node, Op
+from ..ir.ops import Op
 from ..ir.rewrite import substitute
 
 
