@@ -190,7 +190,12 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it."""
-    checked, program = build_program(desc, dump_after, check_indices)
+    if not isinstance(check_indices, (bool, np.bool_)):
+        raise ValidationError("dmlc.compile", "check_indices", "True or False", repr(check_indices))
+    if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
+        raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
+                              repr(guard_words))
+    checked, program = build_program(desc, dump_after, bool(check_indices))
     scheds = [glsl.schedule(k, program) for k in program.kernels]
     sources = [glsl.render_glsl(k, program, s, guard_words)
                for k, s in zip(program.kernels, scheds)]
