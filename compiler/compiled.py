@@ -210,10 +210,13 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
 def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:
     """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
     try:
-        hash(desc)
-    except TypeError:  # a list where a number belongs: compile() says which field
-        return compile(desc, check_indices=check_indices)
-    return _cached_compile(desc, check_indices)
+        return _cached_compile(desc, check_indices)
+    except TypeError:
+        try:
+            hash(desc)
+        except TypeError:  # a list where a number belongs: compile() says which field
+            return compile(desc, check_indices=check_indices)
+        raise
 
 
 @functools.lru_cache(maxsize=128)

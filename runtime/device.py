@@ -29,6 +29,14 @@ from dmlc.errors import DeviceError
 from .limits import device_limits, probe
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
+def check_kp_size(what: str, nbytes: int) -> None:
+    """kp computes a tensor's byte size in uint32: refuse what would wrap (a crash, or a
+    "zero-sized buffer")."""
+    if nbytes > MAX_TENSOR_BYTES:
+        raise DeviceError(f"{what} needs {nbytes} bytes; Kompute tensors hold at most "
+                          f"{MAX_TENSOR_BYTES}")
+
+
 INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install "
                 "mesa-vulkan-drivers libvulkan1` (lavapipe runs on the CPU), or run `make install`")
 

@@ -14,11 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dmlc.errors import DeviceError
 from dmlc.ir import Program
 
 from .buffers import from_words, to_words
-from .device import MAX_TENSOR_BYTES, Device, _import_kp
+from .device import Device, _import_kp, check_kp_size
 
 
 def time_op(device: Device, op: Any) -> float:
@@ -65,9 +64,7 @@ class Executable:
                bindings: Sequence[Sequence[str]]) -> None:
         kp, device, program, guard_words = _import_kp(), self.device, self.program, self.guard
         for buf in program.buffers:
-            if buf.words * 4 > MAX_TENSOR_BYTES:
-                raise DeviceError(f"{program.name}: buffer {buf.name} needs {buf.words * 4} "
-                                  f"bytes; Kompute tensors hold at most {MAX_TENSOR_BYTES}")
+            check_kp_size(f"{program.name}: buffer {buf.name}", buf.words * 4)
         self._spirv, self._launches = list(spirv), list(launches)
         self._stage_buffers = [tuple(names) for names in bindings]
         for (_, local), names in zip(launches, self._stage_buffers):

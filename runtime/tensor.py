@@ -20,7 +20,7 @@ from dmlc.dtypes import as_ndarray, data_type_of
 from dmlc.errors import DeviceError, ValidationError
 
 from .buffers import from_words, to_words
-from .device import MAX_TENSOR_BYTES, Device, _import_kp, get_device
+from .device import Device, _import_kp, check_kp_size, get_device
 
 
 def padded_words(count: int, itemsize: int) -> int:
@@ -60,9 +60,7 @@ class DeviceTensor:
         self.device, self.shape, self.dtype = device, tuple(int(s) for s in shape), np.dtype(dtype)
         self.size = math.prod(self.shape)
         self.words = words = padded_words(self.size, self.dtype.itemsize)
-        if words * 4 > MAX_TENSOR_BYTES:
-            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes; "
-                              f"Kompute tensors hold at most {MAX_TENSOR_BYTES}")
+        check_kp_size(f"a {self.shape} {self.dtype} tensor", words * 4)
         with device.use("dmlc.to_device"):
             slot = device.pool_take(words)
             self._slot = slot or _Slot(device.tensor(np.zeros(words, np.uint32)))

@@ -16,7 +16,7 @@ from typing import Optional
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node, Op, Program, VType
 from ..ir.build import vector_width
-from ..ir.kernel import kernel_buffers
+from ..ir.kernel import BUFFER_OPS, kernel_buffers
 from ..ir.ops import toposort
 
 LOCAL_SIZE = 64
@@ -186,8 +186,7 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     nodes = toposort(list(k.effects))
     lines = []
     for i, buf in enumerate(kernel_buffers(k, p)):
-        mine = [n for n in nodes if n.arg == buf.name and n.op in (
-            Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)]
+        mine = [n for n in nodes if n.arg == buf.name and n.op in BUFFER_OPS]
         scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX)]
         vector = [n for n in mine if n.op in (Op.VLOAD, Op.VSTORE)]
         reads = any(n.op in (Op.LOAD, Op.VLOAD, Op.ATOMIC_MAX) for n in mine)

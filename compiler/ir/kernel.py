@@ -70,7 +70,7 @@ class Program:
         raise KeyError(name)
 
 
-_BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
+BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
 
 
 def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
@@ -78,5 +78,5 @@ def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
     kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
     4 storage buffers per shader stage)."""
     from .ops import toposort
-    used = {n.arg for n in toposort(list(k.effects)) if n.op in _BUFFER_OPS}
+    used = {n.arg for n in toposort(list(k.effects)) if n.op in BUFFER_OPS}
     return tuple(b for b in p.buffers if b.name in used)
