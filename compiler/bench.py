@@ -234,10 +234,10 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
 
 
 def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
-        echo: Callable[[str], None] = print) -> dict[str, Any]:
+        echo: Callable[[str], None] = print, only: Optional[list[str]] = None) -> dict[str, Any]:
     from dmlc.runtime import get_device
     rng = np.random.default_rng(0)
-    cases = suite(quick)
+    cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]
     echo(f"device: {get_device().name}   ({'quick' if quick else 'full'} suite, median of "
          f"{repeats} after 2 warm-up runs; GB/s = bytes read + written)")
     head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
@@ -253,6 +253,17 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
              f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
              f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.target:>4.1f} {mark}")
         results.append(r)
+    report = {"device": get_device().name, "quick": quick, "repeats": repeats, "cases": results}
+    if not only:
+        report.update(_latency_and_overhead(cases, quick, echo))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=2)
+    return report
+
+
+def _latency_and_overhead(cases: list[BenchCase], quick: bool,
+                          echo: Callable[[str], None]) -> dict[str, Any]:
     latency = compile_latency(cases, repeats=5)
     echo("\ncompile latency (median of 5): operator, cold (no SPIR-V cache), warm (cache hit)")
     for row in latency:
@@ -263,9 +274,4 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
     echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
          f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (target <= 2) "
          + ("ok" if overhead["ratio"] <= 2 else "MISS"))
-    report = {"device": get_device().name, "quick": quick, "repeats": repeats,
-              "cases": results, "compile_latency": latency, "call_overhead": overhead}
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(report, f, indent=2)
-    return report
+    return {"compile_latency": latency, "call_overhead": overhead}

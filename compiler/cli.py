@@ -45,7 +45,8 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
-    report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json)
+    report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json,
+                       only=args.only)
     return 0 if report["cases"] else 1
 
 
@@ -60,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension")
     bench.add_argument("--repeats", type=int, default=7, help="timed runs per case (default 7)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
+    bench.add_argument("--only", metavar="TEXT", action="append",
+                       help="run only the cases whose name contains TEXT (repeatable; skips the "
+                       "compile-latency and call-overhead sections)")
     bench.set_defaults(func=cmd_bench)
     add_commands(sub, pass_names())
     return parser

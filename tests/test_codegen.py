@@ -4,6 +4,7 @@ capability."""
 from __future__ import annotations
 
 import itertools
+import os
 import re
 
 import pytest
@@ -77,6 +78,32 @@ def test_division_helpers_only_where_dividend_may_be_negative():
     body = g[g.index("void main"):]
     assert "dmlc_floordiv(" not in body and "dmlc_floormod(" not in body
     assert " / 3" in body  # gid // 3: plain division, gid >= 0 is proven
+
+
+NEEDS_PASSES = pytest.mark.skipif(bool(os.environ.get("DMLC_DISABLE_PASSES")),
+                                  reason="checks what the passes produce")
+
+
+@NEEDS_PASSES
+def test_power_of_two_division_is_a_shift_and_modulo_a_mask():
+    # Two's complement makes these exact for negative operands too.
+    g = dmlc.compile(Slice1Desc(input=T((4, 8)), offsets=(0, 0), sizes=(4, 8),
+                                strides=(-1, 1))).glsl  # 2 vectors per row: gid // 2, gid % 2
+    body = g[g.index("void main"):]
+    assert "gid >> 1;" in body and "gid & 1;" in body
+    assert "b_input_v.data[v6 >> 2]" in body  # vector index: element address // 4
+    assert " / " not in body and " % " not in body
+
+
+@NEEDS_PASSES
+def test_unrolled_row_gather_loads_each_index_once():
+    desc = GatherDesc(input=T((64, 256)), indices=T((1, 1024), "INT32"), axis=0,
+                      index_dimensions=1)
+    k = dmlc.compile(desc)  # 65536 vectors, 4 per invocation
+    assert "kernel gather(gid < 16384, 4 items each)" in k.ir
+    glsl = k.stages[0].glsl
+    assert glsl.count("b_indices.data[") == 1  # one index load for four vectors
+    assert glsl.count("b_output_v.data[") == 4 and k.stages[0].invocations == 16384
 
 
 def test_output_is_deterministic():

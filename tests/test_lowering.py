@@ -33,9 +33,14 @@ def test_interpreter_matches_reference(op):
     check()
 
 
+@pytest.mark.parametrize("unroll_all", [False, True], ids=["default", "unroll-all"])
 @pytest.mark.parametrize("op", sorted(ALL_CASES))
-def test_passes_change_nothing_observable(op):
-    """The full pipeline and no passes at all give the same bits (IR interpreter)."""
+def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
+    """The full pipeline and no passes at all give the same bits (IR interpreter); also with
+    every kernel unrolled, which the size threshold otherwise keeps from small cases."""
+    import dmlc.passes.unroll as unroll
+    if unroll_all:
+        monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
     from dmlc.ir.verify import verify_program
     from dmlc.lower import lower
     from dmlc.passes import run_pipeline

@@ -76,7 +76,7 @@ def schedule(k: Kernel, p: Program) -> Schedule:
     packed = packed_stores(k, p)
     if packed:
         return Schedule(LOCAL_SIZE, 4 // min(buf.dtype.itemsize for buf in packed), 1, k.items)
-    unroll = UNROLL if k.items >= UNROLL_MIN_ITEMS else 1
+    unroll = UNROLL if k.items >= UNROLL_MIN_ITEMS and k.unrolled == 1 else 1
     return Schedule(LOCAL_SIZE, 1, unroll, k.items)
 
 
@@ -120,6 +120,10 @@ class _KernelWriter:
         if n.op in _INFIX:
             return f"{a[0]} {_INFIX[n.op]} {a[1]}"
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
+            d = int(n.src[1].arg)  # type: ignore[call-overload]
+            if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
+                return (f"{a[0]} >> {d.bit_length() - 1}" if n.op is Op.FLOORDIV
+                        else f"{a[0]} & {d - 1}")
             if n.src[0].vmin >= 0:  # plain / and % only where the dividend is proven >= 0
                 return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
             return f"dmlc_{n.op.name.lower()}({a[0]}, {a[1]})"
@@ -131,7 +135,7 @@ class _KernelWriter:
             return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
         if n.op is Op.VLOAD:
             width = vector_width(self.p.buffer(n.arg).dtype)  # type: ignore[arg-type]
-            return f"b_{n.arg}_v.data[{a[0]} / {width}]"  # aligned and >= 0: verify.py
+            return f"b_{n.arg}_v.data[{a[0]} >> {width.bit_length() - 1}]"  # aligned, >= 0: verify.py
         if n.op is Op.REVERSE:
             return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
         if n.op is Op.INDEX:
@@ -148,7 +152,8 @@ class _KernelWriter:
         if e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
         elif e.op is Op.VSTORE:
-            body = [f"b_{buf.name}_v.data[{addr} / {vector_width(buf.dtype)}] = {value};"]
+            body = [f"b_{buf.name}_v.data[{addr} >> {vector_width(buf.dtype).bit_length() - 1}] "
+                    f"= {value};"]
         elif buf.dtype.bits == 64:
             body = [f"{data}[uint({addr}) * 2u] = {value}.x;",
                     f"{data}[uint({addr}) * 2u + 1u] = {value}.y;"]

@@ -39,6 +39,9 @@ class Kernel:
     """The item id `gid` ranges over [0, items)."""
     effects: tuple[Node, ...]
     """STORE, VSTORE and ATOMIC_MAX nodes, run in order for each item."""
+    unrolled: int = 1
+    """How many of the original kernel's consecutive items one item runs (passes/unroll.py);
+    codegen then maps each item to its own invocation."""
 
     def __post_init__(self) -> None:
         for e in self.effects:

@@ -52,7 +52,8 @@ def render_expr(n: Node) -> str:
 def render_kernel(k: Kernel) -> str:
     names: dict[Node, str] = {}
     count = 0
-    lines = [f"kernel {k.name}(gid < {k.items}) {{"]
+    unrolled = f", {k.unrolled} items each" if k.unrolled > 1 else ""
+    lines = [f"kernel {k.name}(gid < {k.items}{unrolled}) {{"]
     for n in toposort(list(k.effects)):
         leaf = _leaf(n)
         if leaf is not None:

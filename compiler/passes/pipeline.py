@@ -14,12 +14,14 @@ from typing import Callable, Optional
 from ..ir import Program
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
+from .unroll import unroll
 from .vectorize import vectorize
 
 Pass = Callable[[Program], Program]
 
 PIPELINE: list[tuple[str, Pass]] = [
     ("vectorize", vectorize),
+    ("unroll", unroll),
 ]
 
 

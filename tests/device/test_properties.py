@@ -6,14 +6,27 @@ import pytest
 from hypothesis import given
 
 import dmlc
+from dmlc.compiled import _cached_compile
+import dmlc.passes.unroll as unroll
 from cases import ALL_CASES
 from reference import assert_bits_equal
 
 pytestmark = pytest.mark.vulkan
 
 
+@pytest.fixture(params=["default", "unroll-all"])
+def schedule(request, monkeypatch):
+    """The default schedules, and every kernel unrolled (passes/unroll.py applies only to large
+    kernels, which random cases never reach)."""
+    if request.param == "unroll-all":
+        monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    _cached_compile.cache_clear()
+    yield request.param
+    _cached_compile.cache_clear()
+
+
 @pytest.mark.parametrize("op", sorted(ALL_CASES))
-def test_device_matches_reference(op):
+def test_device_matches_reference(op, schedule):
     @given(ALL_CASES[op]())
     def check(case):
         if case.expected is None:
