@@ -138,6 +138,12 @@ class _KernelWriter:
             return f"b_{n.arg}_v.data[{a[0]} >> {width.bit_length() - 1}]"  # aligned, >= 0: verify.py
         if n.op is Op.REVERSE:
             return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
+        if n.op is Op.VEXTRACT:  # 32-bit: one component; 64-bit: a pair (low word first)
+            lane = int(n.arg)  # type: ignore[call-overload]
+            return f"{a[0]}.{'xyzw'[lane]}" if n.dtype.bits == 32 else (  # type: ignore[union-attr]
+                f"{a[0]}.{('xy', 'zw')[lane]}")
+        if n.op is Op.VPACK:
+            return f"uvec4({', '.join(a)})"  # uvec4(uvec2, uvec2) concatenates too
         if n.op is Op.INDEX:
             fn = _INDEX_FN[n.src[0].dtype]  # type: ignore[index]
             return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"

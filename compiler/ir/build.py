@@ -233,8 +233,9 @@ def index(raw: Node, dim: int, mode: str) -> Node:
     """Normalize a loaded index value against an axis of size `dim` (SPEC.md, Indices):
     a negative signed index counts from the end once; what is still outside [0, dim) is clamped
     to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
-    if raw.op is not Op.LOAD or not isinstance(raw.dtype, DataType) or not raw.dtype.is_index:
-        raise TypeError("index() takes a LOAD from an index-typed buffer")
+    if (raw.op not in (Op.LOAD, Op.VEXTRACT) or not isinstance(raw.dtype, DataType)
+            or not raw.dtype.is_index):
+        raise TypeError("index() takes a value loaded from an index-typed buffer")
     if mode not in ("clamp", "mask"):
         raise ValueError(mode)
     return Node(Op.INDEX, VType.INT, (raw, const(dim)), mode)
@@ -264,6 +265,25 @@ def vload(buf_name: str, first: Node) -> Node:
 def reverse(vec: Node, itemsize: int) -> Node:
     """A vector's elements in the opposite order."""
     return Node(Op.REVERSE, VType.VEC16, (vec,), itemsize)
+
+
+def vextract(vec: Node, dtype: DataType, lane: int) -> Node:
+    """Element `lane` of a vector of `dtype` elements (32 or 64 bits: whole words)."""
+    if vec.dtype is not VType.VEC16 or dtype.bits < 32 or not 0 <= lane < vector_width(dtype):
+        raise TypeError(f"vextract of lane {lane} of {dtype.name} from {vec.dtype}")
+    return Node(Op.VEXTRACT, dtype, (vec,), int(lane))
+
+
+def vpack(elements: "list[Node]") -> Node:
+    """A vector of 16 bytes of 32/64-bit elements, lane 0 first."""
+    dtype = elements[0].dtype
+    if (not isinstance(dtype, DataType) or dtype.bits < 32 or len(elements) != vector_width(dtype)
+            or any(e.dtype != dtype for e in elements)):
+        raise TypeError("vpack takes one vector's worth of 32/64-bit elements of one type")
+    if all(e.op is Op.VEXTRACT and e.src[0] is elements[0].src[0] and e.arg == i
+           for i, e in enumerate(elements)):
+        return elements[0].src[0]  # pack(extract(v, 0), ..., extract(v, W-1)) -> v
+    return Node(Op.VPACK, VType.VEC16, tuple(elements))
 
 
 def vstore(buf_name: str, first: Node, vec: Node) -> Node:

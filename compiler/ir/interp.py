@@ -67,6 +67,13 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
     if n.op is Op.REVERSE:
         size = int(n.arg)  # type: ignore[call-overload]
         return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)
+    if n.op is Op.VEXTRACT:
+        bits = n.dtype.bits_dtype  # type: ignore[union-attr]
+        return np.ascontiguousarray(s[0]).view(bits).reshape(len(gid), -1)[:, n.arg]
+    if n.op is Op.VPACK:
+        bits = n.src[0].dtype.bits_dtype  # type: ignore[union-attr]
+        lanes = [np.broadcast_to(np.asarray(x, bits), gid.shape) for x in s]
+        return np.ascontiguousarray(np.stack(lanes, axis=1)).view(np.uint8).reshape(len(gid), 16)
     if n.op is Op.INDEX:
         return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
     if n.op is Op.BITS:

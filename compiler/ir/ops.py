@@ -36,6 +36,8 @@ class Op(enum.Enum):
     BITS = enum.auto()       # src: (32-bit data value,) -> INT: its bits as a signed int32
     VLOAD = enum.auto()      # arg: buffer name; src: (first element,) -> VEC16: 16 bytes from there
     REVERSE = enum.auto()    # arg: element size in bytes; src: (VEC16,) -> its elements reversed
+    VEXTRACT = enum.auto()   # arg: lane; src: (VEC16,) -> that 32/64-bit element (node's dtype)
+    VPACK = enum.auto()      # src: (16 bytes' worth of 32/64-bit elements of one dtype) -> VEC16
     STORE = enum.auto()      # arg: buffer name; src: (index, value[, predicate]) -> VOID
     VSTORE = enum.auto()     # arg: buffer name; src: (first element, VEC16) -> VOID
     ATOMIC_MAX = enum.auto() # arg: uint32 buffer; src: (index, INT value[, predicate]) -> VOID

@@ -31,6 +31,8 @@ def _expr(n: Node, name) -> str:  # type: ignore[no-untyped-def]
         return f"vload {n.arg}[{a[0]}:+16B]"
     if n.op is Op.REVERSE:
         return f"reverse.{n.arg}B({a[0]})"
+    if n.op is Op.VEXTRACT:
+        return f"{a[0]}.lane{n.arg}"
     if n.op is Op.INDEX:
         return f"index.{n.arg}({a[0]}, dim={a[1]})"
     if n.op is Op.WHERE:

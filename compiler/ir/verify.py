@@ -55,8 +55,12 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             fail(f"vector address not provably a multiple of {width} elements")
         if n.op is Op.VSTORE and n.src[1].dtype is not VType.VEC16:
             fail("vstore of a non-vector value")
-    if n.op is Op.INDEX and not (n.src[0].op is Op.LOAD and n.src[1].is_const):
-        fail("index() takes a LOAD and a constant dim")
+    if n.op is Op.VEXTRACT and not (n.src[0].dtype is VType.VEC16 and isinstance(n.dtype, DataType)
+                                    and 0 <= n.arg < vector_width(n.dtype)):  # type: ignore[operator]
+        fail("vextract needs a vector and a lane inside it")
+    if n.op is Op.INDEX and not (n.src[0].op in (Op.LOAD, Op.VEXTRACT) and n.src[1].is_const
+                                 and n.src[0].dtype.is_index):  # type: ignore[union-attr]
+        fail("index() takes a loaded index value and a constant dim")
 
 
 def verify_program(p: Program) -> Program:
