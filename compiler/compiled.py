@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 import functools
+import os
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -12,13 +15,14 @@ from .codegen import glsl
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
 from .dtypes import as_ndarray
 from .errors import ValidationError
-from .ir import Program
+from .ir import Program, rules
 from .ir.kernel import kernel_buffers
 from .ir.printer import render_program
 from .ir.verify import verify_program
 from .lower import lower
 from .lower.checks import CHECKABLE, add_index_check, raise_for_status
 from .passes import run_pipeline
+from .passes.pipeline import env_names
 from .validate import fmt, validate
 from dmlc.runtime.tensor import DeviceTensor, empty, to_device  # kp loads at first use only
 
@@ -175,12 +179,13 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
     check_indices: add the kernels of checked mode (lower/checks.py)."""
     checked = validate(desc)
+    if check_indices and not isinstance(checked, CHECKABLE):
+        raise ValidationError(checked.operator, "check_indices", "False (the operator has "
+                              "no IndicesTensor)", True)
     program = lower(checked)
     if check_indices:
-        if not isinstance(checked, CHECKABLE):
-            raise ValidationError(checked.operator, "check_indices", "False (the operator has "
-                                  "no IndicesTensor)", True)
-        program = add_index_check(program, checked)
+        with rules.only(set()):  # naive IR, like lower()
+            program = add_index_check(program, checked)
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 
@@ -195,16 +200,59 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
     if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
         raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
                               repr(guard_words))
-    checked, program = build_program(desc, dump_after, bool(check_indices))
+    dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
+    key = None if dumping else _memo_key(desc, bool(check_indices), guard_words)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key) if key is not None else None
+        if hit is not None:
+            _MEMO.move_to_end(key)
+    if hit is None:
+        hit = _build(desc, dump_after, bool(check_indices), guard_words)
+        if key is not None:
+            with _MEMO_LOCK:
+                _MEMO[key] = hit
+                while len(_MEMO) > MEMO_SIZE:
+                    _MEMO.popitem(last=False)
+    checked, program, stages = hit
+    return CompiledKernel(checked, program, stages, check_indices, guard_words)
+
+
+def _build(desc: OperatorDesc, dump_after: Optional[set[str]], check_indices: bool,
+           guard_words: int) -> tuple[OperatorDesc, Program, tuple[Stage, ...]]:
+    checked, program = build_program(desc, dump_after, check_indices)
     scheds = [glsl.schedule(k, program) for k in program.kernels]
     sources = [glsl.render_glsl(k, program, s, guard_words)
                for k, s in zip(program.kernels, scheds)]
     spirv = toolchain.compile_many(sources)
-    return CompiledKernel(checked, program, tuple(
+    return checked, program, tuple(
         Stage(k.name, src, code, s.invocations, s.local_size,
               tuple(b.name for b in kernel_buffers(k, program)))
-        for k, s, src, code in zip(program.kernels, scheds, sources, spirv)), check_indices,
-        guard_words)
+        for k, s, src, code in zip(program.kernels, scheds, sources, spirv))
+
+
+MEMO_SIZE = 256
+"""Compiled programs kept in memory: compile() of a descriptor seen before skips lowering, the
+passes and codegen (the SPIR-V cache on disk then only serves new processes)."""
+_MEMO: "OrderedDict[tuple, tuple[OperatorDesc, Program, tuple[Stage, ...]]]" = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+
+
+def _memo_key(desc: OperatorDesc, check_indices: bool, guard_words: int) -> Optional[tuple]:
+    """What decides the compiled result: the descriptor, the options and the passes disabled
+    (None where the descriptor is unhashable: compile() then reports the bad field)."""
+    key = (desc, check_indices, guard_words, os.environ.get("DMLC_DISABLE_PASSES", ""))
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
+def clear_caches() -> None:
+    """Forget every compiled program kept in memory (tests that change pass settings)."""
+    with _MEMO_LOCK:
+        _MEMO.clear()
+    _cached_compile.cache_clear()
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:

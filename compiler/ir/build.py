@@ -1,8 +1,9 @@
-"""Smart constructors for IR nodes: the only way lowering builds IR.
+"""Smart constructors for IR nodes: the only way lowering and passes build IR.
 
-Each constructor folds what value ranges decide on the spot (x + 0, x * 1, x // d and x % d
-where 0 <= x < d, min/max/compare where the ranges do not overlap, constants), so lowered IR is
-already free of trivial arithmetic. Deeper rewriting belongs to the passes.
+Each arithmetic constructor applies the first enabled rule of its op's rule table (x + 0 -> x,
+(x // d) * d + x % d -> x, ...): the tables below, one identity per rule, grouped by the pass
+that owns them (ir/rules.py). Lowering builds with every group off; the pipeline's rule passes
+rebuild the IR with their groups on.
 """
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from typing import Optional, Union
 from ..dtypes import DataType
 from .kernel import Buffer
 from .ops import Node, Op, VType
+from .rules import COALESCE, FOLD_CONSTANTS, SIMPLIFY_DIVMOD, Rule, apply
 
 IntLike = Union[Node, int]
 
@@ -47,11 +49,6 @@ def _int(x: IntLike) -> Node:
     return const(x)
 
 
-def _fixed(n: Node) -> Optional[int]:
-    """The node's value when its range is a single point."""
-    return n.vmin if n.vmin == n.vmax else None
-
-
 def _const_tail(n: Node) -> Optional[tuple[Node, int]]:
     """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
     if n.op is Op.ADD and n.src[1].is_const:
@@ -59,131 +56,212 @@ def _const_tail(n: Node) -> Optional[tuple[Node, int]]:
     return None
 
 
-def add(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    if a.is_const and b.is_const:
-        return const(a.arg + b.arg)  # type: ignore[operator]
-    if a.is_const:
-        a, b = b, a  # constants on the right
-    if b.is_const and b.arg == 0:
-        return a  # x + 0 -> x
-    ta, tb = _const_tail(a), _const_tail(b)
-    if b.is_const and ta:
-        return add(ta[0], ta[1] + b.arg)  # (x + c1) + c2 -> x + (c1 + c2)
-    if tb:
-        return add(add(a, tb[0]), tb[1])  # a + (y + c) -> (a + y) + c
-    if ta and not b.is_const:
-        return add(add(ta[0], b), ta[1])  # (x + c) + b -> (x + b) + c
-    for x, y in ((a, b), (b, a)):
-        if (x.op is Op.MUL and x.src[0].op is Op.FLOORDIV and y.op is Op.FLOORMOD
-                and x.src[0].src[0] is y.src[0] and x.src[1].is_const
-                and x.src[1].arg == x.src[0].src[1].arg == y.src[1].arg):
-            return y.src[0]  # (x // d) * d + x % d -> x
-    return Node(Op.ADD, VType.INT, (a, b))
-
-
-def mul(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    if a.is_const and b.is_const:
-        return const(a.arg * b.arg)  # type: ignore[operator]
-    if a.is_const:
-        a, b = b, a
-    if b.is_const and b.arg == 0:
-        return const(0)  # x * 0 -> 0
-    if b.is_const and b.arg == 1:
-        return a  # x * 1 -> x
-    if _fixed(a) == 0:
-        return const(0)
-    if b.is_const:
-        ta = _const_tail(a)
-        if ta:
-            return add(mul(ta[0], b), ta[1] * b.arg)  # (x + c) * k -> x * k + c * k
-        if a.op is Op.MUL and a.src[1].is_const:
-            return mul(a.src[0], a.src[1].arg * b.arg)  # (x * c1) * c2 -> x * (c1 * c2)
-    return Node(Op.MUL, VType.INT, (a, b))
-
-
-def sub(a: IntLike, b: IntLike) -> Node:
-    return add(a, mul(b, -1))
+def _scaled(n: Node) -> tuple[Node, int]:
+    """(u, k) with n == u * k for a constant k (k = 1 when n is not a product)."""
+    if n.op is Op.MUL and n.src[1].is_const:
+        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+    return n, 1
 
 
 def _multiple_of(n: Node, d: int) -> bool:
     return n.divisor % d == 0
 
 
+def _merge_terms(p: Node, q: Node) -> Optional[Node]:
+    """Coalescing: the terms of two adjacent dimensions of one split index, as one term.
+    q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
+    q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
+    (u, kp), (r, kq) = _scaled(p), _scaled(q)
+    if r.op is not Op.FLOORMOD or kp != kq * r.src[1].arg:  # type: ignore[operator]
+        return None
+    x, d = r.src[0], r.src[1].arg
+    if u.op is Op.FLOORDIV and u.src[0] is x and u.src[1].arg == d:
+        return mul(x, kq)
+    if (u.op is Op.FLOORMOD and u.src[0].op is Op.FLOORDIV and u.src[0].src[0] is x
+            and u.src[0].src[1].arg == d):
+        return mul(floormod(x, u.src[1].arg * d), kq)  # type: ignore[operator]
+    return None
+
+
+def _coalesce_last(a: Node, b: Node) -> Optional[Node]:
+    """Sums are built dimension by dimension, so the term to merge b with is a's last one."""
+    if a.op is Op.ADD and not a.src[1].is_const:
+        merged = _merge_terms(a.src[1], b)
+        if merged is not None:
+            return add(a.src[0], merged)
+    return None
+
+
+ADD_RULES = [
+    Rule("c1 + c2 -> (c1 + c2)", FOLD_CONSTANTS,
+         lambda a, b: const(a.arg + b.arg) if a.is_const and b.is_const else None),
+    Rule("c + x -> x + c", FOLD_CONSTANTS,
+         lambda a, b: add(b, a) if a.is_const and not b.is_const else None),
+    Rule("x + 0 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 0 else None),
+    Rule("(x + c1) + c2 -> x + (c1 + c2)", FOLD_CONSTANTS,
+         lambda a, b: add(_const_tail(a)[0], _const_tail(a)[1] + b.arg)  # type: ignore[index]
+         if b.is_const and _const_tail(a) else None),
+    Rule("a + (y + c) -> (a + y) + c", FOLD_CONSTANTS,
+         lambda a, b: add(add(a, _const_tail(b)[0]), _const_tail(b)[1])  # type: ignore[index]
+         if _const_tail(b) else None),
+    Rule("(x + c) + b -> (x + b) + c", FOLD_CONSTANTS,
+         lambda a, b: add(add(_const_tail(a)[0], b), _const_tail(a)[1])  # type: ignore[index]
+         if _const_tail(a) and not b.is_const else None),
+    Rule("(x // d) * (d * k) + (x % d) * k -> x * k", COALESCE,
+         lambda a, b: _merge_terms(a, b) or _merge_terms(b, a)),
+    Rule("(s + ((x // d) % m) * (d * k)) + (x % d) * k -> s + (x % (m * d)) * k", COALESCE,
+         _coalesce_last),
+]
+
+MUL_RULES = [
+    Rule("c1 * c2 -> (c1 * c2)", FOLD_CONSTANTS,
+         lambda a, b: const(a.arg * b.arg) if a.is_const and b.is_const else None),
+    Rule("c * x -> x * c", FOLD_CONSTANTS,
+         lambda a, b: mul(b, a) if a.is_const and not b.is_const else None),
+    Rule("x * 0 -> 0", FOLD_CONSTANTS, lambda a, b: const(0) if b.is_const and b.arg == 0 else None),
+    Rule("x * 1 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 1 else None),
+    Rule("x * k -> 0  when x's range is {0}", SIMPLIFY_DIVMOD,
+         lambda a, b: const(0) if a.vmin == a.vmax == 0 else None),
+    Rule("(x + c) * k -> x * k + c * k", FOLD_CONSTANTS,
+         lambda a, b: add(mul(_const_tail(a)[0], b), _const_tail(a)[1] * b.arg)  # type: ignore
+         if b.is_const and _const_tail(a) else None),
+    Rule("(x * c1) * c2 -> x * (c1 * c2)", FOLD_CONSTANTS,
+         lambda a, b: mul(a.src[0], a.src[1].arg * b.arg)  # type: ignore[operator]
+         if b.is_const and a.op is Op.MUL and a.src[1].is_const else None),
+]
+
+
+def _div_sum(a: Node, d: int) -> Optional[Node]:
+    if a.op is Op.ADD:
+        for x, y in (a.src, a.src[::-1]):
+            if _multiple_of(x, d):
+                return add(floordiv(x, d), floordiv(y, d))
+    return None
+
+
+def _mod_sum(a: Node, d: int) -> Optional[Node]:
+    if a.op is Op.ADD:
+        for x, y in (a.src, a.src[::-1]):
+            if _multiple_of(x, d):
+                return floormod(y, d)
+    return None
+
+
+def _small_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+    """(x, c) when a = x + c with m | x, m | d and 0 <= c < m for some m."""
+    t = _const_tail(a)
+    return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
+
+
+def _mul_by(a: Node) -> int:
+    """a's positive constant factor when a = x * c, else 0."""
+    return int(a.src[1].arg) if (a.op is Op.MUL and a.src[1].is_const  # type: ignore[call-overload]
+                                 and a.src[1].arg > 0) else 0  # type: ignore[operator]
+
+
+FLOORDIV_RULES = [
+    Rule("x // 1 -> x", FOLD_CONSTANTS, lambda a, d: a if d == 1 else None),
+    Rule("c // d -> (c // d)", FOLD_CONSTANTS, lambda a, d: const(a.arg // d) if a.is_const else None),
+    Rule("x // d -> q  when x's whole range has quotient q", SIMPLIFY_DIVMOD,
+         lambda a, d: const(a.vmin // d) if a.vmin // d == a.vmax // d else None),
+    Rule("(x // c1) // c2 -> x // (c1 * c2)", COALESCE,
+         lambda a, d: floordiv(a.src[0], a.src[1].arg * d) if a.op is Op.FLOORDIV else None),
+    Rule("(x * c) // d -> x * (c / d)  when d | c", SIMPLIFY_DIVMOD,
+         lambda a, d: mul(a.src[0], _mul_by(a) // d) if _mul_by(a) and _mul_by(a) % d == 0
+         else None),
+    Rule("(x * c) // d -> x // (d / c)  when c | d", SIMPLIFY_DIVMOD,
+         lambda a, d: floordiv(a.src[0], d // _mul_by(a)) if _mul_by(a) and d % _mul_by(a) == 0
+         else None),
+    Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum),
+    Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
+         lambda a, d: floordiv(_small_offset(a, d)[0], d)  # type: ignore[index]
+         if _small_offset(a, d) else None),
+]
+
+FLOORMOD_RULES = [
+    Rule("x % 1 -> 0", FOLD_CONSTANTS, lambda a, d: const(0) if d == 1 else None),
+    Rule("c % d -> (c % d)", FOLD_CONSTANTS, lambda a, d: const(a.arg % d) if a.is_const else None),
+    Rule("x % d -> x  when 0 <= x < d", SIMPLIFY_DIVMOD,
+         lambda a, d: a if 0 <= a.vmin and a.vmax < d else None),
+    Rule("(d * k) % d -> 0", SIMPLIFY_DIVMOD, lambda a, d: const(0) if _multiple_of(a, d) else None),
+    Rule("(x % e) % d -> x % d  when d | e", SIMPLIFY_DIVMOD,
+         lambda a, d: floormod(a.src[0], d) if a.op is Op.FLOORMOD and a.src[1].arg % d == 0
+         else None),
+    Rule("(x * c) % d -> (x % (d / c)) * c  when c | d", SIMPLIFY_DIVMOD,
+         lambda a, d: mul(floormod(a.src[0], d // _mul_by(a)), _mul_by(a))
+         if _mul_by(a) and d % _mul_by(a) == 0 else None),
+    Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum),
+    Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
+         lambda a, d: add(floormod(_small_offset(a, d)[0], d), _small_offset(a, d)[1])  # type: ignore
+         if _small_offset(a, d) else None),
+]
+
+MIN_RULES = [
+    Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,
+         lambda a, b: a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None)),
+]
+MAX_RULES = [
+    Rule("max(a, b) -> a  when a >= b over their ranges", SIMPLIFY_DIVMOD,
+         lambda a, b: a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)),
+]
+LESS_RULES = [
+    Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
+         lambda a, b: const_bool(True) if a.vmax < b.vmin else (
+             const_bool(False) if a.vmin >= b.vmax else None)),
+]
+NOT_EQUAL_RULES = [
+    Rule("x != x -> false", FOLD_CONSTANTS, lambda a, b: const_bool(False) if a is b else None),
+    Rule("a != b -> true  when their ranges do not meet", SIMPLIFY_DIVMOD,
+         lambda a, b: const_bool(True) if a.vmax < b.vmin or b.vmax < a.vmin else None),
+]
+AND_RULES = [
+    Rule("true && y -> y, false && y -> false (either side)", FOLD_CONSTANTS,
+         lambda a, b: next(((y if x.arg else x) for x, y in ((a, b), (b, a)) if x.is_const),
+                           None)),
+]
+WHERE_RULES = [
+    Rule("true ? a : b -> a, false ? a : b -> b", FOLD_CONSTANTS,
+         lambda c, a, b: (a if c.arg else b) if c.is_const else None),
+    Rule("c ? a : a -> a", FOLD_CONSTANTS, lambda c, a, b: a if a is b else None),
+]
+
+
+def add(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    return apply(ADD_RULES, a, b) or Node(Op.ADD, VType.INT, (a, b))
+
+
+def mul(a: IntLike, b: IntLike) -> Node:
+    a, b = _int(a), _int(b)
+    return apply(MUL_RULES, a, b) or Node(Op.MUL, VType.INT, (a, b))
+
+
+def sub(a: IntLike, b: IntLike) -> Node:
+    return add(a, mul(b, -1))
+
+
 def floordiv(a: IntLike, d: int) -> Node:
     a = _int(a)
     if d <= 0:
         raise ValueError("floordiv by a positive constant only")
-    if d == 1:
-        return a  # x // 1 -> x
-    if a.is_const:
-        return const(a.arg // d)  # type: ignore[operator]
-    if a.vmin // d == a.vmax // d:
-        return const(a.vmin // d)  # the whole range falls in one quotient
-    if a.op is Op.FLOORDIV:
-        return floordiv(a.src[0], a.src[1].arg * d)  # (x // c1) // c2 -> x // (c1 * c2)
-    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0:
-        c = a.src[1].arg
-        if c % d == 0:
-            return mul(a.src[0], c // d)  # (x * c) // d -> x * (c / d)  when d | c
-        if d % c == 0:
-            return floordiv(a.src[0], d // c)  # (x * c) // d -> x // (d / c)  when c | d
-    if a.op is Op.ADD:
-        p, q = a.src
-        for x, y in ((p, q), (q, p)):
-            if _multiple_of(x, d):
-                return add(floordiv(x, d), floordiv(y, d))  # (d*k + y) // d -> k + y // d
-        t = _const_tail(a)
-        if t and 0 <= t[1] < math.gcd(t[0].divisor, d):
-            return floordiv(t[0], d)  # (x + c) // d -> x // d  when m | x, m | d, 0 <= c < m
-    return Node(Op.FLOORDIV, VType.INT, (a, const(d)))
+    return apply(FLOORDIV_RULES, a, d) or Node(Op.FLOORDIV, VType.INT, (a, const(d)))
 
 
 def floormod(a: IntLike, d: int) -> Node:
     a = _int(a)
     if d <= 0:
         raise ValueError("floormod by a positive constant only")
-    if d == 1:
-        return const(0)  # x % 1 -> 0
-    if a.is_const:
-        return const(a.arg % d)  # type: ignore[operator]
-    if 0 <= a.vmin and a.vmax < d:
-        return a  # x % d -> x  when 0 <= x < d
-    if _multiple_of(a, d):
-        return const(0)  # (d * k) % d -> 0
-    if a.op is Op.FLOORMOD and a.src[1].arg % d == 0:
-        return floormod(a.src[0], d)  # (x % e) % d -> x % d  when d | e
-    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0 and d % a.src[1].arg == 0:
-        c = a.src[1].arg
-        return mul(floormod(a.src[0], d // c), c)  # (x * c) % d -> (x % (d / c)) * c  when c | d
-    if a.op is Op.ADD:
-        p, q = a.src
-        for x, y in ((p, q), (q, p)):
-            if _multiple_of(x, d):
-                return floormod(y, d)  # (d*k + y) % d -> y % d
-        t = _const_tail(a)
-        if t and 0 <= t[1] < math.gcd(t[0].divisor, d):
-            return add(floormod(t[0], d), t[1])  # (x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m
-    return Node(Op.FLOORMOD, VType.INT, (a, const(d)))
+    return apply(FLOORMOD_RULES, a, d) or Node(Op.FLOORMOD, VType.INT, (a, const(d)))
 
 
 def minimum(a: IntLike, b: IntLike) -> Node:
     a, b = _int(a), _int(b)
-    if a.vmax <= b.vmin:
-        return a
-    if b.vmax <= a.vmin:
-        return b
-    return Node(Op.MIN, VType.INT, (a, b))
+    return apply(MIN_RULES, a, b) or Node(Op.MIN, VType.INT, (a, b))
 
 
 def maximum(a: IntLike, b: IntLike) -> Node:
     a, b = _int(a), _int(b)
-    if a.vmin >= b.vmax:
-        return a
-    if b.vmin >= a.vmax:
-        return b
-    return Node(Op.MAX, VType.INT, (a, b))
+    return apply(MAX_RULES, a, b) or Node(Op.MAX, VType.INT, (a, b))
 
 
 def clamp(x: IntLike, lo: int, hi: int) -> Node:
@@ -192,37 +270,27 @@ def clamp(x: IntLike, lo: int, hi: int) -> Node:
 
 def less(a: IntLike, b: IntLike) -> Node:
     a, b = _int(a), _int(b)
-    if a.vmax < b.vmin:
-        return const_bool(True)
-    if a.vmin >= b.vmax:
-        return const_bool(False)
-    return Node(Op.CMPLT, VType.BOOL, (a, b))
+    return apply(LESS_RULES, a, b) or Node(Op.CMPLT, VType.BOOL, (a, b))
 
 
 def not_equal(a: IntLike, b: IntLike) -> Node:
     a, b = _int(a), _int(b)
-    if a is b:
-        return const_bool(False)
-    if a.vmax < b.vmin or b.vmax < a.vmin:
-        return const_bool(True)
-    return Node(Op.CMPNE, VType.BOOL, (a, b))
+    return apply(NOT_EQUAL_RULES, a, b) or Node(Op.CMPNE, VType.BOOL, (a, b))
 
 
 def logical_and(a: Node, b: Node) -> Node:
-    for x, y in ((a, b), (b, a)):
-        if x.is_const:
-            return y if x.arg else x
-    return Node(Op.AND, VType.BOOL, (a, b))
+    return apply(AND_RULES, a, b) or Node(Op.AND, VType.BOOL, (a, b))
 
 
 def where(cond: Node, a: Node, b: Node) -> Node:
     if cond.dtype is not VType.BOOL or a.dtype != b.dtype:
         raise TypeError("where(bool, x, y) with x and y of one type")
-    if cond.is_const:
-        return a if cond.arg else b
-    if a is b:
-        return a
-    return Node(Op.WHERE, a.dtype, (cond, a, b))
+    return apply(WHERE_RULES, cond, a, b) or Node(Op.WHERE, a.dtype, (cond, a, b))
+
+
+RULE_TABLES = {"add": ADD_RULES, "mul": MUL_RULES, "floordiv": FLOORDIV_RULES,
+               "floormod": FLOORMOD_RULES, "min": MIN_RULES, "max": MAX_RULES, "less": LESS_RULES,
+               "not_equal": NOT_EQUAL_RULES, "and": AND_RULES, "where": WHERE_RULES}
 
 
 def load(buf: Buffer, index: IntLike) -> Node:

@@ -182,7 +182,8 @@ def _bounds(n: Node) -> tuple[int, int]:
         d = s[1].arg
         if s[0].vmin >= 0 and s[0].vmax < d:  # type: ignore[operator]
             return s[0].bounds
-        return 0, d - 1  # type: ignore[operator]
+        # x a multiple of m: x % d is a multiple of gcd(m, d) below d (0 when x is always 0).
+        return 0, d - math.gcd(s[0].divisor, d)  # type: ignore[operator, arg-type]
     if op is Op.MIN:
         return min(s[0].vmin, s[1].vmin), min(s[0].vmax, s[1].vmax)
     if op is Op.MAX:

@@ -1,7 +1,7 @@
 """Rebuilding IR through the folding constructors: substitution, the basis of passes."""
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Optional
 
 from . import build as b
 from .ops import Node, Op, toposort
@@ -28,10 +28,23 @@ def rebuild(n: Node, src: tuple[Node, ...]) -> Node:
     return fn(n, src) if fn else Node(n.op, n.dtype, src, n.arg)
 
 
-def substitute(roots: list[Node], mapping: Mapping[Node, Node]) -> list[Node]:
-    """`roots` with every occurrence of each key replaced by its value, refolded bottom-up."""
+def substitute(roots: list[Node], mapping: Mapping[Node, Node],
+               order: Optional[list[Node]] = None) -> list[Node]:
+    """`roots` with every occurrence of each key replaced by its value, refolded bottom-up.
+    order: toposort(roots), when the caller substitutes into the same roots several times."""
     new: dict[Node, Node] = dict(mapping)
-    for n in toposort(roots):
+    for n in order if order is not None else toposort(roots):
         if n not in new:
             new[n] = rebuild(n, tuple(new[s] for s in n.src))
+    return [new[r] for r in roots]
+
+
+def rebuild_all(roots: list[Node]) -> list[Node]:
+    """`roots` with every node rebuilt bottom-up through its constructor, so that the rules
+    enabled now (ir/rules.py) apply everywhere, also where no source changed."""
+    new: dict[Node, Node] = {}
+    for n in toposort(roots):
+        src = tuple(new[s] for s in n.src)
+        fn = _REBUILD.get(n.op)
+        new[n] = fn(n, src) if fn else (n if src == n.src else Node(n.op, n.dtype, src, n.arg))
     return [new[r] for r in roots]

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
-from ..ir import Program
+from ..ir import Program, rules
 from .expression import lower_expression
 from .gather import lower_gather, lower_gather_elements
 from .scatter import lower_scatter
@@ -14,5 +14,7 @@ _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
 
 
 def lower(desc: OperatorDesc) -> Program:
-    """Lower a descriptor that `validate()` returned (its OutputTensor is filled in)."""
-    return _LOWER[type(desc)](desc)  # type: ignore[operator]
+    """Lower a descriptor that `validate()` returned (its OutputTensor is filled in) to naive
+    IR: every rewrite rule is off, so the pipeline's rule passes do all the simplifying."""
+    with rules.only(set()):
+        return _LOWER[type(desc)](desc)  # type: ignore[operator]

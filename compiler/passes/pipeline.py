@@ -1,5 +1,11 @@
 """The pass pipeline: a named list, run in order, the IR verified after every pass.
 
+Lowering emits naive IR (every rewrite rule off). The rule passes (fold_constants,
+simplify_divmod, coalesce) each turn their group of rules on and rebuild the program; the rules
+stay on for every pass after them, so vectorize and unroll prove lanes contiguous with all the
+rules that ran. Common subexpressions are shared by construction: nodes are hash-consed, and
+codegen names each node once per invocation.
+
 DMLC_DUMP_AFTER=NAME (or "lower" for the IR before any pass, or "all") prints the IR after that
 pass to stderr;
 DMLC_DISABLE_PASSES=NAME,... (or "all") skips passes: the test suite runs both ways and the
@@ -12,35 +18,44 @@ import sys
 from typing import Callable, Optional
 
 from ..ir import Program
+from ..ir import rules
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
+from .simplify import simplify
 from .unroll import unroll
 from .vectorize import vectorize
 
 Pass = Callable[[Program], Program]
 
 PIPELINE: list[tuple[str, Pass]] = [
+    (rules.FOLD_CONSTANTS, simplify),
+    (rules.SIMPLIFY_DIVMOD, simplify),
+    (rules.COALESCE, simplify),
     ("vectorize", vectorize),
     ("unroll", unroll),
 ]
 
 
-def _names(env: str) -> set[str]:
+def env_names(env: str) -> set[str]:
     return {x.strip() for x in os.environ.get(env, "").split(",") if x.strip()}
 
 
 def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
                  disabled: Optional[set[str]] = None) -> Program:
-    dump_after = _names("DMLC_DUMP_AFTER") if dump_after is None else dump_after
-    disabled = _names("DMLC_DISABLE_PASSES") if disabled is None else disabled
+    dump_after = env_names("DMLC_DUMP_AFTER") if dump_after is None else dump_after
+    disabled = env_names("DMLC_DISABLE_PASSES") if disabled is None else disabled
     if "lower" in dump_after or "all" in dump_after:
         print(f"# IR after lower\n{render_program(p)}", file=sys.stderr)
+    groups: set[str] = set()
     for name, fn in PIPELINE:
         if name in disabled or "all" in disabled:
             if name in dump_after or "all" in dump_after:
                 print(f"# IR after {name}: skipped (DMLC_DISABLE_PASSES)", file=sys.stderr)
             continue
-        p = verify_program(fn(p))
+        if name in rules.GROUPS:
+            groups.add(name)
+        with rules.only(groups):
+            p = verify_program(fn(p))
         if name in dump_after or "all" in dump_after:
             print(f"# IR after {name}\n{render_program(p)}", file=sys.stderr)
     return p

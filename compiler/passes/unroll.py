@@ -25,6 +25,7 @@ from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
+from ..ir.verify import IRError, verify_program
 
 FACTORS = (8, 4, 2)
 """Consecutive items per invocation, the first that divides the kernel's items. Measured on
@@ -46,14 +47,16 @@ def _run_start(addresses: list[Node], dtype: DataType) -> Optional[Node]:
     return first
 
 
-def _combined_loads(k: Kernel, starts: list[Node]) -> list[dict[Node, Node]]:
+def _combined_loads(k: Kernel, order: list[Node], starts: list[Node]) -> list[dict[Node, Node]]:
     """Per copy j: each combinable LOAD of the kernel -> its lane of a shared VLOAD."""
     mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
-    for n in toposort(list(k.effects)):
-        if n.op is not Op.LOAD or not isinstance(n.dtype, DataType):
-            continue
-        addresses = [substitute([n.src[0]], m)[0] for m in mappings]
-        if _run_start(addresses, n.dtype) is None:
+    loads = [n for n in order if n.op is Op.LOAD and isinstance(n.dtype, DataType)]
+    roots = [n.src[0] for n in loads]
+    roots_order = toposort(roots)
+    per_copy = [substitute(roots, {k.gid: s}, roots_order) for s in starts]
+    for i, n in enumerate(loads):
+        addresses = [copy[i] for copy in per_copy]
+        if _run_start(addresses, n.dtype) is None:  # type: ignore[arg-type]
             continue
         width = b.vector_width(n.dtype)
         for j, m in enumerate(mappings):
@@ -86,12 +89,18 @@ def unroll_kernel(k: Kernel, p: Program, factor: int) -> Optional[Kernel]:
            for e in k.effects):
         return None
     g = b.item_id(k.items // factor)
-    mappings = _combined_loads(k, [b.add(b.mul(g, factor), j) for j in range(factor)])
-    per_copy = [substitute(list(k.effects), m) for m in mappings]
+    order = toposort(list(k.effects))
+    mappings = _combined_loads(k, order, [b.add(b.mul(g, factor), j) for j in range(factor)])
+    per_copy = [substitute(list(k.effects), m, order) for m in mappings]
     effects: list[Node] = []
     for i in range(len(k.effects)):
         effects += _combined([copy[i] for copy in per_copy], p)
-    return Kernel(k.name, k.items // factor, tuple(effects), unrolled=factor)
+    unrolled = Kernel(k.name, k.items // factor, tuple(effects), unrolled=factor)
+    try:  # every address must still be proven inside its buffer from ranges alone
+        verify_program(Program(p.name, p.buffers, (unrolled,), p.inputs, p.output))
+    except IRError:
+        return None
+    return unrolled
 
 
 def unroll(p: Program) -> Program:

@@ -13,7 +13,7 @@ from typing import Optional
 from ..dtypes import DataType
 from ..ir import Kernel, Program
 from ..ir import build as b
-from ..ir.ops import Op
+from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
 
 
@@ -31,7 +31,8 @@ def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
     if k.items % width:
         return None
     g = b.item_id(k.items // width)
-    lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)})[0]
+    order = toposort([value.src[0]])
+    lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)}, order)[0]
              for lane in range(width)]
     first = lanes[0]
     if all(lanes[i] is b.add(first, i) for i in range(width)):

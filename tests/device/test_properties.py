@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 
 import dmlc
-from dmlc.compiled import _cached_compile
+from dmlc.compiled import clear_caches
 import dmlc.passes.unroll as unroll
 from cases import ALL_CASES
 from reference import assert_bits_equal
@@ -20,9 +20,9 @@ def schedule(request, monkeypatch):
     kernels, which random cases never reach)."""
     if request.param == "unroll-all":
         monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
-    _cached_compile.cache_clear()
+    clear_caches()
     yield request.param
-    _cached_compile.cache_clear()
+    clear_caches()
 
 
 @pytest.mark.parametrize("op", sorted(ALL_CASES))
