@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from typing import Optional, Union
+from typing import Callable, Optional, Union
 
 from ..dtypes import DataType
 from .kernel import Buffer
@@ -226,56 +226,42 @@ WHERE_RULES = [
 ]
 
 
-def add(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(ADD_RULES, a, b) or Node(Op.ADD, VType.INT, (a, b))
+def _binary(op: Op, table: list[Rule], dtype: VType = VType.INT) -> Callable[[IntLike, IntLike], Node]:
+    """The constructor of an op over two INT operands: its rule table, else a new node."""
+    def construct(a: IntLike, b: IntLike) -> Node:
+        a, b = _int(a), _int(b)
+        return apply(table, a, b) or Node(op, dtype, (a, b))
+    construct.__name__ = op.name.lower()
+    return construct
 
 
-def mul(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(MUL_RULES, a, b) or Node(Op.MUL, VType.INT, (a, b))
+def _by_constant(op: Op, table: list[Rule]) -> Callable[[IntLike, int], Node]:
+    """The constructor of // or % by a positive constant."""
+    def construct(a: IntLike, d: int) -> Node:
+        a = _int(a)
+        if d <= 0:
+            raise ValueError(f"{op.name.lower()} by a positive constant only")
+        return apply(table, a, d) or Node(op, VType.INT, (a, const(d)))
+    construct.__name__ = op.name.lower()
+    return construct
+
+
+add = _binary(Op.ADD, ADD_RULES)
+mul = _binary(Op.MUL, MUL_RULES)
+minimum = _binary(Op.MIN, MIN_RULES)
+maximum = _binary(Op.MAX, MAX_RULES)
+less = _binary(Op.CMPLT, LESS_RULES, VType.BOOL)
+not_equal = _binary(Op.CMPNE, NOT_EQUAL_RULES, VType.BOOL)
+floordiv = _by_constant(Op.FLOORDIV, FLOORDIV_RULES)  # rounds towards -inf
+floormod = _by_constant(Op.FLOORMOD, FLOORMOD_RULES)  # has the divisor's sign
 
 
 def sub(a: IntLike, b: IntLike) -> Node:
     return add(a, mul(b, -1))
 
 
-def floordiv(a: IntLike, d: int) -> Node:
-    a = _int(a)
-    if d <= 0:
-        raise ValueError("floordiv by a positive constant only")
-    return apply(FLOORDIV_RULES, a, d) or Node(Op.FLOORDIV, VType.INT, (a, const(d)))
-
-
-def floormod(a: IntLike, d: int) -> Node:
-    a = _int(a)
-    if d <= 0:
-        raise ValueError("floormod by a positive constant only")
-    return apply(FLOORMOD_RULES, a, d) or Node(Op.FLOORMOD, VType.INT, (a, const(d)))
-
-
-def minimum(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(MIN_RULES, a, b) or Node(Op.MIN, VType.INT, (a, b))
-
-
-def maximum(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(MAX_RULES, a, b) or Node(Op.MAX, VType.INT, (a, b))
-
-
 def clamp(x: IntLike, lo: int, hi: int) -> Node:
     return minimum(maximum(x, lo), hi)
-
-
-def less(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(LESS_RULES, a, b) or Node(Op.CMPLT, VType.BOOL, (a, b))
-
-
-def not_equal(a: IntLike, b: IntLike) -> Node:
-    a, b = _int(a), _int(b)
-    return apply(NOT_EQUAL_RULES, a, b) or Node(Op.CMPNE, VType.BOOL, (a, b))
 
 
 def logical_and(a: Node, b: Node) -> Node:

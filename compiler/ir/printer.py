@@ -6,6 +6,9 @@ from .ops import Node, Op, VType, toposort
 
 _INFIX = {Op.ADD: "+", Op.MUL: "*", Op.FLOORDIV: "//", Op.FLOORMOD: "%", Op.CMPLT: "<",
           Op.CMPNE: "!=", Op.AND: "&&"}
+_FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
+          Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
+          Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
 
 
 def _type(n: Node) -> str:
@@ -25,18 +28,8 @@ def _expr(n: Node, name) -> str:  # type: ignore[no-untyped-def]
     a = [name(s) for s in n.src]
     if n.op in _INFIX:
         return f"{a[0]} {_INFIX[n.op]} {a[1]}"
-    if n.op is Op.LOAD:
-        return f"load {n.arg}[{a[0]}]"
-    if n.op is Op.VLOAD:
-        return f"vload {n.arg}[{a[0]}:+16B]"
-    if n.op is Op.REVERSE:
-        return f"reverse.{n.arg}B({a[0]})"
-    if n.op is Op.VEXTRACT:
-        return f"{a[0]}.lane{n.arg}"
-    if n.op is Op.INDEX:
-        return f"index.{n.arg}({a[0]}, dim={a[1]})"
-    if n.op is Op.WHERE:
-        return f"{a[0]} ? {a[1]} : {a[2]}"
+    if n.op in _FORMS:
+        return _FORMS[n.op].format(*a, arg=n.arg)
     if n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX):
         verb = n.op.name.lower()
         text = f"{verb} {n.arg}[{a[0]}] = {a[1]}"

@@ -99,3 +99,40 @@ def test_the_guards_detect_a_stray_write():
     exe.tensors["output"].data()[GUARD + kernel.program.buffer("output").words] ^= 1
     exe.tensors["input"].data()[GUARD - 1] ^= 1
     assert exe.guard_damage() == ["input before[0]", "output after[0]"]
+
+
+@pytest.fixture
+def unroll_all(monkeypatch):
+    """passes/unroll.py applied to these small kernels too (its size threshold set to 1)."""
+    import dmlc.passes.unroll as unroll
+    from dmlc.compiled import clear_caches
+    monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    clear_caches()
+    yield
+    clear_caches()
+
+
+@pytest.mark.parametrize("index_type", [np.dtype("int64"), np.dtype("uint32")], ids=str)
+@pytest.mark.parametrize("dtype", [np.dtype(t) for t in ("float32", "int64", "float16", "uint8")],
+                         ids=str)
+def test_unrolled_kernels_stay_inside(dtype, index_type, unroll_all):
+    """Unrolled kernels, with their combined vector loads and stores (8 items per invocation)."""
+    shape, axis = (4, 8), 1
+    wild = (wild_values(index_type, shape[axis]) * 4)[:32]
+    x = random_bits(6, shape, dtype)
+    idx = np.array(wild, dtype=index_type).reshape(shape)
+    upd = random_bits(7, idx.shape, dtype)
+    cases = [
+        (GatherElementsDesc(input=tensor(x), indices=tensor(idx), axis=axis), (x, idx),
+         ref.gather_elements(x, idx, axis)),
+        (ScatterDesc(input=tensor(x), indices=tensor(idx), updates=tensor(upd), axis=axis),
+         (x, idx, upd), ref.scatter(x, idx, upd, axis)),
+        (GatherDesc(input=tensor(x), indices=tensor(idx[:1]), axis=0, index_dimensions=1),
+         (x, idx[:1]), ref.gather(x, idx[:1], 0, 1)),
+        (Slice1Desc(input=tensor(x), offsets=(0, 0), sizes=shape, strides=(1, -1)), (x,),
+         ref.slice1(x, (0, 0), shape, (1, -1)))]
+    for desc, args, expected in cases:
+        kernel = dmlc.compile(desc, guard_words=GUARD)
+        ref.assert_bits_equal(run_guarded(desc, *args), expected)
+        if dtype.itemsize >= 4 and not isinstance(desc, Slice1Desc):
+            assert "items each" in kernel.ir, kernel.ir
