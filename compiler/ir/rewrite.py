@@ -20,9 +20,10 @@ _REBUILD: dict[Op, Callable[[Node, tuple[Node, ...]], Node]] = {
 }
 
 
-def rebuild(n: Node, src: tuple[Node, ...]) -> Node:
-    """`n` with new sources, folded again where its op has a folding constructor."""
-    if src == n.src:
+def rebuild(n: Node, src: tuple[Node, ...], force: bool = False) -> Node:
+    """`n` with new sources, folded again where its op has a folding constructor (force: also
+    when the sources are the same, so that rules turned on since `n` was built apply)."""
+    if src == n.src and not force:
         return n
     fn = _REBUILD.get(n.op)
     return fn(n, src) if fn else Node(n.op, n.dtype, src, n.arg)
@@ -44,7 +45,5 @@ def rebuild_all(roots: list[Node]) -> list[Node]:
     enabled now (ir/rules.py) apply everywhere, also where no source changed."""
     new: dict[Node, Node] = {}
     for n in toposort(roots):
-        src = tuple(new[s] for s in n.src)
-        fn = _REBUILD.get(n.op)
-        new[n] = fn(n, src) if fn else (n if src == n.src else Node(n.op, n.dtype, src, n.arg))
+        new[n] = rebuild(n, tuple(new[s] for s in n.src), force=True)
     return [new[r] for r in roots]
