@@ -29,9 +29,9 @@ from ..ir.verify import IRError, verify_program
 
 FACTORS = (8, 4, 2)
 """Consecutive items per invocation, the first that divides the kernel's items. Measured on
-lavapipe, full bench suite, ratio to the copy shader with 1 / 4 / 8 items per invocation:
-gather_elements 0.40 / 0.49 / 0.56, f16 row gather 0.43 / 0.43 / 0.58, f32 row gather
-0.54 / 0.55 / 0.57."""
+lavapipe, full bench suite, ratio to the copy shader with 4 / 8 items per invocation:
+gather_elements 0.49 / 0.56, f16 row gather 0.43 / 0.58, f32 row gather 0.55 / 0.57 (quick
+suite, f32 row gather: 0.49 with one item per invocation, 0.65 with 4)."""
 MIN_ITEMS = 1 << 14
 """Smaller kernels keep one item per invocation: they need every invocation they can get."""
 
