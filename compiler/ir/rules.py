@@ -63,6 +63,3 @@ def only(groups: "frozenset[str] | set[str]") -> Iterator[None]:
     finally:
         _active.reset(token)
 
-
-def active() -> frozenset[str]:
-    return _active.get()

@@ -26,6 +26,7 @@ from ..ir import build as b
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
 from ..ir.verify import IRError, verify_program
+from .vectorize import aligned_run
 
 FACTORS = (8, 4, 2)
 """Consecutive items per invocation, the first that divides the kernel's items. Measured on
@@ -37,14 +38,12 @@ MIN_ITEMS = 1 << 14
 
 
 def _run_start(addresses: list[Node], dtype: DataType) -> Optional[Node]:
-    """addresses[0] when the list is consecutive elements that split into aligned 16-byte
-    vectors (the proof is structural: each is the interned node addresses[0] + j)."""
+    """addresses[0] when the list is consecutive 32/64-bit elements that split into aligned
+    16-byte vectors (VEXTRACT and VPACK move whole words only)."""
     width = b.vector_width(dtype)
-    first = addresses[0]
-    if (dtype.bits < 32 or len(addresses) % width or first.divisor % width
-            or any(a is not b.add(first, j) for j, a in enumerate(addresses))):
+    if dtype.bits < 32 or len(addresses) % width:
         return None
-    return first
+    return aligned_run(addresses, width)
 
 
 def _combined_loads(k: Kernel, order: list[Node], starts: list[Node]) -> list[dict[Node, Node]]:

@@ -11,10 +11,20 @@ from __future__ import annotations
 from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Kernel, Program
+from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
+
+
+def aligned_run(addresses: list[Node], width: int) -> Optional[Node]:
+    """addresses[0] when the addresses are addresses[0] + 0, 1, 2, ... and addresses[0] is a
+    multiple of `width` (whole aligned vectors). The proof is structural: each address must be
+    the very node the folding rules build for addresses[0] + j."""
+    first = addresses[0]
+    if first.divisor % width or any(a is not b.add(first, j) for j, a in enumerate(addresses)):
+        return None
+    return first
 
 
 def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
@@ -34,17 +44,13 @@ def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
     order = toposort([value.src[0]])
     lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)}, order)[0]
              for lane in range(width)]
-    first = lanes[0]
-    if all(lanes[i] is b.add(first, i) for i in range(width)):
-        vec = b.vload(value.arg, first)  # type: ignore[arg-type]
-        base = first
-    elif all(lanes[i] is b.add(first, -i) for i in range(width)):
-        base = b.add(first, -(width - 1))
-        vec = b.reverse(b.vload(value.arg, base), out.dtype.itemsize)  # type: ignore[arg-type]
+    forward, backward = aligned_run(lanes, width), aligned_run(lanes[::-1], width)
+    if forward is not None:
+        vec = b.vload(value.arg, forward)  # type: ignore[arg-type]
+    elif backward is not None:  # a reversed run: loaded forward, reversed in registers
+        vec = b.reverse(b.vload(value.arg, backward), out.dtype.itemsize)  # type: ignore[arg-type]
     else:
         return None
-    if base.divisor % width:
-        return None  # not provably aligned to a whole vector
     return Kernel(k.name, k.items // width, (b.vstore(out.name, b.mul(g, width), vec),))
 
 
