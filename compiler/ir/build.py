@@ -49,7 +49,7 @@ def _int(x: IntLike) -> Node:
     return const(x)
 
 
-def _const_tail(n: Node) -> Optional[tuple[Node, int]]:
+def const_tail(n: Node) -> Optional[tuple[Node, int]]:
     """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
     if n.op is Op.ADD and n.src[1].is_const:
         return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
@@ -99,14 +99,14 @@ ADD_RULES = [
          lambda a, b: add(b, a) if a.is_const and not b.is_const else None),
     Rule("x + 0 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 0 else None),
     Rule("(x + c1) + c2 -> x + (c1 + c2)", FOLD_CONSTANTS,
-         lambda a, b: add(_const_tail(a)[0], _const_tail(a)[1] + b.arg)  # type: ignore[index]
-         if b.is_const and _const_tail(a) else None),
+         lambda a, b: add(const_tail(a)[0], const_tail(a)[1] + b.arg)  # type: ignore[index]
+         if b.is_const and const_tail(a) else None),
     Rule("a + (y + c) -> (a + y) + c", FOLD_CONSTANTS,
-         lambda a, b: add(add(a, _const_tail(b)[0]), _const_tail(b)[1])  # type: ignore[index]
-         if _const_tail(b) else None),
+         lambda a, b: add(add(a, const_tail(b)[0]), const_tail(b)[1])  # type: ignore[index]
+         if const_tail(b) else None),
     Rule("(x + c) + b -> (x + b) + c", FOLD_CONSTANTS,
-         lambda a, b: add(add(_const_tail(a)[0], b), _const_tail(a)[1])  # type: ignore[index]
-         if _const_tail(a) and not b.is_const else None),
+         lambda a, b: add(add(const_tail(a)[0], b), const_tail(a)[1])  # type: ignore[index]
+         if const_tail(a) and not b.is_const else None),
     Rule("(x // d) * (d * k) + (x % d) * k -> x * k", COALESCE,
          lambda a, b: _merge_terms(a, b) or _merge_terms(b, a)),
     Rule("(s + ((x // d) % m) * (d * k)) + (x % d) * k -> s + (x % (m * d)) * k", COALESCE,
@@ -123,8 +123,8 @@ MUL_RULES = [
     Rule("x * k -> 0  when x's range is {0}", SIMPLIFY_DIVMOD,
          lambda a, b: const(0) if a.vmin == a.vmax == 0 else None),
     Rule("(x + c) * k -> x * k + c * k", FOLD_CONSTANTS,
-         lambda a, b: add(mul(_const_tail(a)[0], b), _const_tail(a)[1] * b.arg)  # type: ignore
-         if b.is_const and _const_tail(a) else None),
+         lambda a, b: add(mul(const_tail(a)[0], b), const_tail(a)[1] * b.arg)  # type: ignore
+         if b.is_const and const_tail(a) else None),
     Rule("(x * c1) * c2 -> x * (c1 * c2)", FOLD_CONSTANTS,
          lambda a, b: mul(a.src[0], a.src[1].arg * b.arg)  # type: ignore[operator]
          if b.is_const and a.op is Op.MUL and a.src[1].is_const else None),
@@ -149,8 +149,15 @@ def _mod_sum(a: Node, d: int) -> Optional[Node]:
 
 def _small_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
     """(x, c) when a = x + c with m | x, m | d and 0 <= c < m for some m."""
-    t = _const_tail(a)
+    t = const_tail(a)
     return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
+
+
+def _big_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+    """(x, c) when a = x + c with c >= d: whole multiples of d leave the division (a tile's
+    items sit whole rows apart, so their offsets outgrow the row length)."""
+    t = const_tail(a)
+    return t if t and t[1] >= d else None
 
 
 def _mul_by(a: Node) -> int:
@@ -176,6 +183,9 @@ FLOORDIV_RULES = [
     Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          lambda a, d: floordiv(_small_offset(a, d)[0], d)  # type: ignore[index]
          if _small_offset(a, d) else None),
+    Rule("(x + c) // d -> (x + c % d) // d + c // d  when c >= d", SIMPLIFY_DIVMOD,
+         lambda a, d: add(floordiv(add(_big_offset(a, d)[0], _big_offset(a, d)[1] % d), d),  # type: ignore[index]
+                          _big_offset(a, d)[1] // d) if _big_offset(a, d) else None),  # type: ignore[index]
 ]
 
 FLOORMOD_RULES = [
@@ -194,6 +204,9 @@ FLOORMOD_RULES = [
     Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          lambda a, d: add(floormod(_small_offset(a, d)[0], d), _small_offset(a, d)[1])  # type: ignore
          if _small_offset(a, d) else None),
+    Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD,
+         lambda a, d: floormod(add(_big_offset(a, d)[0], _big_offset(a, d)[1] % d), d)  # type: ignore[index]
+         if _big_offset(a, d) else None),
 ]
 
 MIN_RULES = [

@@ -60,10 +60,13 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
             raise IRError(f"load {n.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
         return buf[addr]
-    if n.op is Op.VLOAD:
+    if n.op is Op.VLOAD:  # may read the padding of the last vector (verify.py), poisoned here
         buf = bufs[n.arg]  # type: ignore[index]
-        addr = _vector_addresses(np.broadcast_to(s[0], gid.shape), buf, str(n.arg))
-        return np.ascontiguousarray(buf[addr]).view(np.uint8).reshape(len(gid), 16)
+        pad = -buf.size % (VECTOR_BYTES // buf.dtype.itemsize)
+        padded = np.concatenate([buf, np.full(pad, np.iinfo(buf.dtype).max // 3, buf.dtype)]
+                                ) if pad else buf
+        addr = _vector_addresses(np.broadcast_to(s[0], gid.shape), padded, str(n.arg))
+        return np.ascontiguousarray(padded[addr]).view(np.uint8).reshape(len(gid), 16)
     if n.op is Op.REVERSE:
         size = int(n.arg)  # type: ignore[call-overload]
         return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)

@@ -125,7 +125,9 @@ class Node:
         return toposort([self])
 
 
-def toposort(roots: list[Node]) -> list[Node]:
+def toposort(roots: list[Node], stop: "frozenset[Node] | set[Node]" = frozenset()) -> list[Node]:
+    """Every node the roots depend on, each once, dependencies first; the sources of nodes in
+    `stop` are not followed (a substitution that replaces them never needs those)."""
     seen: set[int] = set()
     order: list[Node] = []
     stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
@@ -138,7 +140,8 @@ def toposort(roots: list[Node]) -> list[Node]:
             continue
         seen.add(id(node))
         stack.append((node, True))
-        stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
+        if node not in stop:
+            stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
     return order
 
 

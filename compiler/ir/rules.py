@@ -39,16 +39,31 @@ class Rule:
     """Returns the rewritten node, or None where the rule does not match."""
 
 
+_MEMO: dict[tuple, tuple[Optional[str], Optional[Node]]] = {}
+MEMO_SIZE = 1 << 14
+"""Rewrites remembered (nodes are interned and rules are pure, so the same arguments under the
+same groups always rewrite the same way): unrolling rebuilds many alike expressions."""
+
+
 def apply(table: Sequence[Rule], *args: object) -> Optional[Node]:
     """The first enabled rule's rewrite of `args`, or None."""
     groups = _active.get()
-    for rule in table:
-        if rule.group in groups:
-            out = rule.fn(*args)
-            if out is not None:
-                FIRED[rule.name] += 1
-                return out
-    return None
+    key = (id(table), groups, *args)  # holds the args, so their ids stay theirs
+    hit = _MEMO.get(key)
+    if hit is None:
+        hit = (None, None)
+        for rule in table:
+            if rule.group in groups:
+                out = rule.fn(*args)
+                if out is not None:
+                    hit = (rule.name, out)
+                    break
+        if len(_MEMO) >= MEMO_SIZE:
+            _MEMO.clear()
+        _MEMO[key] = hit
+    if hit[0] is not None:
+        FIRED[hit[0]] += 1
+    return hit[1]
 
 
 @contextlib.contextmanager

@@ -48,9 +48,13 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         width, addr = vector_width(buf.dtype), n.src[0]
-        if addr.vmin < 0 or addr.vmax + width > buf.count:
+        # A load may read the padding of the last vector (Buffer.words: every binding is whole
+        # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
+        # the scalar address was. A store writes elements only.
+        end = buf.words * 4 // buf.dtype.itemsize if n.op is Op.VLOAD else buf.count
+        if addr.vmin < 0 or addr.vmax + width > end:
             fail(f"vector range [{addr.vmin}, {addr.vmax + width - 1}] may leave "
-                 f"{buf.name}[{buf.count}]")
+                 f"{buf.name}[{end}]")
         if addr.divisor % width:
             fail(f"vector address not provably a multiple of {width} elements")
         if n.op is Op.VSTORE and n.src[1].dtype is not VType.VEC16:

@@ -1,14 +1,17 @@
-"""Unrolling: one invocation runs several consecutive items, sharing what they have in common.
+"""Unrolling and tiling: one invocation runs several items, sharing what they have in common.
 
-A kernel of N items becomes one of N / U items whose item g runs the effects of items
-g*U, ..., g*U + U - 1 (substituting gid -> g*U + j). Three things then fall out:
+A kernel of N items becomes one of N / U items whose item g runs the effects of U items
+(substituting gid -> each of them): g*U, ..., g*U + U - 1 (consecutive), or, for a copy whose
+input runs down the output's columns (a transposed input), a rows x cols block of the output
+seen as rows (tile_kernel). Three things then fall out:
 - shared work is one node: for a row gather moving a uvec4 per item, `(g*4 + j) // 64` folds to
   `g // 16` for every j, so the index is loaded and normalized once per four vectors
   (hash-consing is the common-subexpression sharing; codegen names a node once per invocation);
-- loads whose U copies read consecutive, aligned 32/64-bit elements become one 16-byte VLOAD per
-  vector and a VEXTRACT per element (gather_elements' indices, scatter's winners);
-- stores whose U copies write consecutive, aligned 32/64-bit elements become one VSTORE of a
-  VPACK (gather_elements' output, scatter's output and its scratch reset).
+- a load whose U copies read several lanes of one aligned 16-byte vector (addresses x + c with
+  x a multiple of the vector width) becomes one VLOAD per vector and a VEXTRACT per element
+  (gather_elements' indices, scatter's winners, the input columns of a tiled transpose);
+- stores whose copies write whole aligned vectors of 32/64-bit elements become VSTOREs of
+  VPACKs (gather_elements' output, scatter's output and its scratch reset, a block's rows).
 Effects are emitted effect by effect (all copies of the first effect, then of the second, ...):
 each item still runs its own effects in order, and items never read what other items write
 (ir/kernel.py), so only the order between items changes, which nothing can observe.
@@ -21,7 +24,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Program
+from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
@@ -35,62 +38,94 @@ gather_elements 0.49 / 0.56, f16 row gather 0.43 / 0.58, f32 row gather 0.55 / 0
 suite, f32 row gather: 0.49 with one item per invocation, 0.65 with 4)."""
 MIN_ITEMS = 1 << 14
 """Smaller kernels keep one item per invocation: they need every invocation they can get."""
+TILE = (8, 16)
+"""Rows x columns of a tiled kernel's block (tile_kernel). Measured on lavapipe with
+hand-written shaders, slice of a transposed f32 [4096, 4096], rows::2, ratio to the copy
+shader: one row of 8 items per invocation 0.12, blocks of 8 x 8 0.14-0.15, 8 x 16 0.18-0.20,
+8 x 32 0.21 (twice the code for little more)."""
 
 
-def _run_start(addresses: list[Node], dtype: DataType) -> Optional[Node]:
-    """addresses[0] when the list is consecutive 32/64-bit elements that split into aligned
-    16-byte vectors (VEXTRACT and VPACK move whole words only)."""
+def _vector_lane(address: Node, dtype: DataType, count: int) -> Optional[tuple[Node, int]]:
+    """(start, lane) when the 32/64-bit element at `address` is lane `lane` of the aligned
+    16-byte vector at element `start`, proven from the address's form x + c (x a multiple of the
+    vector width) and with the whole vector inside a binding of `count` elements (a buffer's
+    elements and the padding of its last vector: ir.Buffer.words)."""
     width = b.vector_width(dtype)
-    if dtype.bits < 32 or len(addresses) % width:
+    if dtype.bits < 32:
         return None
-    return aligned_run(addresses, width)
+    x, c = b.const_tail(address) or (address, 0)
+    if x.divisor % width:
+        return None
+    start = b.add(x, c - c % width)
+    if start.vmin < 0 or start.vmax + width > count:
+        return None
+    return start, c % width
 
 
-def _combined_loads(k: Kernel, order: list[Node], starts: list[Node]) -> list[dict[Node, Node]]:
-    """Per copy j: each combinable LOAD of the kernel -> its lane of a shared VLOAD."""
+def _padded_count(buf: Buffer) -> int:
+    return buf.words * 4 // buf.dtype.itemsize
+
+
+def _combined_loads(k: Kernel, p: Program, order: list[Node],
+                    starts: list[Node]) -> list[dict[Node, Node]]:
+    """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
+    different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
     mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
     loads = [n for n in order if n.op is Op.LOAD and isinstance(n.dtype, DataType)]
     roots = [n.src[0] for n in loads]
     roots_order = toposort(roots)
     per_copy = [substitute(roots, {k.gid: s}, roots_order) for s in starts]
     for i, n in enumerate(loads):
-        addresses = [copy[i] for copy in per_copy]
-        if _run_start(addresses, n.dtype) is None:  # type: ignore[arg-type]
+        count = _padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
+        lanes = [_vector_lane(copy[i], n.dtype, count) for copy in per_copy]  # type: ignore[arg-type]
+        if any(lane is None for lane in lanes):
             continue
-        width = b.vector_width(n.dtype)
-        for j, m in enumerate(mappings):
-            vec = b.vload(n.arg, addresses[j - j % width])  # type: ignore[arg-type]
-            m[n] = b.vextract(vec, n.dtype, j % width)
+        used: dict[Node, set[int]] = {}
+        for start, lane in lanes:  # type: ignore[misc]
+            used.setdefault(start, set()).add(lane)
+        if all(len(v) < 2 for v in used.values()):
+            continue  # no vector would serve two lanes: scalar loads move fewer bytes
+        for m, (start, lane) in zip(mappings, lanes):  # type: ignore[misc]
+            m[n] = b.vextract(b.vload(n.arg, start), n.dtype, lane)  # type: ignore[arg-type]
     return mappings
 
 
 def _combined(copies: list[Node], p: Program) -> list[Node]:
-    """The U copies of one effect: VSTOREs of packed vectors where they write a whole aligned
-    run of 32/64-bit elements, else the copies themselves."""
+    """The copies of one effect: VSTOREs of packed vectors where each run of vector-width
+    copies writes one whole aligned vector of 32/64-bit elements, else the copies themselves."""
     e = copies[0]
     if e.op is not Op.STORE or len(e.src) > 2:
         return copies
     dtype = p.buffer(e.arg).dtype  # type: ignore[arg-type]
-    if _run_start([c.src[0] for c in copies], dtype) is None:
-        return copies
     width = b.vector_width(dtype)
-    return [b.vstore(e.arg, copies[v].src[0],  # type: ignore[arg-type]
-                     b.vpack([c.src[1] for c in copies[v:v + width]]))
-            for v in range(0, len(copies), width)]
+    if dtype.bits < 32 or len(copies) % width:
+        return copies
+    runs = [copies[v:v + width] for v in range(0, len(copies), width)]
+    if any(aligned_run([c.src[0] for c in run], width) is None for run in runs):
+        return copies
+    return [b.vstore(e.arg, run[0].src[0], b.vpack([c.src[1] for c in run]))  # type: ignore[arg-type]
+            for run in runs]
 
 
-def unroll_kernel(k: Kernel, p: Program, factor: int) -> Optional[Kernel]:
+def unroll_kernel(k: Kernel, p: Program, factor: int,
+                  tile: Optional[tuple[int, int, int]] = None) -> Optional[Kernel]:
     """`k` running `factor` consecutive items per item, or None where that is not proven the
-    same."""
+    same. tile=(rows, cols, row_length): instead, each item runs a rows x cols block of the
+    items seen as rows of row_length (factor == rows * cols)."""
     if factor < 2 or k.items % factor or k.unrolled > 1:
         return None
     if any(e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32  # type: ignore[arg-type]
            for e in k.effects):
         return None
     g = b.item_id(k.items // factor)
+    if tile is None:
+        starts = [b.add(b.mul(g, factor), j) for j in range(factor)]
+    else:
+        starts = _tile_starts(g, *tile)
     order = toposort(list(k.effects))
-    mappings = _combined_loads(k, order, [b.add(b.mul(g, factor), j) for j in range(factor)])
-    per_copy = [substitute(list(k.effects), m, order) for m in mappings]
+    mappings = _combined_loads(k, p, order, starts)
+    live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
+    per_copy = [substitute(list(k.effects), m, live) for m in mappings]
     effects: list[Node] = []
     for i in range(len(k.effects)):
         effects += _combined([copy[i] for copy in per_copy], p)
@@ -102,9 +137,59 @@ def unroll_kernel(k: Kernel, p: Program, factor: int) -> Optional[Kernel]:
     return unrolled
 
 
+def _tile_starts(g: Node, rows: int, cols: int, row_length: int) -> list[Node]:
+    """The items of block g, row by row: blocks tile each band of `rows` rows left to right."""
+    per_band = row_length // cols
+    base = b.add(b.mul(b.floordiv(g, per_band), rows * row_length),
+                 b.mul(b.floormod(g, per_band), cols))
+    return [b.add(base, r * row_length + c) for r in range(rows) for c in range(cols)]
+
+
+def _scalar_loads(k: Kernel) -> int:
+    return sum(n.op is Op.LOAD for n in toposort(list(k.effects)))
+
+
+def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
+    """A copy whose input runs along the output's columns (a transposed input): each item runs
+    a TILE block, so that the input's contiguous runs down the block's rows load as vectors and
+    the block's rows store as vectors. Kept only where no scalar load is left."""
+    rows, cols = TILE
+    width = p.output_shape[-1] if p.output_shape else 0
+    if (len(k.effects) != 1 or k.effects[0].arg != p.output or not width or width % cols
+            or k.items % (rows * width) or k.items != p.buffer(p.output).count
+            or any(n.op in (Op.VLOAD, Op.VSTORE) for n in toposort(list(k.effects)))):
+        return None
+    if not _rows_share_vectors(k, p, _tile_starts(b.item_id(k.items // (rows * cols)), rows,
+                                                  cols, width)[::cols]):
+        return None  # cheap test first: the whole block is 128 substitutions
+    tiled = unroll_kernel(k, p, rows * cols, (rows, cols, width))
+    return tiled if tiled is not None and _scalar_loads(tiled) == 0 else None
+
+
+def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node]) -> bool:
+    """Whether every load of the items at `starts` (one column of a block) reads aligned
+    vectors, some vector serving two of the rows."""
+    loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
+    copies = [substitute([n.src[0] for n in loads], {k.gid: s}) for s in starts]
+    for i, n in enumerate(loads):
+        count = _padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
+        lanes = [_vector_lane(copy[i], n.dtype, count) for copy in copies]  # type: ignore[arg-type]
+        if any(lane is None for lane in lanes) or len({lane[0] for lane in lanes}) == len(lanes):  # type: ignore[index]
+            return False
+    return True
+
+
+def _unrolled(k: Kernel, p: Program) -> Kernel:
+    if k.items < MIN_ITEMS:
+        return k
+    tiled = tile_kernel(k, p)
+    if tiled is not None:
+        return tiled
+    return next((u for u in (unroll_kernel(k, p, f) for f in FACTORS) if u), k)
+
+
 def unroll(p: Program) -> Program:
-    """Unroll every kernel of at least MIN_ITEMS items by the first of FACTORS that divides
-    its items."""
-    kernels = tuple(next((u for u in (unroll_kernel(k, p, f) for f in FACTORS) if u), k)
-                    if k.items >= MIN_ITEMS else k for k in p.kernels)
+    """Tile, else unroll by the first of FACTORS that divides its items, every kernel of at
+    least MIN_ITEMS items."""
+    kernels = tuple(_unrolled(k, p) for k in p.kernels)
     return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)

@@ -137,3 +137,19 @@ def test_unrolled_kernels_stay_inside(dtype, index_type, unroll_all):
         ref.assert_bits_equal(run_guarded(desc, *args), expected)
         if not env_names("DMLC_DISABLE_PASSES") & {"unroll", "all"} and dtype.itemsize >= 4 and not isinstance(desc, Slice1Desc):
             assert "items each" in kernel.ir, kernel.ir
+
+
+@pytest.mark.parametrize("row_step,pad", [(1, None), (2, None), (1, 1), (3, None)])
+@pytest.mark.parametrize("dtype", DATA_TYPES, ids=str)
+def test_tiled_kernels_stay_inside(dtype, row_step, pad, unroll_all):
+    """Slices of transposed inputs, tiled where the layout allows (8 x 16 blocks of vector loads
+    that may read the padding of the input's last vector), on the device: the same bits as
+    numpy, and no access outside a buffer."""
+    from test_tile import transposed_slice
+    desc, buf, expected = transposed_slice(dtype, 16, 32, row_step, 1, (1, 2), pad)
+    kernel = dmlc.compile(desc, guard_words=GUARD)
+    ref.assert_bits_equal(run_guarded(desc, buf), expected)
+    if dtype.itemsize < 4 or env_names("DMLC_DISABLE_PASSES"):
+        assert "128 items each" not in kernel.ir, kernel.ir
+    elif pad is None and row_step * dtype.itemsize < 16:  # columns aligned, rows share vectors
+        assert "128 items each" in kernel.ir, kernel.ir
