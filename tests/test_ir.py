@@ -96,6 +96,30 @@ def test_verifier_rejects_unproven_addresses():
         verify_program(_program(lambda g: b.add(g, -1)))
 
 
+def test_vector_loads_may_read_the_last_vectors_padding_only():
+    """A 6-element float32 buffer occupies two whole vectors (8 elements): a VLOAD of the
+    second vector is inside the binding, one lane further is not; a VSTORE writes elements
+    only. The interpreter poisons the padding, so a lane taken from it shows as wrong bits."""
+    src = Buffer("input", DataType.FLOAT32, 6, "input")
+    out = Buffer("output", DataType.FLOAT32, 2, "output")
+    g = b.item_id(1)
+
+    def program(start, lane=1, vstore=False):
+        vec = b.vload("input", b.add(b.mul(g, 4), start))
+        value = b.vextract(vec, DataType.FLOAT32, lane)
+        effects = ((b.vstore("input", b.add(b.mul(g, 4), start), vec),) if vstore else
+                   (b.store(out, g, value),))
+        return Program("p", (src, out), (Kernel("k", 1, effects),), ("input",), "output")
+
+    x = np.arange(6, dtype=np.float32)
+    assert run_program(verify_program(program(4)), x)[0] == x.view(np.uint32)[5]
+    assert run_program(program(4, lane=3), x)[0] != 0  # padding: not an element's bits
+    with pytest.raises(IRError, match="may leave input"):
+        verify_program(program(8))
+    with pytest.raises(IRError, match="may leave input"):
+        verify_program(program(4, vstore=True))
+
+
 def test_verifier_rejects_unowned_packed_stores():
     src = Buffer("input", DataType.UINT8, 8, "input")
     out = Buffer("output", DataType.UINT8, 8, "output")

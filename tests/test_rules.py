@@ -167,6 +167,10 @@ RULES = [
     ("(x % 512) % 256 -> x % 256", b.floormod(b.floormod(G, 512), 256), b.floormod(G, 256)),
     ("(x // 8) * 8 + x % 8 -> x", b.add(b.mul(b.floordiv(G, 8), 8), b.floormod(G, 8)), G),
     ("(x * 6) % 3 -> 0", b.floormod(b.mul(G, 6), 3), b.const(0)),
+    ("(x * 16 + 4097) // 4096 -> x // 256 + 1", b.floordiv(b.add(b.mul(G, 16), 4097), 4096),
+     b.add(b.floordiv(G, 256), 1)),
+    ("(x * 16 + 4097) % 4096 -> (x % 256) * 16 + 1", b.floormod(b.add(b.mul(G, 16), 4097), 4096),
+     b.add(b.mul(b.floormod(G, 256), 16), 1)),
 ]
 
 
