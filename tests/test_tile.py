@@ -16,7 +16,7 @@ from dmlc.compiled import build_program, clear_caches
 from dmlc.ir.interp import run_program
 from strategies import DATA_TYPES, random_bits
 
-TILES = [(2, 4), (4, 4), (8, 16)]
+TILES = [(2, 8), (4, 4), (8, 16)]  # 16 or 128 items: never the plain unroll's 8
 PASSES_ON = not os.environ.get("DMLC_DISABLE_PASSES")
 
 
@@ -25,7 +25,7 @@ def transposed_slice(dtype, rows, cols, row_step, col_step, offsets=(0, 0), pad=
     columns start on 16-byte boundaries) whose output is rows x cols; returns (descriptor, flat
     input buffer, expected output)."""
     size0, size1 = (rows - 1) * abs(row_step) + 1, (cols - 1) * abs(col_step) + 1
-    r_in, c_in = offsets[0] + size0 + 1, offsets[1] + size1
+    r_in, c_in = offsets[0] + size0 + 16, offsets[1] + size1  # columns >= 64 bytes apart
     width = 16 // np.dtype(dtype).itemsize
     col_stride = r_in + pad if pad is not None else -(-r_in // width) * width
     buf = random_bits(rows * 7 + cols, col_stride * c_in, dtype)
@@ -93,4 +93,43 @@ def test_tiled_or_not_the_bits_are_the_reference(small_tiles, tile):
         desc, buf, expected = transposed_slice(dtype, rows * band, max(cols, 4) * width,
                                                row_step, col_step, offsets, pad)
         ref.assert_bits_equal(interpret(desc, buf)[1], expected)
+    check()
+
+
+def transposed_gather(dtype, rows, cols, index_type, pad=0, seed=0):
+    """A row gather (axis 0) from a [R_in, cols] tensor stored column-major; any index values,
+    out of range included (they clamp)."""
+    r_in = 20
+    col_stride = r_in + pad
+    buf = random_bits(seed, col_stride * cols, dtype)
+    view = np.lib.stride_tricks.as_strided(buf, (r_in, cols),
+                                           (buf.itemsize, col_stride * buf.itemsize))
+    lo = -r_in - 3 if np.dtype(index_type).kind == "i" else 0
+    idx = np.random.default_rng(seed).integers(lo, r_in + 3, (1, rows)).astype(index_type)
+    desc = dmlc.GatherDesc(
+        input=dmlc.TensorDesc(data_type=np.dtype(dtype).name, sizes=(r_in, cols),
+                              strides=(1, col_stride)),
+        indices=dmlc.TensorDesc(data_type=np.dtype(index_type).name, sizes=(1, rows)),
+        axis=0, index_dimensions=1)
+    return desc, (buf, idx), ref.gather(view, idx, 0, 1)
+
+
+@pytest.mark.parametrize("tile", TILES, ids=str)
+def test_gathers_from_transposed_inputs_tile_down_columns(small_tiles, tile):
+    """Rows chosen by index values: blocks go down strips of columns (tile_kernel); scalar loads
+    of the input, vector loads of the indices, the bits are the reference's."""
+    small_tiles(tile)
+    rows, cols = tile
+
+    @given(dtype=st.sampled_from(DATA_TYPES), band=st.integers(1, 3), width=st.integers(1, 3),
+           index_type=st.sampled_from(["int32", "int64", "uint32"]), pad=st.sampled_from([0, 3]),
+           seed=st.integers(0, 9))
+    def check(dtype, band, width, index_type, pad, seed):
+        desc, args, expected = transposed_gather(dtype, rows * band, max(cols, 4) * width,
+                                                 index_type, pad, seed)
+        checked, program = build_program(desc)
+        raw = run_program(program, *args)
+        ref.assert_bits_equal(raw.view(expected.dtype).reshape(expected.shape), expected)
+        if PASSES_ON and np.dtype(dtype).itemsize >= 4:
+            assert program.kernels[0].unrolled == rows * cols, program
     check()
