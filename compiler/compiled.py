@@ -249,10 +249,12 @@ def _memo_key(desc: OperatorDesc, check_indices: bool, guard_words: int) -> Opti
 
 
 def clear_caches() -> None:
-    """Forget every compiled program kept in memory (tests that change pass settings)."""
+    """Forget every compiled program and rule rewrite kept in memory (tests that change pass
+    settings; the bench's cold and disk compile latencies)."""
     with _MEMO_LOCK:
         _MEMO.clear()
     _cached_compile.cache_clear()
+    rules.clear_memo()
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:

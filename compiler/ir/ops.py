@@ -60,17 +60,19 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 class Node:
     """One IR value. Build nodes through `ir.build`, not this constructor."""
 
-    __slots__ = ("op", "dtype", "src", "arg", "_hash", "__weakref__", "__dict__")
+    __slots__ = ("op", "dtype", "src", "arg", "is_const", "_hash", "__weakref__", "__dict__")
     _cache: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
 
     op: Op
     dtype: DType
     src: tuple["Node", ...]
     arg: object
+    is_const: bool
 
     def __new__(cls, op: Op, dtype: DType, src: tuple["Node", ...] = (), arg: object = None):
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
-        key = (op, dtype, tuple(id(s) for s in src), type(arg), arg)
+        # Enum members are singletons: their ids hash faster than their values.
+        key = (id(op), id(dtype), tuple(map(id, src)), type(arg), arg)
         node = cls._cache.get(key)
         if node is None:
             node = super().__new__(cls)
@@ -78,6 +80,7 @@ class Node:
             object.__setattr__(node, "dtype", dtype)
             object.__setattr__(node, "src", src)
             object.__setattr__(node, "arg", arg)
+            object.__setattr__(node, "is_const", op is Op.CONST)
             object.__setattr__(node, "_hash", hash(key))
             cls._cache[key] = node
         return node
@@ -115,10 +118,6 @@ class Node:
     @property
     def vmax(self) -> int:
         return self.bounds[1]
-
-    @property
-    def is_const(self) -> bool:
-        return self.op is Op.CONST
 
     def toposort(self) -> list["Node"]:
         """This node and everything it depends on, each once, dependencies first."""

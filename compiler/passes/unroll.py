@@ -70,11 +70,12 @@ def _combined_loads(k: Kernel, p: Program, order: list[Node],
                     starts: list[Node]) -> list[dict[Node, Node]]:
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
     different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
-    mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
+    gid = k.gid
+    mappings: list[dict[Node, Node]] = [{gid: s} for s in starts]
     loads = [n for n in order if n.op is Op.LOAD and isinstance(n.dtype, DataType)]
     roots = [n.src[0] for n in loads]
     roots_order = toposort(roots)
-    per_copy = [substitute(roots, {k.gid: s}, roots_order) for s in starts]
+    per_copy = [substitute(roots, {gid: s}, roots_order) for s in starts]
     for i, n in enumerate(loads):
         count = _padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
         lanes = [_vector_lane(copy[i], n.dtype, count) for copy in per_copy]  # type: ignore[arg-type]
@@ -137,14 +138,17 @@ def unroll_kernel(k: Kernel, p: Program, factor: int,
     return unrolled
 
 
-def _tile_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0) -> list[Node]:
-    """The items of block g, row by row. Blocks tile each band of `rows` rows left to right;
-    bands > 0: instead each strip of `cols` columns top to bottom (that many bands)."""
+def _tile_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0,
+                 first_column: bool = False) -> list[Node]:
+    """The items of block g, row by row (first_column: only the first of each row). Blocks
+    tile each band of `rows` rows left to right; bands > 0: instead each strip of `cols`
+    columns top to bottom (that many bands)."""
     per_band = row_length // cols
     band, col = ((b.floormod(g, bands), b.floordiv(g, bands)) if bands else
                  (b.floordiv(g, per_band), b.floormod(g, per_band)))
     base = b.add(b.mul(band, rows * row_length), b.mul(col, cols))
-    return [b.add(base, r * row_length + c) for r in range(rows) for c in range(cols)]
+    return [b.add(base, r * row_length + c) for r in range(rows)
+            for c in range(1 if first_column else cols)]
 
 
 def _scalar_loads(k: Kernel) -> int:
@@ -166,7 +170,8 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
             or k.items % (rows * width) or k.items != p.buffer(p.output).count
             or any(n.op in (Op.VLOAD, Op.VSTORE) for n in toposort(list(k.effects)))):
         return None
-    column = _tile_starts(b.item_id(k.items // (rows * cols)), rows, cols, width)[::cols]
+    column = _tile_starts(b.item_id(k.items // (rows * cols)), rows, cols, width,
+                          first_column=True)
     loads, (here, right, below) = _loads_at(k, [column[0], b.add(column[0], 1), column[1]])
     far = [_far(n, a, c) for n, a, c in zip(loads, here, right)]
     if not any(far):
@@ -182,8 +187,9 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
 def _loads_at(k: Kernel, starts: list[Node]) -> tuple[list[Node], list[list[Node]]]:
     """The kernel's scalar loads, and their addresses for the items at each of `starts`."""
     loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
-    roots = [n.src[0] for n in loads]
-    return loads, [substitute(roots, {k.gid: s}) for s in starts]
+    roots, gid = [n.src[0] for n in loads], k.gid
+    order = toposort(roots)
+    return loads, [substitute(roots, {gid: s}, order) for s in starts]
 
 
 def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
