@@ -177,7 +177,7 @@ class _KernelWriter:
         self.names = {}
         out: list[str] = []
         for e in self.k.effects:
-            for n in toposort([e]):
+            for n in toposort([e], stop=self.names.keys()):  # named nodes: their sources too
                 if n in self.names or n.op in (Op.CONST, Op.VAR) or n.dtype is VType.VOID:
                     continue
                 self.names[n] = f"v{len(self.names)}"

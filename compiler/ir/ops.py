@@ -13,7 +13,7 @@ import enum
 import math
 import weakref
 from functools import cached_property
-from typing import Union
+from typing import AbstractSet, Union
 
 from ..dtypes import DataType
 
@@ -124,7 +124,7 @@ class Node:
         return toposort([self])
 
 
-def toposort(roots: list[Node], stop: "frozenset[Node] | set[Node]" = frozenset()) -> list[Node]:
+def toposort(roots: list[Node], stop: "AbstractSet[Node]" = frozenset()) -> list[Node]:
     """Every node the roots depend on, each once, dependencies first; the sources of nodes in
     `stop` are not followed (a substitution that replaces them never needs those)."""
     seen: set[int] = set()
