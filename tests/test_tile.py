@@ -96,16 +96,17 @@ def test_tiled_or_not_the_bits_are_the_reference(small_tiles, tile):
     check()
 
 
-def transposed_gather(dtype, rows, cols, index_type, pad=0, seed=0):
+def transposed_gather(dtype, rows, cols, index_type, pad=0, seed=0, clip=False):
     """A row gather (axis 0) from a [R_in, cols] tensor stored column-major; any index values,
-    out of range included (they clamp)."""
+    out of range included (they clamp), or (clip) only valid ones."""
     r_in = 20
     col_stride = r_in + pad
     buf = random_bits(seed, col_stride * cols, dtype)
     view = np.lib.stride_tricks.as_strided(buf, (r_in, cols),
                                            (buf.itemsize, col_stride * buf.itemsize))
     lo = -r_in - 3 if np.dtype(index_type).kind == "i" else 0
-    idx = np.random.default_rng(seed).integers(lo, r_in + 3, (1, rows)).astype(index_type)
+    idx = np.random.default_rng(seed).integers(lo, r_in + 3, (1, rows))
+    idx = (np.clip(idx, -r_in if lo < 0 else 0, r_in - 1) if clip else idx).astype(index_type)
     desc = dmlc.GatherDesc(
         input=dmlc.TensorDesc(data_type=np.dtype(dtype).name, sizes=(r_in, cols),
                               strides=(1, col_stride)),

@@ -134,3 +134,27 @@ def test_checked_mode_needs_an_indices_tensor():
     with pytest.raises(dmlc.ValidationError, match="check_indices: expected True or False"):
         dmlc.gather(np.zeros(4, np.float32), np.zeros(1, np.int32), axis=0, index_dimensions=1,
                     check_indices="yes")
+
+
+
+def test_checked_tiled_gather_names_the_first_bad_index(monkeypatch):
+    """A gather from a transposed input, tiled down columns (every kernel unrolled): checked
+    mode still finds the first bad index, and a good call gives numpy's result."""
+    import dmlc.passes.unroll as unroll
+    from dmlc.compiled import clear_caches
+    from dmlc.passes.pipeline import env_names
+    from test_tile import transposed_gather
+    monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    clear_caches()
+    try:
+        desc, (buf, idx), expected = transposed_gather(np.float32, 16, 32, "int32", clip=True)
+        kernel = dmlc.compile(desc, check_indices=True)
+        assert_bits_equal(kernel(buf, idx), expected)
+        bad = idx.copy()
+        bad[0, 5], bad[0, 9] = 20, -21
+        with pytest.raises(dmlc.IndexOutOfRangeError, match="20"):
+            kernel(buf, bad)
+        if not env_names("DMLC_DISABLE_PASSES"):
+            assert "128 items each" in kernel.ir, kernel.ir
+    finally:
+        clear_caches()
