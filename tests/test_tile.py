@@ -45,6 +45,7 @@ def small_tiles(monkeypatch):
     def use(tile):
         monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
         monkeypatch.setattr(unroll, "TILE", tile)
+        monkeypatch.setattr(unroll, "STRIP_TILE", tile)
         clear_caches()
     yield use
     clear_caches()

@@ -42,7 +42,11 @@ TILE = (8, 16)
 """Rows x columns of a tiled kernel's block (tile_kernel). Measured on lavapipe with
 hand-written shaders, slice of a transposed f32 [4096, 4096], rows::2, ratio to the copy
 shader: one row of 8 items per invocation 0.12, blocks of 8 x 8 0.14-0.15, 8 x 16 0.18-0.20,
-8 x 32 0.21 (twice the code for little more)."""
+8 x 32 0.21 (twice the code for little more); in dmlc, 4 x 16 0.20-0.21, 8 x 16 0.24-0.25."""
+STRIP_TILE = (4, 16)
+"""Rows x columns of a block that goes down a strip of columns (tile_kernel). Measured in dmlc on
+lavapipe, gather of a transposed f32 [4096, 4096], ratio to the copy shader, two runs each:
+4 x 16 0.20 and 0.20, 8 x 16 0.19 and 0.18 (16 x 16 0.20, 8 x 32 0.18, one run each)."""
 
 
 def _vector_lane(address: Node, dtype: DataType, count: int) -> Optional[tuple[Node, int]]:
@@ -160,9 +164,9 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
     cache line or more from one column to the next), each item running a TILE block:
     - where the input's runs down a block's rows share aligned vectors (a transposed slice),
       blocks go left to right, and every load must come from a vector (a register transpose);
-    - else (a gather from a transposed input: rows are data-dependent), blocks go down strips
-      of TILE columns, so that the strip's input lines stay in cache while the rows that
-      share them pass.
+    - else (a gather from a transposed input: rows are data-dependent), STRIP_TILE blocks go
+      down strips of columns, so that the strip's input lines stay in cache while the rows
+      that share them pass.
     The block's rows store as vectors either way."""
     rows, cols = TILE
     width = p.output_shape[-1] if p.output_shape else 0
@@ -181,6 +185,9 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
         return tiled if tiled is not None and _scalar_loads(tiled) == 0 else None
     if any(f and _far(n, a, c) for n, a, c, f in zip(loads, here, below, far)):
         return None  # rows a line or more apart (a strided slice): no line serves two rows
+    rows, cols = STRIP_TILE
+    if width % cols or k.items % (rows * width):
+        return None
     return unroll_kernel(k, p, rows * cols, (rows, cols, width, k.items // (rows * width)))
 
 

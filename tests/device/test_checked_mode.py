@@ -155,6 +155,6 @@ def test_checked_tiled_gather_names_the_first_bad_index(monkeypatch):
         with pytest.raises(dmlc.IndexOutOfRangeError, match="20"):
             kernel(buf, bad)
         if not env_names("DMLC_DISABLE_PASSES"):
-            assert "128 items each" in kernel.ir, kernel.ir
+            assert "64 items each" in kernel.ir, kernel.ir
     finally:
         clear_caches()
