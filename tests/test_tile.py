@@ -1,4 +1,4 @@
-"""Tiled kernels (passes/unroll.py tile_kernel): slices of transposed inputs, where each item runs
+"""Tiled kernels (passes/tile.py): slices of transposed inputs, where each item runs
 a rows x cols block so that the input's runs down the block's rows load as vectors. Checked by
 the IR interpreter against the numpy reference for many layouts, with small tiles so that small
 shapes tile too (no Vulkan needed; tests/device/test_vectorized.py runs them on the device)."""
@@ -40,12 +40,13 @@ def transposed_slice(dtype, rows, cols, row_step, col_step, offsets=(0, 0), pad=
 
 @pytest.fixture
 def small_tiles(monkeypatch):
+    import dmlc.passes.tile as tiling
     import dmlc.passes.unroll as unroll
 
     def use(tile):
         monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
-        monkeypatch.setattr(unroll, "TILE", tile)
-        monkeypatch.setattr(unroll, "STRIP_TILE", tile)
+        monkeypatch.setattr(tiling, "TILE", tile)
+        monkeypatch.setattr(tiling, "STRIP_TILE", tile)
         clear_caches()
     yield use
     clear_caches()
@@ -66,7 +67,7 @@ MUST_TILE = [(tile, dtype, step) for tile in TILES
              and step * np.dtype(dtype).itemsize < 16]
 
 
-@pytest.mark.skipif(not PASSES_ON, reason="checks what the unroll pass produces")
+@pytest.mark.skipif(not PASSES_ON, reason="checks what the tile pass produces")
 @pytest.mark.parametrize("tile,dtype,row_step", MUST_TILE, ids=str)
 def test_transposed_slices_tile(small_tiles, tile, dtype, row_step):
     """Every load then comes from a vector (no scalar load is left), each item runs a block."""

@@ -2,8 +2,8 @@
 
 Lowering emits naive IR (every rewrite rule off). The rule passes (fold_constants,
 simplify_divmod, coalesce) each turn their group of rules on and rebuild the program; the rules
-stay on for every pass after them, so vectorize and unroll prove lanes contiguous with all the
-rules that ran. Common subexpressions are shared by construction: nodes are hash-consed, and
+stay on for every pass after them, so vectorize, tile and unroll prove lanes contiguous with all
+the rules that ran. Common subexpressions are shared by construction: nodes are hash-consed, and
 codegen names each node once per invocation.
 
 DMLC_DUMP_AFTER=NAME (or "lower" for the IR before any pass, or "all") prints the IR after that
@@ -22,6 +22,7 @@ from ..ir import rules
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
 from .simplify import simplify
+from .tile import tile
 from .unroll import unroll
 from .vectorize import vectorize
 
@@ -32,6 +33,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     (rules.SIMPLIFY_DIVMOD, simplify),
     (rules.COALESCE, simplify),
     ("vectorize", vectorize),
+    ("tile", tile),
     ("unroll", unroll),
 ]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Program
+from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import substitute
@@ -25,6 +25,27 @@ def aligned_run(addresses: list[Node], width: int) -> Optional[Node]:
     if first.divisor % width or any(a is not b.add(first, j) for j, a in enumerate(addresses)):
         return None
     return first
+
+
+def vector_lane(address: Node, dtype: DataType, count: int) -> Optional[tuple[Node, int]]:
+    """(start, lane) when the 32/64-bit element at `address` is lane `lane` of the aligned
+    16-byte vector at element `start`, proven from the address's form x + c (x a multiple of the
+    vector width) and with the whole vector inside a binding of `count` elements (a buffer's
+    elements and the padding of its last vector: ir.Buffer.words)."""
+    width = b.vector_width(dtype)
+    if dtype.bits < 32:
+        return None
+    x, c = b.const_tail(address) or (address, 0)
+    if x.divisor % width:
+        return None
+    start = b.add(x, c - c % width)
+    if start.vmin < 0 or start.vmax + width > count:
+        return None
+    return start, c % width
+
+
+def padded_count(buf: Buffer) -> int:
+    return buf.words * 4 // buf.dtype.itemsize
 
 
 def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:

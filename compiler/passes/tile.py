@@ -1,0 +1,110 @@
+"""Tiling: a copy whose input runs down the output's columns (a transposed input) runs a block
+of the output per invocation, through passes/unroll.py's machinery (shared nodes, combined
+vector loads and stores).
+
+Two orders, chosen from the addresses of a block's first column (tile_kernel):
+- a register transpose: where the input's runs down the block's rows share aligned vectors (a
+  slice of a transposed input), TILE blocks go left to right along bands of rows, every load
+  comes from a vector and every row of the block stores as vectors;
+- column strips: where rows are data-dependent (a gather from a transposed input), STRIP_TILE
+  blocks go down strips of columns, so that the strip's input lines stay in cache while the
+  rows that share them pass.
+Kernels it tiles run several items each; the unroll pass then leaves them alone.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..ir import Kernel, Node, Program
+from ..ir import build as b
+from ..ir.ops import Op, toposort
+from ..ir.rewrite import substitute
+from . import unroll
+from .unroll import scalar_loads, unroll_kernel
+from .vectorize import padded_count, vector_lane
+
+TILE = (8, 16)
+"""Rows x columns of a tiled kernel's block (tile_kernel). Measured on lavapipe with
+hand-written shaders, slice of a transposed f32 [4096, 4096], rows::2, ratio to the copy
+shader: one row of 8 items per invocation 0.12, blocks of 8 x 8 0.14-0.15, 8 x 16 0.18-0.20,
+8 x 32 0.21 (twice the code for little more); in dmlc, 4 x 16 0.20-0.21, 8 x 16 0.24-0.25."""
+STRIP_TILE = (4, 16)
+"""Rows x columns of a block that goes down a strip of columns (tile_kernel). Measured in dmlc on
+lavapipe, gather of a transposed f32 [4096, 4096], ratio to the copy shader, two runs each:
+4 x 16 0.20 and 0.20, 8 x 16 0.19 and 0.18 (16 x 16 0.20, 8 x 32 0.18, one run each)."""
+
+
+def _tile_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0,
+                 first_column: bool = False) -> list[Node]:
+    """The items of block g, row by row (first_column: only the first of each row). Blocks
+    tile each band of `rows` rows left to right; bands > 0: instead each strip of `cols`
+    columns top to bottom (that many bands)."""
+    per_band = row_length // cols
+    band, col = ((b.floormod(g, bands), b.floordiv(g, bands)) if bands else
+                 (b.floordiv(g, per_band), b.floormod(g, per_band)))
+    base = b.add(b.mul(band, rows * row_length), b.mul(col, cols))
+    return [b.add(base, r * row_length + c) for r in range(rows)
+            for c in range(1 if first_column else cols)]
+
+
+def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
+    """`k` tiled (module docstring), or None. Only a single store of the whole output, not
+    vectorized, whose item's load steps a cache line or more from one column to the next; the
+    register transpose is kept only where no scalar load is left, and column strips not where
+    rows are a constant line or more apart (a strided slice: no line serves two rows)."""
+    rows, cols = TILE
+    width = p.output_shape[-1] if p.output_shape else 0
+    if (len(k.effects) != 1 or k.effects[0].arg != p.output or not width or width % cols
+            or k.items % (rows * width) or k.items != p.buffer(p.output).count
+            or any(n.op in (Op.VLOAD, Op.VSTORE) for n in toposort(list(k.effects)))):
+        return None
+    column = _tile_starts(b.item_id(k.items // (rows * cols)), rows, cols, width,
+                          first_column=True)
+    loads, (here, right, below) = _loads_at(k, [column[0], b.add(column[0], 1), column[1]])
+    far = [_far(n, a, c) for n, a, c in zip(loads, here, right)]
+    if not any(far):
+        return None
+    if _rows_share_vectors(k, p, column):  # cheap tests first: a block is 128 substitutions
+        tiled = unroll_kernel(k, p, rows * cols, lambda g: _tile_starts(g, rows, cols, width))
+        return tiled if tiled is not None and scalar_loads(tiled) == 0 else None
+    if any(f and _far(n, a, c) for n, a, c, f in zip(loads, here, below, far)):
+        return None  # rows a line or more apart (a strided slice): no line serves two rows
+    rows, cols = STRIP_TILE
+    if width % cols or k.items % (rows * width):
+        return None
+    bands = k.items // (rows * width)
+    return unroll_kernel(k, p, rows * cols, lambda g: _tile_starts(g, rows, cols, width, bands))
+
+
+def _loads_at(k: Kernel, starts: list[Node]) -> tuple[list[Node], list[list[Node]]]:
+    """The kernel's scalar loads, and their addresses for the items at each of `starts`."""
+    loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
+    roots, gid = [n.src[0] for n in loads], k.gid
+    order = toposort(roots)
+    return loads, [substitute(roots, {gid: s}, order) for s in starts]
+
+
+def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
+    """Whether address c is a constant step of a cache line (64 bytes) or more from a; None
+    where the step is not a constant (it depends on index values)."""
+    (x, i), (y, j) = b.const_tail(a) or (a, 0), b.const_tail(c) or (c, 0)
+    return abs(j - i) * load.dtype.itemsize >= 64 if x is y else None  # type: ignore[union-attr]
+
+
+def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node]) -> bool:
+    """Whether every load of the items at `starts` (one column of a block) reads aligned
+    vectors, some vector serving two of the rows."""
+    loads, copies = _loads_at(k, starts)
+    for i, n in enumerate(loads):
+        count = padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
+        lanes = [vector_lane(copy[i], n.dtype, count) for copy in copies]  # type: ignore[arg-type]
+        if any(lane is None for lane in lanes) or len({lane[0] for lane in lanes}) == len(lanes):  # type: ignore[index]
+            return False
+    return True
+
+
+def tile(p: Program) -> Program:
+    """Tile every kernel of at least unroll.MIN_ITEMS items where tile_kernel proves it."""
+    kernels = tuple((tile_kernel(k, p) if k.items >= unroll.MIN_ITEMS else None) or k
+                    for k in p.kernels)
+    return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)
