@@ -52,10 +52,14 @@ def small_tiles(monkeypatch):
     clear_caches()
 
 
-def interpret(desc, buf):
+def interpret(desc, *args):
     checked, program = build_program(desc)
     out = checked.output
-    return program, run_program(program, buf).view(out.data_type.numpy).reshape(out.sizes)
+    return program, run_program(program, *args).view(out.data_type.numpy).reshape(out.sizes)
+
+
+# Outputs of `band` blocks of rows and `width` blocks of columns, any data type.
+BLOCKS = dict(dtype=st.sampled_from(DATA_TYPES), band=st.integers(1, 3), width=st.integers(1, 3))
 
 
 # Layouts that must tile: the input's columns start on 16-byte boundaries, so does each band of
@@ -87,8 +91,8 @@ def test_tiled_or_not_the_bits_are_the_reference(small_tiles, tile):
     small_tiles(tile)
     rows, cols = tile
 
-    @given(dtype=st.sampled_from(DATA_TYPES), band=st.integers(1, 3), width=st.integers(1, 3),
-           row_step=st.sampled_from([1, 2, 3, -1, -2]), col_step=st.sampled_from([1, 2, -1]),
+    @given(**BLOCKS, row_step=st.sampled_from([1, 2, 3, -1, -2]),
+           col_step=st.sampled_from([1, 2, -1]),
            offsets=st.tuples(st.integers(0, 5), st.integers(0, 3)),
            pad=st.sampled_from([None, 0, 1, 4]))
     def check(dtype, band, width, row_step, col_step, offsets, pad):
@@ -124,15 +128,13 @@ def test_gathers_from_transposed_inputs_tile_down_columns(small_tiles, tile):
     small_tiles(tile)
     rows, cols = tile
 
-    @given(dtype=st.sampled_from(DATA_TYPES), band=st.integers(1, 3), width=st.integers(1, 3),
-           index_type=st.sampled_from(["int32", "int64", "uint32"]), pad=st.sampled_from([0, 3]),
-           seed=st.integers(0, 9))
+    @given(**BLOCKS, index_type=st.sampled_from(["int32", "int64", "uint32"]),
+           pad=st.sampled_from([0, 3]), seed=st.integers(0, 9))
     def check(dtype, band, width, index_type, pad, seed):
         desc, args, expected = transposed_gather(dtype, rows * band, max(cols, 4) * width,
                                                  index_type, pad, seed)
-        checked, program = build_program(desc)
-        raw = run_program(program, *args)
-        ref.assert_bits_equal(raw.view(expected.dtype).reshape(expected.shape), expected)
+        program, got = interpret(desc, *args)
+        ref.assert_bits_equal(got, expected)
         if PASSES_ON and np.dtype(dtype).itemsize >= 4:
             assert program.kernels[0].unrolled == rows * cols, program
     check()
