@@ -13,6 +13,7 @@ from . import __version__, toolchain
 from .cli_files import UsageError, add_commands
 from .errors import DeviceError, DmlcError, ShaderCompileError
 from .passes.pipeline import pass_names
+from .target import resolve as resolve_target
 
 
 def cmd_info(args: argparse.Namespace) -> int:
@@ -33,6 +34,7 @@ def cmd_info(args: argparse.Namespace) -> int:
         raise DeviceError(f"no usable Vulkan device: {found.problem}")
     dev = get_device()
     print(f"device {dev.index}: {dev.name}")
+    print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")
     for key, value in dev.info().items():
         if key == "limits":
             print("  limits (" + value.pop("source") + "):")  # type: ignore[attr-defined]

@@ -12,6 +12,7 @@ from . import toolchain
 from .compiled import CompiledKernel
 from .errors import DmlcError, ValidationError
 from .lang import Module, Unit, load
+from .target import TARGETS
 
 EMITS = ("ir", "glsl", "spirv", "spvasm")
 SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
@@ -54,6 +55,8 @@ def _text(items: list[Artifact]) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
+    if args.target:  # this process compiles for it (compiler/target.py)
+        os.environ["DMLC_TARGET"] = args.target
     module = load(args.file)
     dump = set(args.dump_after) if args.dump_after else None
     kernels = module.compile(dump_after=dump)
@@ -190,6 +193,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:  #
     c.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
     c.add_argument("--dump-after", action="append", choices=passes, metavar="PASS",
                    help="print the IR to stderr after PASS (one of: " + ", ".join(passes) + ")")
+    c.add_argument("--target", choices=TARGETS, help="tune the kernels for a CPU or a GPU "
+                   "Vulkan device (default: $DMLC_TARGET, else the selected device's kind)")
     c.set_defaults(func=cmd_compile)
     r = sub.add_parser("run", help="run a .dml file on the Vulkan device and print the results",
                        description="Run FILE on the Vulkan device with the data it gives (or "

@@ -23,6 +23,7 @@ from .lower import lower
 from .lower.checks import CHECKABLE, add_index_check, raise_for_status
 from .passes import run_pipeline
 from .passes.pipeline import env_names
+from .target import resolve as resolve_target
 from .validate import fmt, validate
 from dmlc.runtime.tensor import DeviceTensor, empty, to_device  # kp loads at first use only
 
@@ -82,6 +83,8 @@ class CompiledKernel:
     guard_words: int = 0
     """Tests only: every buffer sits between guard regions of this many words (see
     codegen.glsl._declarations and Executable.guard_damage); numpy arguments only."""
+    target: str = "gpu"
+    """What the kernels are tuned for: "cpu" or "gpu" (compiler/target.py)."""
     _executable: Any = field(default=None, repr=False)
 
     @property
@@ -174,15 +177,17 @@ class CompiledKernel:
 
 
 def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
-                  check_indices: bool = False) -> tuple[OperatorDesc, Program]:
+                  check_indices: bool = False,
+                  target: Optional[str] = None) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
-    check_indices: add the kernels of checked mode (lower/checks.py)."""
+    check_indices: add the kernels of checked mode (lower/checks.py).
+    target: "cpu" or "gpu" (default: compiler/target.py's choice)."""
     checked = validate(desc)
     if check_indices and not isinstance(checked, CHECKABLE):
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
-    program = lower(checked)
+    program = lower(checked, resolve_target(target))
     if check_indices:
         with rules.only(set()):  # naive IR, like lower()
             program = add_index_check(program, checked)
@@ -191,35 +196,37 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
 
 def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
             dump_after: Optional[set[str]] = None, check_indices: bool = False,
-            guard_words: int = 0) -> CompiledKernel:
+            guard_words: int = 0, target: Optional[str] = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
-    (found on the device) instead of clamping or dropping it."""
+    (found on the device) instead of clamping or dropping it. target: "cpu" or "gpu", what the
+    kernels are tuned for (default: $DMLC_TARGET, else the selected device's kind)."""
     if not isinstance(check_indices, (bool, np.bool_)):
         raise ValidationError("dmlc.compile", "check_indices", "True or False", repr(check_indices))
     if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
         raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
                               repr(guard_words))
+    target = resolve_target(target)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
-    key = None if dumping else _memo_key(desc, bool(check_indices), guard_words)
+    key = None if dumping else _memo_key(desc, bool(check_indices), guard_words, target)
     with _MEMO_LOCK:
         hit = _MEMO.get(key) if key is not None else None
         if hit is not None:
             _MEMO.move_to_end(key)
     if hit is None:
-        hit = _build(desc, dump_after, bool(check_indices), guard_words)
+        hit = _build(desc, dump_after, bool(check_indices), guard_words, target)
         if key is not None:
             with _MEMO_LOCK:
                 _MEMO[key] = hit
                 while len(_MEMO) > MEMO_SIZE:
                     _MEMO.popitem(last=False)
     checked, program, stages = hit
-    return CompiledKernel(checked, program, stages, check_indices, guard_words)
+    return CompiledKernel(checked, program, stages, check_indices, guard_words, target)
 
 
 def _build(desc: OperatorDesc, dump_after: Optional[set[str]], check_indices: bool,
-           guard_words: int) -> tuple[OperatorDesc, Program, tuple[Stage, ...]]:
-    checked, program = build_program(desc, dump_after, check_indices)
+           guard_words: int, target: str) -> tuple[OperatorDesc, Program, tuple[Stage, ...]]:
+    checked, program = build_program(desc, dump_after, check_indices, target)
     scheds = [glsl.schedule(k, program) for k in program.kernels]
     sources = [glsl.render_glsl(k, program, s, guard_words)
                for k, s in zip(program.kernels, scheds)]
@@ -237,10 +244,11 @@ _MEMO: "OrderedDict[tuple, tuple[OperatorDesc, Program, tuple[Stage, ...]]]" = O
 _MEMO_LOCK = threading.Lock()
 
 
-def _memo_key(desc: OperatorDesc, check_indices: bool, guard_words: int) -> Optional[tuple]:
+def _memo_key(desc: OperatorDesc, check_indices: bool, guard_words: int,
+              target: str) -> Optional[tuple]:
     """What decides the compiled result: the descriptor, the options and the passes disabled
     (None where the descriptor is unhashable: compile() then reports the bad field)."""
-    key = (desc, check_indices, guard_words, os.environ.get("DMLC_DISABLE_PASSES", ""))
+    key = (desc, check_indices, guard_words, target, os.environ.get("DMLC_DISABLE_PASSES", ""))
     try:
         hash(key)
     except TypeError:
@@ -260,7 +268,7 @@ def clear_caches() -> None:
 def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:
     """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
     try:
-        return _cached_compile(desc, check_indices)
+        return _cached_compile(desc, check_indices, resolve_target(None))
     except TypeError:
         try:
             hash(desc)
@@ -270,5 +278,5 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledK
 
 
 @functools.lru_cache(maxsize=128)
-def _cached_compile(desc: OperatorDesc, check_indices: bool) -> CompiledKernel:
-    return compile(desc, check_indices=check_indices)
+def _cached_compile(desc: OperatorDesc, check_indices: bool, target: str) -> CompiledKernel:
+    return compile(desc, check_indices=check_indices, target=target)

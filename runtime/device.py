@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -26,7 +27,7 @@ import numpy as np
 
 from dmlc.errors import DeviceError
 
-from .limits import device_limits, probe
+from .limits import CPU_TYPE, device_limits, probe
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 def check_kp_size(what: str, nbytes: int) -> None:
@@ -75,19 +76,37 @@ def set_device(index: int) -> None:
         _device_index = index
 
 
+def selected_index() -> int:
+    """The device index get_device() opens: set_device()'s, else $DMLC_DEVICE, else 0."""
+    if _device_index is not None:
+        return _device_index
+    env = os.environ.get("DMLC_DEVICE", "0")
+    if not env.isdigit():
+        raise DeviceError(f"DMLC_DEVICE must be a device index, got {env!r}")
+    return int(env)
+
+
 def get_device() -> "Device":
     """The process's device, created on first use (and again after close_device())."""
     global _device
     with _lock:
         if _device is None or _device.closed:
-            index = _device_index
-            if index is None:
-                env = os.environ.get("DMLC_DEVICE", "0")
-                if not env.isdigit():
-                    raise DeviceError(f"DMLC_DEVICE must be a device index, got {env!r}")
-                index = int(env)
-            _device = Device(index)
+            _device = Device(selected_index())
         return _device
+
+
+def device_kind() -> Optional[str]:
+    """"cpu" or "gpu": what the selected device is, asked of the Vulkan loader without opening
+    it (None where the loader cannot say). Remembered per device index."""
+    return _kind_of(selected_index())
+
+
+@functools.lru_cache(maxsize=None)
+def _kind_of(index: int) -> Optional[str]:
+    found = probe()
+    if not 0 <= index < len(found.types):
+        return None
+    return "cpu" if found.types[index] == CPU_TYPE else "gpu"
 
 
 def close_device() -> None:

@@ -46,8 +46,10 @@ GUARANTEED = Limits(maxStorageBufferRange=2**27, maxPushConstantsSize=128,
 
 # Byte offsets in VkPhysicalDeviceProperties (x86-64 and every 64-bit ABI Vulkan runs on):
 # 5 uint32, char[256] name, uint8[16] UUID, then VkPhysicalDeviceLimits aligned to 8.
+_TYPE = 16
 _NAME = 20
 _LIMITS = 296
+CPU_TYPE = 4  # VK_PHYSICAL_DEVICE_TYPE_CPU
 _U32 = {  # offsets inside VkPhysicalDeviceLimits
     "maxStorageBufferRange": 28, "maxPushConstantsSize": 32,
     "maxPerStageDescriptorStorageBuffers": 76, "maxDescriptorSetStorageBuffers": 108,
@@ -90,6 +92,8 @@ class Probe:
     """The loader library opened, or None if there is none."""
     devices: tuple[tuple[str, Limits], ...] = ()
     """(deviceName, Limits) of each physical device, in the loader's (and kp's) order."""
+    types: tuple[int, ...] = ()
+    """VkPhysicalDeviceType of each device (4: a CPU, such as lavapipe)."""
     problem: str = ""
     """Why no device can be used ("" when there are devices)."""
 
@@ -118,16 +122,17 @@ def probe() -> Probe:
         vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None)
         handles = (ctypes.c_void_p * count.value)()
         vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), handles)
-        devices = []
+        devices, types = [], []
         for h in handles[:count.value]:
             raw = ctypes.create_string_buffer(_PROPERTIES_BYTES)
             vk.vkGetPhysicalDeviceProperties(ctypes.c_void_p(h), raw)
             devices.append(parse_properties(raw.raw))
+            types.append(struct.unpack_from("<I", raw.raw, _TYPE)[0])
     finally:
         vk.vkDestroyInstance(instance, None)
     if not devices:
         return Probe(path, problem=f"the Vulkan driver reports no devices: {DRIVER_HINT}")
-    return Probe(path, tuple(devices))
+    return Probe(path, tuple(devices), tuple(types))
 
 
 def driver_files() -> list[str]:

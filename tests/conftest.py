@@ -46,3 +46,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if item.get_closest_marker("vulkan"):
             item.add_marker(skip)
+
+
+@pytest.fixture(params=["vote", "lines"])
+def scatter_design(request, monkeypatch):
+    """Both lowerings of DML_SCATTER (lower/scatter.py): "lines" (the CPU target, also for the
+    few lines of small cases, which would otherwise scatter by vote) and "vote" (the GPU
+    target)."""
+    import dmlc.lower.scatter as scatter
+    from dmlc.compiled import clear_caches
+    monkeypatch.setenv("DMLC_TARGET", "cpu" if request.param == "lines" else "gpu")
+    monkeypatch.setattr(scatter, "LINES_MIN", 1)
+    clear_caches()
+    yield request.param
+    clear_caches()

@@ -44,6 +44,21 @@ def test_every_kernel_is_portable_spirv(dtype, itype):
             assert caps and not set(caps) & set(FORBIDDEN_CAPABILITIES), caps
 
 
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_scatter_lowerings(dtype, scatter_design):
+    """By lines: a copy kernel, then a loop over the axis in each line's invocation, for 32/64-bit
+    data (8/16-bit data scatter by vote: their lines would share words); portable SPIR-V."""
+    k = dmlc.compile(ScatterDesc(input=T((5, 3), dtype), indices=T((4, 3), "INT32"),
+                                 updates=T((4, 3), dtype), axis=0))
+    lines = scatter_design == "lines" and dmlc.DataType[dtype].bits >= 32
+    assert [s.name for s in k.stages] == (["scatter_copy", "scatter_lines"] if lines else
+                                          ["scatter_vote", "scatter_resolve"])
+    assert ("for (int step = 0; step < 4; step++) {" in k.glsl) == lines
+    assert ("atomicMax" in k.glsl) != lines
+    for stage in k.stages:
+        assert not set(capabilities(stage.spirv)) & set(FORBIDDEN_CAPABILITIES)
+
+
 def test_gather_binding_layout_and_index_helper():
     k = dmlc.compile(GatherDesc(input=T((5, 3)), indices=T((1, 4), "INT64"), axis=0,
                                 index_dimensions=1))
@@ -107,14 +122,18 @@ def test_unrolled_row_gather_loads_each_index_once():
 
 
 @NEEDS_PASSES
-def test_unrolled_scalar_kernels_move_whole_vectors():
-    """gather_elements and scatter's resolve read indices/winners and write outputs as uvec4s
-    once unrolled; only the data-dependent accesses stay scalar."""
+def test_unrolled_scalar_kernels_move_whole_vectors(scatter_design):
+    """gather_elements, scatter's resolve and scatter's lines read indices, winners and updates
+    and write outputs as uvec4s once unrolled; only the data-dependent accesses stay scalar."""
     ge = dmlc.compile(GatherElementsDesc(input=T((256, 256)), indices=T((256, 256), "INT32"),
                                          axis=1)).glsl
     assert ge.count("b_indices_v.data[") == 2 and ge.count("b_output_v.data[") == 2
     assert ge.count("b_input.data[") == 8 and "uvec4(" in ge
     sc = dmlc.compile(ScatterDesc(input=T((256, 256)), indices=T((256, 256), "INT32"),
                                   updates=T((256, 256)), axis=0)).stages[1].glsl
-    assert sc.count("b_winner_v.data[") == 4  # 2 loads, 2 resets to zero
-    assert "= uvec4(0u, 0u, 0u, 0u);" in sc and sc.count("b_updates.data[") == 8
+    if scatter_design == "vote":
+        assert sc.count("b_winner_v.data[") == 4  # 2 loads, 2 resets to zero
+        assert "= uvec4(0u, 0u, 0u, 0u);" in sc and sc.count("b_updates.data[") == 8
+    else:  # 16 lines per invocation: 4 vectors of indices and of updates per step
+        assert sc.count("b_indices_v.data[") == 4 and sc.count("b_updates_v.data[") == 4
+        assert sc.count("b_output.data[") == 16 and "for (int step = 0; step < 256;" in sc

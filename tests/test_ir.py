@@ -120,6 +120,24 @@ def test_vector_loads_may_read_the_last_vectors_padding_only():
         verify_program(program(4, vstore=True))
 
 
+def test_steps_run_in_order_and_are_bounded():
+    """A kernel with steps stores once per step, in order (the last step's value stays); the
+    verifier knows the step's range, and refuses loops lavapipe would stop."""
+    out = Buffer("output", DataType.UINT32, 3, "output")
+    gid, step = b.item_id(3), b.step_id(5)
+    value = b.where(b.less(step, 4), b.const_data(DataType.UINT32, 7),
+                    b.const_data(DataType.UINT32, 9))
+    k = Kernel("k", 3, (b.store(out, gid, value),), steps=5)
+    p = verify_program(Program("p", (out,), (k,), (), "output"))
+    np.testing.assert_array_equal(run_program(p), [9, 9, 9])  # step 4 writes last
+    assert "kernel k(gid < 3, for step < 5)" in render_program(p)
+    too_long = Kernel("k", 3, k.effects, steps=70000)
+    with pytest.raises(IRError, match="70000 steps"):
+        verify_program(Program("p", (out,), (too_long,), (), "output"))
+    with pytest.raises(IRError, match="only variables"):  # step ranges over [0, 5), not [0, 2)
+        verify_program(Program("p", (out,), (Kernel("k", 3, k.effects, steps=2),), (), "output"))
+
+
 def test_verifier_rejects_unowned_packed_stores():
     src = Buffer("input", DataType.UINT8, 8, "input")
     out = Buffer("output", DataType.UINT8, 8, "output")

@@ -33,6 +33,15 @@ def test_interpreter_matches_reference(op):
     check()
 
 
+def test_scatter_by_lines_matches_reference(scatter_design):
+    test_interpreter_matches_reference("scatter")
+
+
+@pytest.mark.parametrize("unroll_all", [False, True], ids=["default", "unroll-all"])
+def test_scatter_by_lines_passes_change_nothing(unroll_all, scatter_design, monkeypatch):
+    test_passes_change_nothing_observable("scatter", unroll_all, monkeypatch)
+
+
 @pytest.mark.parametrize("unroll_all", [False, True], ids=["default", "unroll-all"])
 @pytest.mark.parametrize("op", sorted(ALL_CASES))
 def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
@@ -44,6 +53,7 @@ def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
     from dmlc.ir.verify import verify_program
     from dmlc.lower import lower
     from dmlc.passes import run_pipeline
+    from dmlc.target import resolve
     from dmlc.validate import validate
 
     @given(ALL_CASES[op]())
@@ -51,7 +61,7 @@ def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
         if case.expected is None:
             return
         checked = validate(case.descriptor)
-        plain = verify_program(lower(checked))
+        plain = verify_program(lower(checked, resolve(None)))
         optimized = run_pipeline(plain, dump_after=set(), disabled=set())
         assert_bits_equal(run_program(optimized, *case.arrays), run_program(plain, *case.arrays))
     check()

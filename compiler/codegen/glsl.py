@@ -111,8 +111,9 @@ class _KernelWriter:
     def name(self, n: Node) -> str:
         if n.op is Op.CONST:
             return _const(n)
-        if n.op is Op.VAR:
-            return "gid"
+        if n.op is Op.VAR:  # gid or step; the step of a kernel without steps is 0 (no loop)
+            name, lo, hi = n.arg  # type: ignore[misc]
+            return str(lo) if name == "step" and lo == hi else str(name)
         return self.names[n]
 
     def expr(self, n: Node) -> str:
@@ -227,6 +228,8 @@ def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None,
     lines += ["", helpers().rstrip(), "", "void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     packed = [buf.name for buf in packed_stores(k, p)]
+    if packed and k.steps > 1:
+        raise NotImplementedError("8/16-bit stores in a kernel with steps")
     if packed:  # lanes consecutive items, assembled into whole 32-bit words
         lines += [f"    uint inv = group * {sched.local_size}u + gl_LocalInvocationID.x;",
                   f"    if (inv >= {-(-k.items // sched.lanes)}u) return;"]
@@ -238,9 +241,14 @@ def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None,
         lines += [f"    b_{name}.data[inv] = word_{name};" for name in packed]
     else:  # unroll items strided by the workgroup size; compare in uint before the int cast
         span = sched.local_size * sched.unroll
+        loop = k.steps > 1  # the steps run in order: a loop (at most 65,535 passes: verify.py)
+        indent = "                " if loop else "            "
         for j in range(sched.unroll):
             lines += ["    {", f"        uint item = group * {span}u + {j * sched.local_size}u + "
                       "gl_LocalInvocationID.x;",
                       f"        if (item < {k.items}u) {{", "            int gid = int(item);"]
-            lines += w.lane_body(0, "            ") + ["        }", "    }"]
+            if loop:
+                lines.append(f"            for (int step = 0; step < {k.steps}; step++) {{")
+            lines += w.lane_body(0, indent) + (["            }"] if loop else [])
+            lines += ["        }", "    }"]
     return "\n".join(lines + ["}", ""])

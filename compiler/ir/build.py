@@ -41,6 +41,11 @@ def item_id(items: int) -> Node:
     return var("gid", 0, items - 1)
 
 
+def step_id(steps: int) -> Node:
+    """The step of a kernel with steps (ir.Kernel.steps), in [0, steps)."""
+    return var("step", 0, steps - 1)
+
+
 def _int(x: IntLike) -> Node:
     if isinstance(x, Node):
         if x.dtype is not VType.INT:

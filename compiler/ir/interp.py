@@ -49,6 +49,8 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
             return np.array(n.arg, dtype=n.dtype.bits_dtype)
         return np.array(n.arg, dtype=bool if n.dtype is VType.BOOL else np.int64)
     if n.op is Op.VAR:
+        if n.arg[0] != "gid":  # type: ignore[index]
+            raise IRError(f"variable {n.arg} has no value here")
         return gid
     if n.op in _BINARY:
         return _BINARY[n.op](s[0], s[1])
@@ -112,13 +114,15 @@ def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
 
 
 def run_kernel(k: Kernel, bufs: dict[str, np.ndarray]) -> None:
+    """Every item at once, step after step (items never read what other items write)."""
     gid = np.arange(k.items, dtype=np.int64)
-    vals: dict[Node, np.ndarray] = {}
-    for e in k.effects:
-        for n in toposort([e]):
-            if n not in vals and n.dtype is not VType.VOID:
-                vals[n] = _eval(n, vals, bufs, gid)
-        _apply(e, vals, bufs, gid)
+    for step in range(k.steps):
+        vals: dict[Node, np.ndarray] = {k.step: np.full(k.items, step, np.int64)}
+        for e in k.effects:
+            for n in toposort([e]):
+                if n not in vals and n.dtype is not VType.VOID:
+                    vals[n] = _eval(n, vals, bufs, gid)
+            _apply(e, vals, bufs, gid)
 
 
 def run_program(p: Program, *arrays: np.ndarray) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Kernels and programs: what a dispatch computes, and the buffers a sequence of them share.
 
 A Kernel runs one invocation per item id `gid` in [0, items) and holds a list of effects
-(STORE / ATOMIC_MAX nodes): per item, which addresses it reads and which it writes. Nothing here
+(STORE / ATOMIC_MAX nodes): per item, which addresses it reads and which it writes (once per
+step, when the kernel has steps). Nothing here
 assumes one operator per kernel: a kernel is any set of effects over shared buffers, and a
 Program is any ordered list of kernels (each one sees all writes of the ones before it).
 """
@@ -42,6 +43,9 @@ class Kernel:
     unrolled: int = 1
     """How many of the original kernel's consecutive items one item runs (passes/unroll.py);
     codegen then maps each item to its own invocation."""
+    steps: int = 1
+    """Each item runs its effects once per step id `step` in [0, steps), in order: a loop in the
+    invocation, for work that must happen in sequence (scatter's lines, lower/scatter.py)."""
 
     def __post_init__(self) -> None:
         for e in self.effects:
@@ -52,6 +56,11 @@ class Kernel:
     def gid(self) -> Node:
         from .build import item_id
         return item_id(self.items)
+
+    @property
+    def step(self) -> Node:
+        from .build import step_id
+        return step_id(self.steps)
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,8 @@ def render_kernel(k: Kernel) -> str:
     names: dict[Node, str] = {}
     count = 0
     unrolled = f", {k.unrolled} items each" if k.unrolled > 1 else ""
-    lines = [f"kernel {k.name}(gid < {k.items}{unrolled}) {{"]
+    steps = f", for step < {k.steps}" if k.steps > 1 else ""
+    lines = [f"kernel {k.name}(gid < {k.items}{unrolled}{steps}) {{"]
     for n in toposort(list(k.effects)):
         leaf = _leaf(n)
         if leaf is not None:

@@ -24,8 +24,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
     if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const and n.src[1].arg > 0):
         fail("divisor must be a positive constant")
-    if n.op is Op.VAR and n.arg != ("gid", 0, k.items - 1):
-        fail("the only variable is the item id gid")
+    if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
+        fail("the only variables are the item id gid and the kernel's step")
     if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX):
         try:
             buf = p.buffer(n.arg)  # type: ignore[arg-type]
@@ -67,6 +67,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         fail("index() takes a loaded index value and a constant dim")
 
 
+MAX_STEPS = 65535
+"""A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
 _VERIFIED: set[tuple[Kernel, tuple]] = set()
 """Kernels proven over these buffers (kernels and their nodes are immutable)."""
 
@@ -81,6 +83,8 @@ def verify_program(p: Program) -> Program:
     for k in p.kernels:
         if (k, p.buffers) in _VERIFIED:  # passes verify what they keep, then the pipeline again
             continue
+        if not 1 <= k.steps <= MAX_STEPS:
+            raise IRError(f"{p.name}/{k.name}: {k.steps} steps, not in [1, {MAX_STEPS}]")
         packed = {p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
                   if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32}  # type: ignore[arg-type]
         if len(packed) > 1:

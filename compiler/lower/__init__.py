@@ -9,12 +9,15 @@ from .scatter import lower_scatter
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
-          ScatterDesc: lower_scatter, Slice1Desc: lower_slice,
+          Slice1Desc: lower_slice,
           ExpressionDesc: lower_expression}
 
 
-def lower(desc: OperatorDesc) -> Program:
+def lower(desc: OperatorDesc, target: str = "gpu") -> Program:
     """Lower a descriptor that `validate()` returned (its OutputTensor is filled in) to naive
-    IR: every rewrite rule is off, so the pipeline's rule passes do all the simplifying."""
+    IR: every rewrite rule is off, so the pipeline's rule passes do all the simplifying.
+    target: "cpu" or "gpu" (compiler/target.py), for the lowerings that differ."""
     with rules.only(set()):
+        if isinstance(desc, ScatterDesc):
+            return lower_scatter(desc, target)
         return _LOWER[type(desc)](desc)  # type: ignore[operator]

@@ -1,13 +1,25 @@
-"""DML_SCATTER (ScatterElements), deterministic whatever the device.
+"""DML_SCATTER (ScatterElements), deterministic whatever the device. Two lowerings:
 
-Two kernels over a zeroed scratch buffer `winner` (one uint32 per output element):
+Lines (32/64-bit data on a CPU target such as lavapipe): the updates that can reach one output
+element all lie on one line along the axis (the other coordinates are the element's), so
+  1. scatter_copy, per output element t: output[t] = input[t];
+  2. scatter_lines, per line, for step s = 0, 1, ... along the axis (a loop, in order): the
+     update at s is stored at its target, unless its index is out of range (dropped).
+Later steps overwrite earlier ones, so the last update in row-major order wins every
+collision, as SPEC.md asks; lines write disjoint elements, so no atomics. Measured on lavapipe
+(scatter f32 [2048, 2048] axis 0 with hand-written shaders, ratio to the copy shader): 0.26
+unique and 0.47 colliding, against 0.09 and 0.19 for the vote below.
+
+Vote (a GPU target: it needs far more invocations than there are lines; 8/16-bit data, whose
+lines would share 32-bit words; very long or very few lines), two kernels over a zeroed
+scratch buffer `winner` (one uint32 per output element):
   1. per update u (row-major): winner[target(u)] = max(winner[target(u)], u + 1), atomically;
      an update whose index is out of range is dropped.
   2. per output element t: output[t] = updates[winner[t] - 1] if winner[t] else input[t];
      then winner[t] = 0, so the buffer is zeroed again for the next call.
-The largest u wins every collision, the last update in row-major order as SPEC.md asks, and
-kernel 2 is in gather form: each output element, and so each packed output word, has exactly one
-writer, which keeps 8- and 16-bit outputs race-free.
+The largest u wins every collision, and kernel 2 is in gather form: each output element, and
+so each packed output word, has exactly one writer, which keeps 8- and 16-bit outputs
+race-free.
 """
 from __future__ import annotations
 
@@ -15,10 +27,48 @@ from ..descriptors import ScatterDesc
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
+from ..ir.verify import MAX_STEPS
 from .common import address, replace, tensor_buffer, unflatten
 
+LINES_MIN = 256
+"""Fewer lines than this scatter by vote: each line is one invocation's loop, and a few long
+loops leave the device idle."""
 
-def lower_scatter(desc: ScatterDesc) -> Program:
+
+def lower_scatter(desc: ScatterDesc, target: str = "gpu") -> Program:
+    """By lines on a CPU target where the lines allow it, else by vote."""
+    out, steps = desc.output, desc.updates.sizes[desc.axis]
+    assert out is not None, "validate() first"
+    lines = desc.updates.element_count // steps
+    if (target == "cpu" and out.data_type.bits >= 32 and steps <= MAX_STEPS
+            and lines >= LINES_MIN):
+        return lower_scatter_lines(desc)
+    return lower_scatter_vote(desc)
+
+
+def lower_scatter_lines(desc: ScatterDesc) -> Program:
+    inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
+    assert out is not None, "validate() first"
+    axis, steps = desc.axis, upd.sizes[desc.axis]
+    b_in, b_idx = tensor_buffer("input", inp, "input"), tensor_buffer("indices", idx, "input")
+    b_upd, b_out = tensor_buffer("updates", upd, "input"), tensor_buffer("output", out, "output")
+
+    t = b.item_id(out.element_count)
+    copy = b.store(b_out, t, b.load(b_in, address(unflatten(t, out.sizes), inp)))
+    k_copy = Kernel("scatter_copy", out.element_count, (copy,))
+
+    line_sizes = tuple(1 if d == axis else n for d, n in enumerate(upd.sizes))
+    uc = replace(unflatten(b.item_id(upd.element_count // steps), line_sizes), axis,
+                 b.step_id(steps))
+    i = b.index(b.load(b_idx, address(uc, idx)), inp.sizes[axis], "mask")
+    target = address(replace(uc, axis, b.maximum(i, 0)), out)
+    store = b.store(b_out, target, b.load(b_upd, address(uc, upd)), pred=b.not_equal(i, -1))
+    k_lines = Kernel("scatter_lines", upd.element_count // steps, (store,), steps=steps)
+    return Program("scatter", (b_in, b_idx, b_upd, b_out), (k_copy, k_lines),
+                   ("input", "indices", "updates"), "output", out.sizes)
+
+
+def lower_scatter_vote(desc: ScatterDesc) -> Program:
     inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
     assert out is not None, "validate() first"
     axis, n_upd, n_out = desc.axis, upd.element_count, out.element_count

@@ -6,12 +6,14 @@ constructor, which applies the first enabled rule of its op's table.
 """
 from __future__ import annotations
 
-from ..ir import Kernel, Program
+import dataclasses
+
+from ..ir import Program
 from ..ir.rewrite import rebuild_all
 
 
 def simplify(p: Program) -> Program:
     """`p` with every kernel rebuilt under the rules enabled now."""
-    kernels = tuple(Kernel(k.name, k.items, tuple(rebuild_all(list(k.effects))), k.unrolled)
+    kernels = tuple(dataclasses.replace(k, effects=tuple(rebuild_all(list(k.effects))))
                     for k in p.kernels)
     return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)

@@ -49,7 +49,7 @@ def padded_count(buf: Buffer) -> int:
 
 
 def vectorize_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
-    if len(k.effects) != 1:
+    if len(k.effects) != 1 or k.steps > 1:
         return None
     store = k.effects[0]
     if store.op is not Op.STORE or len(store.src) != 2 or store.src[0] is not k.gid:

@@ -67,7 +67,7 @@ def test_gather_elements_stays_inside(dtype, index_type):
 
 @pytest.mark.parametrize("index_type", INDEX_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_scatter_stays_inside(dtype, index_type):
+def test_scatter_stays_inside(dtype, index_type, scatter_design):
     x = random_bits(3, SHAPE, dtype)
     idx = wild_indices(index_type, SHAPE[0])
     upd = random_bits(4, idx.shape, dtype)
@@ -116,7 +116,7 @@ def unroll_all(monkeypatch):
 @pytest.mark.parametrize("index_type", [np.dtype("int64"), np.dtype("uint32")], ids=str)
 @pytest.mark.parametrize("dtype", [np.dtype(t) for t in ("float32", "int64", "float16", "uint8")],
                          ids=str)
-def test_unrolled_kernels_stay_inside(dtype, index_type, unroll_all):
+def test_unrolled_kernels_stay_inside(dtype, index_type, unroll_all, scatter_design):
     """Unrolled kernels, with their combined vector loads and stores (8 items per invocation)."""
     shape, axis = (4, 8), 1
     wild = (wild_values(index_type, shape[axis]) * 4)[:32]

@@ -27,6 +27,15 @@ def schedule(request, monkeypatch):
 
 @pytest.mark.parametrize("op", sorted(ALL_CASES))
 def test_device_matches_reference(op, schedule):
+    check_cases(op)
+
+
+def test_scatter_by_lines_matches_reference(schedule, scatter_design):
+    """Scatter's two lowerings on random cases (the default picks one by size and type)."""
+    check_cases("scatter")
+
+
+def check_cases(op):
     @given(ALL_CASES[op]())
     def check(case):
         if case.expected is None:
