@@ -108,3 +108,23 @@ def test_kompute_tensor_size_limit():
         dmlc.empty((2**30 + 1,), np.float32)
     with pytest.raises(DeviceError, match="Kompute tensors hold at most"):
         dmlc.compile(_slice(2**30 + 4)).executable()
+
+
+@vulkan
+@pytest.mark.parametrize("steps", [65535, 65536])
+def test_the_longest_scatter_lines_run_whole(steps, monkeypatch):
+    """lavapipe stops a shader loop after 65,535 iterations: a line that long still runs every
+    step (the last update wins), and a longer one scatters by vote instead."""
+    import dmlc.lower.scatter as lowering
+    from dmlc.compiled import clear_caches
+    monkeypatch.setattr(lowering, "LINES_MIN", 1)
+    clear_caches()
+    x = np.zeros((steps, 4), np.float32)
+    idx = np.zeros((steps, 4), np.int32)
+    upd = np.arange(steps * 4, dtype=np.float32).reshape(steps, 4)
+    t = lambda a: TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape)  # noqa: E731
+    kernel = dmlc.compile(ScatterDesc(input=t(x), indices=t(idx), updates=t(upd), axis=0),
+                          target="cpu")
+    assert ("scatter_lines" in kernel.ir) == (steps <= 65535)
+    assert_bits_equal(kernel(x, idx, upd), scatter(x, idx, upd, 0))
+    clear_caches()
