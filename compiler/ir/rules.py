@@ -41,6 +41,7 @@ class Rule:
 
 
 _MEMO: dict[tuple, Optional[Node]] = {}
+_MISSING = object()
 MEMO_SIZE = 1 << 14
 """Rewrites remembered (nodes are interned and rules are pure, so the same arguments under the
 same groups always rewrite the same way): unrolling rebuilds many alike expressions."""
@@ -54,8 +55,9 @@ def apply(table: Sequence[Rule], *args: object) -> Optional[Node]:
     """The first enabled rule's rewrite of `args`, or None."""
     groups = _active.get()
     key = (id(table), groups, *args)  # holds the args, so their ids stay theirs
-    if key in _MEMO:
-        return _MEMO[key]
+    hit = _MEMO.get(key, _MISSING)  # one lookup: another thread may clear the memo meanwhile
+    if hit is not _MISSING:
+        return hit  # type: ignore[return-value]
     out = None
     for rule in table:
         if rule.group in groups:
