@@ -65,10 +65,11 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
     if n.op is Op.VLOAD:  # may read the padding of the last vector (verify.py), poisoned here
         buf = bufs[n.arg]  # type: ignore[index]
         pad = -buf.size % (VECTOR_BYTES // buf.dtype.itemsize)
-        padded = np.concatenate([buf, np.full(pad, np.iinfo(buf.dtype).max // 3, buf.dtype)]
-                                ) if pad else buf
-        addr = _vector_addresses(np.broadcast_to(s[0], gid.shape), padded, str(n.arg))
-        return np.ascontiguousarray(padded[addr]).view(np.uint8).reshape(len(gid), 16)
+        first = np.broadcast_to(s[0], gid.shape)
+        if pad and first.size and first.max() + VECTOR_BYTES // buf.dtype.itemsize > buf.size:
+            buf = np.concatenate([buf, np.full(pad, np.iinfo(buf.dtype).max // 3, buf.dtype)])
+        addr = _vector_addresses(first, buf, str(n.arg))
+        return np.ascontiguousarray(buf[addr]).view(np.uint8).reshape(len(gid), 16)
     if n.op is Op.REVERSE:
         size = int(n.arg)  # type: ignore[call-overload]
         return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)
