@@ -75,8 +75,10 @@ def test_storage_buffer_range_is_refused_with_its_value(monkeypatch):
 @vulkan
 def test_workgroup_size_is_refused_with_its_value(monkeypatch):
     _with_limits(monkeypatch, maxComputeWorkGroupInvocations=32)
+    kernel = dmlc.compile(_slice(1 << 16))  # enough work for workgroups of 64
+    assert kernel.stages[0].local_size == 64
     with pytest.raises(DeviceError, match="maxComputeWorkGroupInvocations = 32"):
-        dmlc.compile(_slice(100))(np.zeros(100, np.float32))
+        kernel(np.zeros(1 << 16, np.float32))
 
 
 @vulkan
