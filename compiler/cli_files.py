@@ -55,11 +55,9 @@ def _text(items: list[Artifact]) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    if args.target:  # this process compiles for it (compiler/target.py)
-        os.environ["DMLC_TARGET"] = args.target
     module = load(args.file)
     dump = set(args.dump_after) if args.dump_after else None
-    kernels = module.compile(dump_after=dump)
+    kernels = module.compile(dump_after=dump, target=args.target)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
     produced = [artifacts(kernels, e) for e in emits]
     flat = [a for group in produced for a in group]

@@ -265,15 +265,16 @@ def clear_caches() -> None:
     rules.clear_memo()
 
 
-def cached_compile(desc: OperatorDesc, check_indices: bool = False) -> CompiledKernel:
+def cached_compile(desc: OperatorDesc, check_indices: bool = False,
+                   target: Optional[str] = None) -> CompiledKernel:
     """compile(), memoized per descriptor: the one-shot functions reuse kernels and pipelines."""
     try:
-        return _cached_compile(desc, check_indices, resolve_target(None))
+        return _cached_compile(desc, check_indices, resolve_target(target))
     except TypeError:
         try:
             hash(desc)
         except TypeError:  # a list where a number belongs: compile() says which field
-            return compile(desc, check_indices=check_indices)
+            return compile(desc, check_indices=check_indices, target=target)
         raise
 
 

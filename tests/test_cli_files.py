@@ -171,3 +171,17 @@ def test_run_check_indices(tmp_path, capsys):
     assert main(["run", str(bad), "--check-indices"]) == 1
     assert "IndicesTensor[0, 1] = 5 is out of range: expected a value in [-2, 1]" in (
         capsys.readouterr().err)
+
+
+@pytest.mark.parametrize("target,kernel", [("cpu", "scatter_lines"), ("gpu", "scatter_vote")])
+def test_compile_for_a_target(tmp_path, capsys, target, kernel):
+    """--target chooses the lowering where it differs: scatter by lines on a CPU, by vote on a
+    GPU (256 lines: enough for lines)."""
+    x = ", ".join(["0"] * 256)
+    path = tmp_path / "scatter.dml"
+    path.write_text("DML_SCATTER_OPERATOR_DESC\nAxis: 0\n"
+                    f"InputTensor: (Sizes:{{1,256}}, DataType:FLOAT32)\n    [[{x}]]\n"
+                    f"IndicesTensor: (Sizes:{{1,256}}, DataType:INT32)\n    [[{x}]]\n"
+                    f"UpdatesTensor: (Sizes:{{1,256}}, DataType:FLOAT32)\n    [[{x}]]\n")
+    assert main(["compile", str(path), "--emit", "ir", "--target", target]) == 0
+    assert f"kernel {kernel}(" in capsys.readouterr().out

@@ -25,19 +25,20 @@ class Module:
     units: list[Unit]
     source: Source
 
-    def compile(self, dump_after: Optional[set[str]] = None) -> dict[str, CompiledKernel]:
+    def compile(self, dump_after: Optional[set[str]] = None,
+                target: Optional[str] = None) -> dict[str, CompiledKernel]:
         """Every unit compiled, by output name (memoized per descriptor unless dump_after asks
-        for the IR after some passes, which needs a fresh build)."""
-        return {u.name: self._compile(u, dump_after) for u in self.units}
+        for the IR after some passes, which needs a fresh build); target: dmlc.compile's."""
+        return {u.name: self._compile(u, dump_after, target=target) for u in self.units}
 
     def _compile(self, u: Unit, dump_after: Optional[set[str]] = None,
-                 check_indices: bool = False) -> CompiledKernel:
+                 check_indices: bool = False, target: Optional[str] = None) -> CompiledKernel:
         check = check_indices and isinstance(u.descriptor, CHECKABLE)
         try:
             if dump_after:
                 return compile_descriptor(u.descriptor, dump_after=dump_after,
-                                          check_indices=check)
-            return cached_compile(u.descriptor, check)
+                                          check_indices=check, target=target)
+            return cached_compile(u.descriptor, check, target)
         except ValidationError as e:
             raise self.located(e, u) from None
 
