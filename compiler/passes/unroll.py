@@ -1,4 +1,4 @@
-"""Unrolling and tiling: one invocation runs several items, sharing what they have in common.
+"""Unrolling: one invocation runs several items, sharing what they have in common.
 
 A kernel of N items becomes one of N / U items whose item g runs the effects of U items
 (substituting gid -> each of them): g*U, ..., g*U + U - 1 (consecutive), or the blocks of
@@ -8,7 +8,8 @@ passes/tile.py. Three things then fall out:
   (hash-consing is the common-subexpression sharing; codegen names a node once per invocation);
 - a load whose U copies read several lanes of one aligned 16-byte vector (addresses x + c with
   x a multiple of the vector width) becomes one VLOAD per vector and a VEXTRACT per element
-  (gather_elements' indices, scatter's winners, the input columns of a tiled transpose);
+  (gather_elements' indices, scatter's winners and lines, the input columns of a tiled
+  transpose);
 - stores whose copies write whole aligned vectors of 32/64-bit elements become VSTOREs of
   VPACKs (gather_elements' output, scatter's output and its scratch reset, a block's rows).
 Effects are emitted effect by effect (all copies of the first effect, then of the second, ...):
@@ -42,6 +43,8 @@ STEP_FACTORS = (16, 8, 4, 2)
 MIN_ITEMS = 1 << 14
 """Smaller kernels (items x steps) keep one item per invocation: they need every invocation
 they can get."""
+
+
 def _combined_loads(k: Kernel, p: Program, order: list[Node],
                     starts: list[Node]) -> list[dict[Node, Node]]:
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
