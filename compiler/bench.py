@@ -26,6 +26,7 @@ from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterD
                           TensorDesc)
 from .dtypes import DataType
 from .ir import Buffer, Program
+from .target import resolve as resolve_target
 
 COPY_PER_INVOCATION = 4
 COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
@@ -239,8 +240,8 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
     from dmlc.runtime import get_device
     rng = np.random.default_rng(0)
     cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]
-    echo(f"device: {get_device().name}   ({'quick' if quick else 'full'} suite, median of "
-         f"{repeats} after 2 warm-up runs; GB/s = bytes read + written)")
+    echo(f"device: {get_device().name}, target {resolve_target(None)}   ({'quick' if quick else 'full'} "
+         f"suite, median of {repeats} after 2 warm-up runs; GB/s = bytes read + written)")
     head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
             f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'target':>6}")
     echo(head)
@@ -254,7 +255,8 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
              f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
              f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.target:>4.1f} {mark}")
         results.append(r)
-    report = {"device": get_device().name, "quick": quick, "repeats": repeats, "cases": results}
+    report = {"device": get_device().name, "target": resolve_target(None), "quick": quick,
+              "repeats": repeats, "cases": results}
     if not only:
         report.update(_latency_and_overhead(cases, quick, echo))
     if json_path:
