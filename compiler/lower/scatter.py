@@ -50,6 +50,7 @@ def lower_scatter_lines(desc: ScatterDesc) -> Program:
     inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
     assert out is not None, "validate() first"
     axis, steps = desc.axis, upd.sizes[desc.axis]
+    lines = upd.element_count // steps
     b_in, b_idx = tensor_buffer("input", inp, "input"), tensor_buffer("indices", idx, "input")
     b_upd, b_out = tensor_buffer("updates", upd, "input"), tensor_buffer("output", out, "output")
 
@@ -58,12 +59,11 @@ def lower_scatter_lines(desc: ScatterDesc) -> Program:
     k_copy = Kernel("scatter_copy", out.element_count, (copy,))
 
     line_sizes = tuple(1 if d == axis else n for d, n in enumerate(upd.sizes))
-    uc = replace(unflatten(b.item_id(upd.element_count // steps), line_sizes), axis,
-                 b.step_id(steps))
+    uc = replace(unflatten(b.item_id(lines), line_sizes), axis, b.step_id(steps))
     i = b.index(b.load(b_idx, address(uc, idx)), inp.sizes[axis], "mask")
     target = address(replace(uc, axis, b.maximum(i, 0)), out)
     store = b.store(b_out, target, b.load(b_upd, address(uc, upd)), pred=b.not_equal(i, -1))
-    k_lines = Kernel("scatter_lines", upd.element_count // steps, (store,), steps=steps)
+    k_lines = Kernel("scatter_lines", lines, (store,), steps=steps)
     return Program("scatter", (b_in, b_idx, b_upd, b_out), (k_copy, k_lines),
                    ("input", "indices", "updates"), "output", out.sizes)
 

@@ -18,10 +18,8 @@ from typing import Optional
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
-from ..ir.rewrite import substitute
 from . import unroll
-from .unroll import scalar_loads, unroll_kernel
-from .vectorize import padded_count, vector_lane
+from .unroll import loads_at, scalar_loads, unroll_kernel, vector_lanes
 
 TILE = (8, 16)
 """Rows x columns of a tiled kernel's block (tile_kernel). Measured on lavapipe with
@@ -60,7 +58,7 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
         return None
     column = _tile_starts(b.item_id(k.items // (rows * cols)), rows, cols, width,
                           first_column=True)
-    loads, (here, right, below) = _loads_at(k, [column[0], b.add(column[0], 1), column[1]])
+    loads, (here, right, below) = loads_at(k, [column[0], b.add(column[0], 1), column[1]])
     far = [_far(n, a, c) for n, a, c in zip(loads, here, right)]
     if not any(far):
         return None
@@ -76,14 +74,6 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
     return unroll_kernel(k, p, rows * cols, lambda g: _tile_starts(g, rows, cols, width, bands))
 
 
-def _loads_at(k: Kernel, starts: list[Node]) -> tuple[list[Node], list[list[Node]]]:
-    """The kernel's scalar loads, and their addresses for the items at each of `starts`."""
-    loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
-    roots, gid = [n.src[0] for n in loads], k.gid
-    order = toposort(roots)
-    return loads, [substitute(roots, {gid: s}, order) for s in starts]
-
-
 def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
     """Whether address c is a constant step of a cache line (64 bytes) or more from a; None
     where the step is not a constant (it depends on index values)."""
@@ -94,11 +84,10 @@ def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
 def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node]) -> bool:
     """Whether every load of the items at `starts` (one column of a block) reads aligned
     vectors, some vector serving two of the rows."""
-    loads, copies = _loads_at(k, starts)
+    loads, copies = loads_at(k, starts)
     for i, n in enumerate(loads):
-        count = padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
-        lanes = [vector_lane(copy[i], n.dtype, count) for copy in copies]  # type: ignore[arg-type]
-        if any(lane is None for lane in lanes) or len({lane[0] for lane in lanes}) == len(lanes):  # type: ignore[index]
+        lanes = vector_lanes(n, [copy[i] for copy in copies], p)
+        if lanes is None or len({start for start, _ in lanes}) == len(lanes):
             return False
     return True
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..dtypes import DataType
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.ops import Op, toposort
@@ -45,27 +44,41 @@ MIN_ITEMS = 1 << 14
 they can get."""
 
 
+def loads_at(k: Kernel, starts: list[Node],
+             order: Optional[list[Node]] = None) -> tuple[list[Node], list[list[Node]]]:
+    """The kernel's LOADs, and per item of `starts` their addresses (order: toposort of the
+    kernel's effects, when the caller has it)."""
+    loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
+    roots, gid = [n.src[0] for n in loads], k.gid
+    roots_order = toposort(roots)
+    return loads, [substitute(roots, {gid: s}, roots_order) for s in starts]
+
+
+def vector_lanes(load: Node, addresses: list[Node],
+                 p: Program) -> Optional[list[tuple[Node, int]]]:
+    """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
+    of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
+    count = padded_count(p.buffer(load.arg))  # type: ignore[arg-type]
+    lanes = [vector_lane(a, load.dtype, count) for a in addresses]  # type: ignore[arg-type]
+    return None if any(lane is None for lane in lanes) else lanes  # type: ignore[return-value]
+
+
 def _combined_loads(k: Kernel, p: Program, order: list[Node],
                     starts: list[Node]) -> list[dict[Node, Node]]:
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
     different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
-    gid = k.gid
-    mappings: list[dict[Node, Node]] = [{gid: s} for s in starts]
-    loads = [n for n in order if n.op is Op.LOAD and isinstance(n.dtype, DataType)]
-    roots = [n.src[0] for n in loads]
-    roots_order = toposort(roots)
-    per_copy = [substitute(roots, {gid: s}, roots_order) for s in starts]
+    mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
+    loads, per_copy = loads_at(k, starts, order)
     for i, n in enumerate(loads):
-        count = padded_count(p.buffer(n.arg))  # type: ignore[arg-type]
-        lanes = [vector_lane(copy[i], n.dtype, count) for copy in per_copy]  # type: ignore[arg-type]
-        if any(lane is None for lane in lanes):
+        lanes = vector_lanes(n, [copy[i] for copy in per_copy], p)
+        if lanes is None:
             continue
         used: dict[Node, set[int]] = {}
-        for start, lane in lanes:  # type: ignore[misc]
+        for start, lane in lanes:
             used.setdefault(start, set()).add(lane)
         if all(len(v) < 2 for v in used.values()):
             continue  # no vector would serve two lanes: scalar loads move fewer bytes
-        for m, (start, lane) in zip(mappings, lanes):  # type: ignore[misc]
+        for m, (start, lane) in zip(mappings, lanes):
             m[n] = b.vextract(b.vload(n.arg, start), n.dtype, lane)  # type: ignore[arg-type]
     return mappings
 
