@@ -15,9 +15,10 @@ from .codegen import glsl
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
 from .dtypes import as_ndarray
 from .errors import ValidationError
-from .ir import Program, rules
+from .ir import Program
 from .ir.kernel import kernel_buffers
 from .ir.printer import render_program
+from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import verify_program
 from .lower import lower
 from .lower.checks import CHECKABLE, add_index_check, raise_for_status
@@ -189,8 +190,7 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
                               "no IndicesTensor)", True)
     program = lower(checked, resolve_target(target))
     if check_indices:
-        with rules.only(set()):  # naive IR, like lower()
-            program = add_index_check(program, checked)
+        program = add_index_check(program, checked)
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 
@@ -262,7 +262,7 @@ def clear_caches() -> None:
     with _MEMO_LOCK:
         _MEMO.clear()
     _cached_compile.cache_clear()
-    rules.clear_memo()
+    clear_rewrite_memo()
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,

@@ -1,5 +1,5 @@
-"""The IR itself: interning, value ranges, the folding constructors (each checked by evaluating
-both sides), the verifier's safety proofs and the printer."""
+"""The IR itself: interning, value ranges, pure builders, simplification under a named rule set
+(each fold checked by evaluating both sides), the verifier's safety proofs and the printer."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +9,8 @@ from hypothesis import given, strategies as st
 from dmlc.dtypes import DataType
 from dmlc.ir import Buffer, Kernel, Op, Program
 from dmlc.ir import build as b
+from dmlc.ir.algebra import ALL_RULES
+from dmlc.ir.rewrite import fold
 from dmlc.ir.interp import run_program
 from dmlc.ir.printer import render_program
 from dmlc.ir.verify import IRError, verify_program
@@ -28,8 +30,13 @@ N = 97
 GID = b.item_id(N)
 XS = np.arange(N, dtype=np.int64)
 
+def s(node):
+    """`node` simplified under every rule group."""
+    return fold(node, ALL_RULES)
+
+
 # (built expression, the same computation in plain numpy)
-FOLDS = [
+FOLDS = [(s(node), fn) for node, fn in [
     (b.add(GID, 0), lambda x: x),
     (b.mul(GID, 1), lambda x: x),
     (b.mul(GID, 0), lambda x: 0 * x),
@@ -45,7 +52,7 @@ FOLDS = [
     (b.maximum(GID, -1), lambda x: np.maximum(x, -1)),
     (b.clamp(b.add(GID, -10), 0, 50), lambda x: np.clip(x - 10, 0, 50)),
     (b.sub(GID, GID), lambda x: 0 * x),
-]
+]]
 
 
 @pytest.mark.parametrize("node,fn", FOLDS, ids=[str(i) for i in range(len(FOLDS))])
@@ -57,10 +64,19 @@ def test_folds_preserve_value(node, fn):
 
 
 def test_folds_simplify():
-    assert b.add(GID, 0) is GID and b.mul(GID, 1) is GID and b.floordiv(GID, 1) is GID
-    assert b.floordiv(GID, 100).is_const and b.floormod(GID, 97) is GID
-    assert b.floordiv(b.floordiv(GID, 3), 4) is b.floordiv(GID, 12)
-    assert b.add(b.add(GID, 3), 4) is b.add(GID, 7)
+    assert s(b.add(GID, 0)) is GID and s(b.mul(GID, 1)) is GID and s(b.floordiv(GID, 1)) is GID
+    assert s(b.floordiv(GID, 100)).is_const and s(b.floormod(GID, 97)) is GID
+    assert s(b.floordiv(b.floordiv(GID, 3), 4)) is s(b.floordiv(GID, 12))
+    assert s(b.add(b.add(GID, 3), 4)) is s(b.add(GID, 7))
+
+
+def test_builders_are_pure():
+    """A builder only checks types and interns: what it returns never depends on rules."""
+    node = b.add(GID, 0)
+    assert node.op is Op.ADD and node.src == (GID, b.const(0))
+    assert b.floormod(b.add(b.mul(GID, 4), 3), 4).op is Op.FLOORMOD
+    assert fold(node, frozenset()) is node  # no rules: nothing changes
+    assert s(s(b.add(b.add(GID, 3), 4))) is s(b.add(b.add(GID, 3), 4))  # a fixed point
 
 
 def test_nodes_are_interned():
@@ -76,6 +92,7 @@ def test_ranges_are_sound(offset, span, divisor, scale):
     gid = np.arange(span + 1, dtype=np.int64)
     for node in (b.floordiv(x, divisor), b.floormod(x, divisor), b.mul(x, scale),
                  b.minimum(x, scale), b.maximum(x, scale)):
+        node = s(node)
         v = eval_int(node, gid)
         assert node.vmin <= v.min() and v.max() <= node.vmax
 

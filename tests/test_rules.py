@@ -1,8 +1,9 @@
-"""Every folding rule of ir/build.py, checked by evaluating both sides.
+"""Every rewrite rule of ir/algebra.py, checked by evaluating both sides.
 
 Random index expressions are built twice: evaluated directly with Python integers (the meaning),
-and built through the folding constructors then evaluated by the IR interpreter. They must agree
-on every item, and the folded node's value range and divisibility must hold for every value.
+and built with the pure builders, simplified under every rule group, then evaluated by the IR
+interpreter. They must agree on every item, and the simplified node's value range and
+divisibility must hold for every value.
 """
 from __future__ import annotations
 
@@ -12,6 +13,8 @@ from hypothesis import given, settings, strategies as st
 from dmlc.dtypes import DataType
 from dmlc.ir import Buffer
 from dmlc.ir import build as b
+from dmlc.ir.algebra import ALL_RULES
+from dmlc.ir.rewrite import fold
 from dmlc.ir.interp import _eval
 from dmlc.ir.ops import toposort
 
@@ -137,7 +140,7 @@ def test_folded_expressions_keep_their_meaning(e):
 
 
 def check_meaning(e):
-    node = build(e)
+    node = fold(build(e), ALL_RULES)
     got = evaluate(node)
     want = np.array([meaning(e, g) for g in range(N)], dtype=np.int64)
     np.testing.assert_array_equal(got, want, err_msg=f"{e} built as {node!r}")
@@ -176,7 +179,8 @@ RULES = [
 
 def test_rule_table():
     for name, built, expected in RULES:
-        assert built is expected, f"{name}: got {built!r}, expected {expected!r}"
+        got, want = fold(built, ALL_RULES), fold(expected, ALL_RULES)
+        assert got is want, f"{name}: got {got!r}, expected {want!r}"
 
 
 def test_affine_div_mod_exhaustively():
@@ -189,19 +193,20 @@ def test_affine_div_mod_exhaustively():
                     for op in ("div", "mod"):
                         e = (outer[0], (op, ("affine", s, c), d), outer[1])
                         want = np.array([meaning(e, g) for g in range(N)])
-                        np.testing.assert_array_equal(evaluate(build(e)), want, err_msg=str(e))
+                        got = evaluate(fold(build(e), ALL_RULES))
+                        np.testing.assert_array_equal(got, want, err_msg=str(e))
 
 
 def test_every_rule_fires():
     """Each rule of every table fires while both sides are evaluated on many inputs: the
     property test above (derandomized, so the coverage does not depend on luck), the rule
     table and the exhaustive affine grid, run again here so this test stands alone."""
-    from dmlc.ir.build import RULE_TABLES
-    from dmlc.ir.rules import FIRED, clear_memo
+    from dmlc.ir.algebra import RULES
+    from dmlc.ir.rewrite import FIRED, clear_memo
     clear_memo()
     FIRED.clear()
     settings(derandomize=True, max_examples=600)(given(exprs())(check_meaning))()
     test_rule_table()
     test_affine_div_mod_exhaustively()
-    missing = [r.name for table in RULE_TABLES.values() for r in table if not FIRED[r.name]]
+    missing = [r.name for table in RULES.values() for r in table if not FIRED[r.name]]
     assert not missing, missing

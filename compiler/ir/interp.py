@@ -12,10 +12,8 @@ from typing import Mapping
 import numpy as np
 
 from ..dtypes import DataType
-from .build import VECTOR_BYTES
-from .kernel import Kernel, Program
-from .ops import Node, Op, VType, toposort
-from .verify import IRError
+from .kernel import VECTOR_BYTES, Kernel, Program
+from .ops import IRError, Node, Op, VType, toposort
 
 _BINARY = {Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide,
            Op.FLOORMOD: np.mod, Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less,

@@ -8,10 +8,26 @@ Program is any ordered list of kernels (each one sees all writes of the ones bef
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 
 from ..dtypes import DataType
-from .ops import Node, Op, VType
+from .ops import Node, Op, VType, item_id, step_id, toposort
+
+VECTOR_BYTES = 16
+"""Every binding is whole 16-byte vectors (one uvec4), so that any buffer can be read as
+vectors."""
+
+
+def vector_width(dtype: DataType) -> int:
+    """Elements of `dtype` in one 16-byte vector."""
+    return VECTOR_BYTES // dtype.itemsize
+
+
+def padded_words(count: int, itemsize: int) -> int:
+    """32-bit words that `count` elements of `itemsize` bytes occupy in a binding: whole
+    16-byte vectors (the one place this padding rule is written on the compiler side)."""
+    return -(-count * itemsize // VECTOR_BYTES) * (VECTOR_BYTES // 4)
 
 
 @dataclass(frozen=True)
@@ -30,7 +46,13 @@ class Buffer:
     def words(self) -> int:
         """32-bit words the buffer occupies: every type travels as packed uint32 words, and the
         buffer is padded to whole 16-byte vectors so that it can also be read as uvec4s."""
-        return -(-self.count * self.dtype.itemsize // 16) * 4
+        return padded_words(self.count, self.dtype.itemsize)
+
+    @property
+    def padded_count(self) -> int:
+        """Elements in the buffer's binding: its own and the padding of its last vector (a
+        vector load may read that padding; only elements are ever stored)."""
+        return self.words * 4 // self.dtype.itemsize
 
 
 @dataclass(frozen=True)
@@ -54,12 +76,10 @@ class Kernel:
 
     @property
     def gid(self) -> Node:
-        from .build import item_id
         return item_id(self.items)
 
     @property
     def step(self) -> Node:
-        from .build import step_id
         return step_id(self.steps)
 
 
@@ -75,6 +95,10 @@ class Program:
     output: str
     output_shape: tuple[int, ...] = field(default=())
 
+    def with_kernels(self, kernels: tuple[Kernel, ...]) -> "Program":
+        """The same program running other kernels (what every pass returns)."""
+        return dataclasses.replace(self, kernels=tuple(kernels))
+
     def buffer(self, name: str) -> Buffer:
         for b in self.buffers:
             if b.name == name:
@@ -89,6 +113,5 @@ def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
     """The buffers kernel `k` reads or writes, in program order: its bindings 0, 1, ... (a
     kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
     4 storage buffers per shader stage)."""
-    from .ops import toposort
     used = {n.arg for n in toposort(list(k.effects)) if n.op in BUFFER_OPS}
     return tuple(b for b in p.buffers if b.name in used)

@@ -13,7 +13,7 @@ import enum
 import math
 import weakref
 from functools import cached_property
-from typing import AbstractSet, Union
+from typing import AbstractSet, Callable, Optional, Union
 
 from ..dtypes import DataType
 
@@ -57,6 +57,10 @@ DType = Union[VType, DataType]
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
+class IRError(AssertionError):
+    """The IR breaks an invariant: a dmlc bug, never the user's fault."""
+
+
 class Node:
     """One IR value. Build nodes through `ir.build`, not this constructor."""
 
@@ -97,7 +101,6 @@ class Node:
         return self is other
 
     def __repr__(self) -> str:
-        from .printer import render_expr
         return f"<{render_expr(self)}>"
 
     @cached_property
@@ -197,3 +200,78 @@ def _bounds(n: Node) -> tuple[int, int]:
     if op is Op.BITS:
         return INT32_MIN, INT32_MAX
     raise TypeError(f"{op.name} has no integer range")
+
+
+# Leaves: the nodes with no sources. (Built here, beside Node, so that kernels can name their
+# item and step variables without importing the builders.)
+
+def const(value: int) -> Node:
+    return Node(Op.CONST, VType.INT, (), int(value))
+
+
+def const_bool(value: bool) -> Node:
+    return Node(Op.CONST, VType.BOOL, (), bool(value))
+
+
+def const_data(dtype: DataType, raw_bits: int) -> Node:
+    """A tensor element given by its raw bits (e.g. UINT32 0 to reset a scratch word)."""
+    return Node(Op.CONST, dtype, (), int(raw_bits))
+
+
+def var(name: str, lo: int, hi: int) -> Node:
+    return Node(Op.VAR, VType.INT, (), (name, int(lo), int(hi)))
+
+
+def item_id(items: int) -> Node:
+    """The invocation's item id, in [0, items)."""
+    return var("gid", 0, items - 1)
+
+
+def step_id(steps: int) -> Node:
+    """The step of a kernel with steps (ir.Kernel.steps), in [0, steps)."""
+    return var("step", 0, steps - 1)
+
+
+# Text: one table of how each op prints, for repr, error messages and ir/printer.py.
+
+INFIX = {Op.ADD: "+", Op.MUL: "*", Op.FLOORDIV: "//", Op.FLOORMOD: "%", Op.CMPLT: "<",
+         Op.CMPNE: "!=", Op.AND: "&&"}
+"""Binary ops written between their operands, in the IR's text and in GLSL alike."""
+FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
+         Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
+         Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
+EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
+
+
+def type_name(n: Node) -> str:
+    return n.dtype.value if isinstance(n.dtype, VType) else n.dtype.name.lower()
+
+
+def leaf_text(n: Node) -> Optional[str]:
+    """A constant's or variable's text; None for other nodes."""
+    if n.op is Op.CONST:
+        return str(n.arg).lower() if n.dtype is VType.BOOL else (
+            str(n.arg) if n.dtype is VType.INT else f"{type_name(n)}({n.arg:#x})")
+    if n.op is Op.VAR:
+        return str(n.arg[0])  # type: ignore[index]
+    return None
+
+
+def node_text(n: Node, name: Callable[[Node], str]) -> str:
+    """One node's text, its sources named by `name`."""
+    a = [name(s) for s in n.src]
+    if n.op in INFIX:
+        return f"{a[0]} {INFIX[n.op]} {a[1]}"
+    if n.op in FORMS:
+        return FORMS[n.op].format(*a, arg=n.arg)
+    if n.op in EFFECTS:
+        text = f"{n.op.name.lower()} {n.arg}[{a[0]}] = {a[1]}"
+        return text + (f" if {a[2]}" if len(a) > 2 else "")
+    return f"{n.op.name.lower()}({', '.join(a)})"
+
+
+def render_expr(n: Node) -> str:
+    """One node as a nested expression (for repr and error messages)."""
+    leaf = leaf_text(n)
+    return leaf if leaf is not None else node_text(n, lambda s: (
+        leaf_text(s) or f"({render_expr(s)})"))

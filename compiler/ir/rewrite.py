@@ -1,49 +1,136 @@
-"""Rebuilding IR through the folding constructors: substitution, the basis of passes."""
+"""The rewrite engine: simplification under a named rule set, and substitution.
+
+`simplify(roots, rules)` rewrites every node bottom-up: sources first, then the first rule of the
+node's op table (ir/algebra.py) whose group is in `rules`, then the same again on what that rule
+built, until no rule applies. The result is a fixed point: simplifying it again under the same
+rules returns it unchanged. Nodes are interned and rules are pure, so each rewrite is remembered
+per rule set across calls (unrolling rewrites many alike expressions).
+"""
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional
+from collections import Counter
+from typing import Mapping, Optional
 
-from . import build as b
+from .algebra import RULES, RuleSet
 from .ops import Node, Op, toposort
 
-_REBUILD: dict[Op, Callable[[Node, tuple[Node, ...]], Node]] = {
-    Op.ADD: lambda n, s: b.add(s[0], s[1]),
-    Op.MUL: lambda n, s: b.mul(s[0], s[1]),
-    Op.FLOORDIV: lambda n, s: b.floordiv(s[0], s[1].arg),  # type: ignore[arg-type]
-    Op.FLOORMOD: lambda n, s: b.floormod(s[0], s[1].arg),  # type: ignore[arg-type]
-    Op.MIN: lambda n, s: b.minimum(s[0], s[1]),
-    Op.MAX: lambda n, s: b.maximum(s[0], s[1]),
-    Op.CMPLT: lambda n, s: b.less(s[0], s[1]),
-    Op.CMPNE: lambda n, s: b.not_equal(s[0], s[1]),
-    Op.AND: lambda n, s: b.logical_and(s[0], s[1]),
-    Op.WHERE: lambda n, s: b.where(s[0], s[1], s[2]),
-}
+FIRED: Counter[str] = Counter()
+"""How often each rule fired in this process, remembered rewrites not counted again (tests clear
+the memo, then check that every rule is exercised)."""
+
+MEMO_SIZE = 1 << 14
+"""Rewrites remembered: (rule set, node with simplified sources) -> its fixed point. The keys
+hold their nodes, so an interned node's id cannot be reused while it is remembered."""
+_MEMO: dict[tuple[frozenset, Node], Node] = {}
+_TABLES: dict[tuple[Op, frozenset], tuple] = {}
 
 
-def rebuild(n: Node, src: tuple[Node, ...], force: bool = False) -> Node:
-    """`n` with new sources, folded again where its op has a folding constructor (force: also
-    when the sources are the same, so that rules turned on since `n` was built apply)."""
-    if src == n.src and not force:
+def clear_memo() -> None:
+    """Forget every remembered rewrite."""
+    _MEMO.clear()
+
+
+def _table(op: Op, rules: RuleSet) -> tuple:
+    """The rules of `op`'s table that `rules` enables, in order."""
+    table = _TABLES.get((op, rules))
+    if table is None:
+        table = _TABLES[(op, rules)] = tuple(r for r in RULES.get(op, ()) if r.group in rules)
+    return table
+
+
+def _remember(key: tuple[frozenset, Node], out: Node) -> None:
+    if len(_MEMO) >= MEMO_SIZE:
+        _MEMO.clear()
+    _MEMO[key] = out
+
+
+def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
+    """`n` (its sources simplified) rewritten by the first matching rule and simplified again;
+    `n` itself where no rule of `rules` matches."""
+    table = _table(n.op, rules)
+    if not table:
         return n
-    fn = _REBUILD.get(n.op)
-    return fn(n, src) if fn else Node(n.op, n.dtype, src, n.arg)
+    key = (rules, n)
+    hit = _MEMO.get(key)  # one lookup: another thread may clear the memo meanwhile
+    if hit is not None:
+        return hit
+    out = n
+    args = (n.src[0], n.src[1].arg) if n.op in (Op.FLOORDIV, Op.FLOORMOD) else n.src
+    for rule in table:
+        rewritten = rule.fn(*args)
+        if rewritten is not None:
+            FIRED[rule.name] += 1
+            out = _simplify(rewritten, rules, done)
+            break
+    _remember(key, out)
+    _remember((rules, out), out)  # a result is its own fixed point: no need to walk it again
+    return out
 
 
-def substitute(roots: list[Node], mapping: Mapping[Node, Node],
+def _known(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Optional[Node]:
+    """What `n` simplifies to, if this call or the memo already knows."""
+    out = done.get(n)
+    if out is None:
+        out = _MEMO.get((rules, n))
+        if out is not None:
+            done[n] = out
+    return out
+
+
+def _simplify(root: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
+    """`root` simplified; `done` maps the nodes simplified so far in this call to their
+    results."""
+    known = _known(root, rules, done)
+    if known is not None:
+        return known
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        n, ready = stack.pop()
+        if not ready:
+            if _known(n, rules, done) is None:
+                stack.append((n, True))
+                stack.extend((s, False) for s in n.src if s not in done)
+            continue
+        if n in done:
+            continue
+        src = tuple(done[s] for s in n.src)
+        m = n if src == n.src else Node(n.op, n.dtype, src, n.arg)
+        out = done.get(m) or _rewrite(m, rules, done)
+        done[n] = done[m] = done[out] = out  # a result is its own fixed point
+    return done[root]
+
+
+def simplify(roots: list[Node], rules: RuleSet) -> list[Node]:
+    """`roots` rewritten by the rules of the groups in `rules` (ir/algebra.py) to a fixed
+    point. With no rules, the roots themselves."""
+    if not rules:
+        return list(roots)
+    done: dict[Node, Node] = {}
+    return [_simplify(r, rules, done) for r in roots]
+
+
+def fold(node: Node, rules: RuleSet) -> Node:
+    """One node simplified: simplify([node], rules)[0]."""
+    return _simplify(node, rules, {}) if rules else node
+
+
+def substitute(roots: list[Node], mapping: Mapping[Node, Node], rules: RuleSet,
                order: Optional[list[Node]] = None) -> list[Node]:
-    """`roots` with every occurrence of each key replaced by its value, refolded bottom-up.
-    order: toposort(roots), when the caller substitutes into the same roots several times."""
-    new: dict[Node, Node] = dict(mapping)
+    """`roots` with every occurrence of each key replaced by its value, simplified under
+    `rules`. Only what changes is rewritten: a node that depends on no key stays as it is (it is
+    taken as simplified already, as every pass's input is under the pipeline's rules), and a node
+    above a replacement is rewritten with its new sources. order: toposort(roots), when the
+    caller substitutes into the same roots several times (nodes outside it are not visited)."""
+    done: dict[Node, Node] = {}
+    new: dict[Node, Node] = {k: (_simplify(v, rules, done) if rules else v)
+                             for k, v in mapping.items()}
     for n in order if order is not None else toposort(roots):
-        if n not in new:
-            new[n] = rebuild(n, tuple(new[s] for s in n.src))
-    return [new[r] for r in roots]
-
-
-def rebuild_all(roots: list[Node]) -> list[Node]:
-    """`roots` with every node rebuilt bottom-up through its constructor, so that the rules
-    enabled now (ir/rules.py) apply everywhere, also where no source changed."""
-    new: dict[Node, Node] = {}
-    for n in toposort(roots):
-        new[n] = rebuild(n, tuple(new[s] for s in n.src), force=True)
+        if n in new:
+            continue
+        src = tuple(new[s] for s in n.src)
+        if src == n.src:
+            new[n] = done[n] = n
+        else:
+            m = Node(n.op, n.dtype, src, n.arg)
+            new[n] = _simplify(m, rules, done) if rules else m
     return [new[r] for r in roots]

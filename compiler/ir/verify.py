@@ -6,18 +6,14 @@ ranges alone, to lie inside its buffer, whatever the index values in memory. Cod
 from __future__ import annotations
 
 from ..dtypes import DataType
-from .build import vector_width
-from .kernel import Kernel, Program
-from .ops import INT32_MAX, INT32_MIN, Node, Op, VType, toposort
+from .kernel import Kernel, Program, vector_width
+from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
-
-class IRError(AssertionError):
-    """The IR breaks an invariant: a dmlc bug, never the user's fault."""
+__all__ = ["IRError", "verify_program"]
 
 
 def _check_node(n: Node, k: Kernel, p: Program) -> None:
     def fail(msg: str) -> None:
-        from .printer import render_expr
         raise IRError(f"{p.name}/{k.name}: {msg}: {render_expr(n)}")
 
     if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
@@ -51,7 +47,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         # A load may read the padding of the last vector (Buffer.words: every binding is whole
         # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
         # the scalar address was. A store writes elements only.
-        end = buf.words * 4 // buf.dtype.itemsize if n.op is Op.VLOAD else buf.count
+        end = buf.padded_count if n.op is Op.VLOAD else buf.count
         if addr.vmin < 0 or addr.vmax + width > end:
             fail(f"vector range [{addr.vmin}, {addr.vmax + width - 1}] may leave "
                  f"{buf.name}[{end}]")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
-from ..ir import Program, rules
+from ..ir import Program
 from .expression import lower_expression
 from .gather import lower_gather, lower_gather_elements
 from .scatter import lower_scatter
@@ -15,9 +15,8 @@ _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
 
 def lower(desc: OperatorDesc, target: str = "gpu") -> Program:
     """Lower a descriptor that `validate()` returned (its OutputTensor is filled in) to naive
-    IR: every rewrite rule is off, so the pipeline's rule passes do all the simplifying.
+    IR (the IR builders are pure: the pipeline's rule passes do the simplifying).
     target: "cpu" or "gpu" (compiler/target.py), for the lowerings that differ."""
-    with rules.only(set()):
-        if isinstance(desc, ScatterDesc):
-            return lower_scatter(desc, target)
-        return _LOWER[type(desc)](desc)  # type: ignore[operator]
+    if isinstance(desc, ScatterDesc):
+        return lower_scatter(desc, target)
+    return _LOWER[type(desc)](desc)  # type: ignore[operator]

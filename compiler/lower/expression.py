@@ -3,6 +3,11 @@
 Subscripts become IR index arithmetic, so the same value ranges that let the verifier prove every
 address inside its buffer also infer the output's shape (the largest extent of each index for
 which its subscripts stay in range) and find subscripts that can leave their tensor.
+
+Validation and lowering build each subscript alike: over the index variables (each in
+[0, extent)), simplified under SUBSCRIPT_RULES. Lowering then puts the output's coordinates in
+place of the variables; their ranges are the variables' ranges, so every range validation proved
+is the range the verifier sees.
 """
 from __future__ import annotations
 
@@ -12,15 +17,20 @@ from .. import expr as E
 from ..descriptors import ExpressionDesc, TensorDesc
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
+from ..ir.algebra import ALL_RULES, NO_RULES
 from ..ir.ops import Node
+from ..ir.rewrite import fold, substitute
 from .common import address, tensor_buffer, unflatten
 
 MAX_EXTENT = 2**31 - 1
+SUBSCRIPT_RULES = ALL_RULES
+"""The rules under which validation proves a subscript in range and lowering builds it."""
 
 
 def emit(e: E.Expr, env: dict[str, Node], buffers: dict[str, Buffer],
          tensors: dict[str, TensorDesc]) -> Node:
-    """The IR of `e`, its index variables bound to the nodes in env."""
+    """The IR of `e`, its index variables bound to the nodes in env; every subscript that is
+    index arithmetic simplified under SUBSCRIPT_RULES (addresses are left naive)."""
     def go(x: E.Expr) -> Node:
         if isinstance(x, E.Const):
             return b.const(x.value)
@@ -37,8 +47,9 @@ def emit(e: E.Expr, env: dict[str, Node], buffers: dict[str, Buffer],
         if isinstance(x, E.IndexValue):
             return b.index(go(x.load), x.size, "clamp")
         if isinstance(x, E.Load):
-            return b.load(buffers[x.tensor], address([go(s) for s in x.subscripts],
-                                                     tensors[x.tensor]))
+            coords = [go(s) if isinstance(s, E.IndexValue) else fold(go(s), SUBSCRIPT_RULES)
+                      for s in x.subscripts]
+            return b.load(buffers[x.tensor], address(coords, tensors[x.tensor]))
         raise TypeError(x)
     return go(e)
 
@@ -59,7 +70,7 @@ class RangeFacts:
 
     def bounds(self, e: E.Expr, extents: dict[str, int]) -> tuple[int, int]:
         env = {v: b.var(v, 0, n - 1) for v, n in extents.items()}
-        return emit(e, env, self.buffers, self.tensors).bounds
+        return fold(emit(e, env, self.buffers, self.tensors), SUBSCRIPT_RULES).bounds
 
     def largest_extent(self, e: E.Expr, var: str, size: int) -> int:
         """The largest n such that e stays in [0, size) for var in [0, n); 0 if none."""
@@ -114,8 +125,9 @@ def lower_expression(desc: ExpressionDesc) -> Program:
     buffers = {n: tensor_buffer(n, t, "input") for n, t in tensors.items()}
     b_out = tensor_buffer(desc.name, out, "output")
     gid = b.item_id(out.element_count)
-    env = dict(zip(desc.index_vars, unflatten(gid, out.sizes)))
-    value = emit(desc.body, env, buffers, tensors)
+    env = {v: b.var(v, 0, n - 1) for v, n in zip(desc.index_vars, out.sizes)}
+    coords = dict(zip(env.values(), unflatten(gid, out.sizes)))
+    value = substitute([emit(desc.body, env, buffers, tensors)], coords, NO_RULES)[0]
     kernel = Kernel(desc.name, out.element_count, (b.store(b_out, gid, value),))
     return Program(desc.name, (*buffers.values(), b_out), (kernel,), tuple(buffers), desc.name,
                    out.sizes)

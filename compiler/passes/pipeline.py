@@ -1,9 +1,9 @@
 """The pass pipeline: a named list, run in order, the IR verified after every pass.
 
-Lowering emits naive IR (every rewrite rule off). The rule passes (fold_constants,
-simplify_divmod, coalesce) each turn their group of rules on and rebuild the program; the rules
-stay on for every pass after them, so vectorize, tile and unroll prove lanes contiguous with all
-the rules that ran. Common subexpressions are shared by construction: nodes are hash-consed, and
+Lowering emits naive IR (IR builders are pure). Every pass takes the program and the rule set
+of the rule passes run so far (ir/algebra.py): the rule passes (fold_constants, simplify_divmod,
+coalesce) each add their group and simplify the program under the set; vectorize, tile and
+unroll simplify what they build, and prove lanes contiguous, under that same set. Common subexpressions are shared by construction: nodes are hash-consed, and
 codegen names each node once per invocation.
 
 DMLC_DUMP_AFTER=NAME (or "lower" for the IR before any pass, or "all") prints the IR after that
@@ -18,20 +18,21 @@ import sys
 from typing import Callable, Optional
 
 from ..ir import Program
-from ..ir import rules
+from ..ir.algebra import COALESCE, FOLD_CONSTANTS, GROUPS, SIMPLIFY_DIVMOD, RuleSet, rule_set
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
-from .simplify import simplify
+from .simplify import simplify_program
 from .tile import tile
 from .unroll import unroll
 from .vectorize import vectorize
 
-Pass = Callable[[Program], Program]
+Pass = Callable[[Program, RuleSet], Program]
+"""A pass: the program, and the rule groups it may simplify and prove with."""
 
 PIPELINE: list[tuple[str, Pass]] = [
-    (rules.FOLD_CONSTANTS, simplify),
-    (rules.SIMPLIFY_DIVMOD, simplify),
-    (rules.COALESCE, simplify),
+    (FOLD_CONSTANTS, simplify_program),
+    (SIMPLIFY_DIVMOD, simplify_program),
+    (COALESCE, simplify_program),
     ("vectorize", vectorize),
     ("tile", tile),
     ("unroll", unroll),
@@ -54,10 +55,9 @@ def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
             if name in dump_after or "all" in dump_after:
                 print(f"# IR after {name}: skipped (DMLC_DISABLE_PASSES)", file=sys.stderr)
             continue
-        if name in rules.GROUPS:
+        if name in GROUPS:
             groups.add(name)
-        with rules.only(groups):
-            p = verify_program(fn(p))
+        p = verify_program(fn(p, rule_set(groups)))
         if name in dump_after or "all" in dump_after:
             print(f"# IR after {name}\n{render_program(p)}", file=sys.stderr)
     return p

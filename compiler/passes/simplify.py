@@ -1,19 +1,20 @@
-"""The rule passes: rebuild a program with one more group of rewrite rules on (ir/rules.py).
+"""The rule passes: simplify a program under one more group of rewrite rules (ir/algebra.py).
 
-fold_constants, simplify_divmod and coalesce are each this function run under their own group
-(plus the groups of the rule passes before them): every node is rebuilt bottom-up through its
-constructor, which applies the first enabled rule of its op's table.
+fold_constants, simplify_divmod and coalesce are each this function, run with their own group
+plus the groups of the rule passes before them: every node is rewritten bottom-up to a fixed
+point of those rules (ir/rewrite.py).
 """
 from __future__ import annotations
 
 import dataclasses
 
 from ..ir import Program
-from ..ir.rewrite import rebuild_all
+from ..ir.algebra import RuleSet
+from ..ir.rewrite import simplify
 
 
-def simplify(p: Program) -> Program:
-    """`p` with every kernel rebuilt under the rules enabled now."""
-    kernels = tuple(dataclasses.replace(k, effects=tuple(rebuild_all(list(k.effects))))
-                    for k in p.kernels)
-    return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)
+def simplify_program(p: Program, rules: RuleSet) -> Program:
+    """`p` with every kernel simplified under `rules`."""
+    return p.with_kernels(tuple(dataclasses.replace(k, effects=tuple(simplify(list(k.effects),
+                                                                              rules)))
+                                for k in p.kernels))

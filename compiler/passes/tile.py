@@ -17,6 +17,7 @@ from typing import Optional
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
+from ..ir.algebra import RuleSet, const_tail
 from ..ir.ops import Op, toposort
 from . import unroll
 from .unroll import loads_at, scalar_loads, unroll_kernel, vector_lanes
@@ -45,7 +46,7 @@ def _tile_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0,
             for c in range(1 if first_column else cols)]
 
 
-def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
+def tile_kernel(k: Kernel, p: Program, rules: RuleSet) -> Optional[Kernel]:
     """`k` tiled (module docstring), or None. Only a single store of the whole output, not
     vectorized, whose item's load steps a cache line or more from one column to the next; the
     register transpose is kept only where no scalar load is left, and column strips not where
@@ -58,12 +59,13 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
         return None
     column = _tile_starts(b.item_id(k.items // (rows * cols)), rows, cols, width,
                           first_column=True)
-    loads, (here, right, below) = loads_at(k, [column[0], b.add(column[0], 1), column[1]])
+    loads, (here, right, below) = loads_at(k, [column[0], b.add(column[0], 1), column[1]], rules)
     far = [_far(n, a, c) for n, a, c in zip(loads, here, right)]
     if not any(far):
         return None
-    if _rows_share_vectors(k, p, column):  # cheap tests first: a block is 128 substitutions
-        tiled = unroll_kernel(k, p, rows * cols, lambda g: _tile_starts(g, rows, cols, width))
+    if _rows_share_vectors(k, p, column, rules):  # cheap tests first: a block is 128 items
+        tiled = unroll_kernel(k, p, rows * cols, rules,
+                              lambda g: _tile_starts(g, rows, cols, width))
         return tiled if tiled is not None and scalar_loads(tiled) == 0 else None
     if any(f and _far(n, a, c) for n, a, c, f in zip(loads, here, below, far)):
         return None  # rows a line or more apart (a strided slice): no line serves two rows
@@ -71,29 +73,29 @@ def tile_kernel(k: Kernel, p: Program) -> Optional[Kernel]:
     if width % cols or k.items % (rows * width):
         return None
     bands = k.items // (rows * width)
-    return unroll_kernel(k, p, rows * cols, lambda g: _tile_starts(g, rows, cols, width, bands))
+    return unroll_kernel(k, p, rows * cols, rules,
+                         lambda g: _tile_starts(g, rows, cols, width, bands))
 
 
 def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
     """Whether address c is a constant step of a cache line (64 bytes) or more from a; None
     where the step is not a constant (it depends on index values)."""
-    (x, i), (y, j) = b.const_tail(a) or (a, 0), b.const_tail(c) or (c, 0)
+    (x, i), (y, j) = const_tail(a) or (a, 0), const_tail(c) or (c, 0)
     return abs(j - i) * load.dtype.itemsize >= 64 if x is y else None  # type: ignore[union-attr]
 
 
-def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node]) -> bool:
+def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node], rules: RuleSet) -> bool:
     """Whether every load of the items at `starts` (one column of a block) reads aligned
     vectors, some vector serving two of the rows."""
-    loads, copies = loads_at(k, starts)
+    loads, copies = loads_at(k, starts, rules)
     for i, n in enumerate(loads):
-        lanes = vector_lanes(n, [copy[i] for copy in copies], p)
+        lanes = vector_lanes(n, [copy[i] for copy in copies], p, rules)
         if lanes is None or len({start for start, _ in lanes}) == len(lanes):
             return False
     return True
 
 
-def tile(p: Program) -> Program:
+def tile(p: Program, rules: RuleSet) -> Program:
     """Tile every kernel of at least unroll.MIN_ITEMS items where tile_kernel proves it."""
-    kernels = tuple((tile_kernel(k, p) if k.items >= unroll.MIN_ITEMS else None) or k
-                    for k in p.kernels)
-    return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)
+    return p.with_kernels(tuple((tile_kernel(k, p, rules) if k.items >= unroll.MIN_ITEMS
+                                 else None) or k for k in p.kernels))

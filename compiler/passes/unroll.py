@@ -25,10 +25,11 @@ from typing import Callable, Optional
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
-from ..ir.ops import Op, toposort
-from ..ir.rewrite import substitute
-from ..ir.verify import IRError, verify_program
-from .vectorize import aligned_run, padded_count, vector_lane
+from ..ir.algebra import RuleSet
+from ..ir.ops import IRError, Op, toposort
+from ..ir.rewrite import fold, substitute
+from ..ir.verify import verify_program
+from .vectorize import aligned_run, vector_lane
 
 FACTORS = (8, 4, 2)
 """Consecutive items per invocation, the first that divides the kernel's items. Measured on
@@ -44,33 +45,34 @@ MIN_ITEMS = 1 << 14
 they can get."""
 
 
-def loads_at(k: Kernel, starts: list[Node],
+def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
              order: Optional[list[Node]] = None) -> tuple[list[Node], list[list[Node]]]:
-    """The kernel's LOADs, and per item of `starts` their addresses (order: toposort of the
-    kernel's effects, when the caller has it)."""
+    """The kernel's LOADs, and per item of `starts` their addresses simplified under `rules`
+    (order: toposort of the kernel's effects, when the caller has it)."""
     loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
     roots, gid = [n.src[0] for n in loads], k.gid
     roots_order = toposort(roots)
-    return loads, [substitute(roots, {gid: s}, roots_order) for s in starts]
+    return loads, [substitute(roots, {gid: s}, rules, roots_order) for s in starts]
 
 
-def vector_lanes(load: Node, addresses: list[Node],
-                 p: Program) -> Optional[list[tuple[Node, int]]]:
+def vector_lanes(load: Node, addresses: list[Node], p: Program,
+                 rules: RuleSet) -> Optional[list[tuple[Node, int]]]:
     """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
     of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
-    count = padded_count(p.buffer(load.arg))  # type: ignore[arg-type]
-    lanes = [vector_lane(a, load.dtype, count) for a in addresses]  # type: ignore[arg-type]
+    count = p.buffer(load.arg).padded_count  # type: ignore[arg-type]
+    lanes = [vector_lane(a, load.dtype, count, rules)  # type: ignore[arg-type]
+             for a in addresses]
     return None if any(lane is None for lane in lanes) else lanes  # type: ignore[return-value]
 
 
-def _combined_loads(k: Kernel, p: Program, order: list[Node],
-                    starts: list[Node]) -> list[dict[Node, Node]]:
+def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node],
+                    rules: RuleSet) -> list[dict[Node, Node]]:
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
     different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
     mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
-    loads, per_copy = loads_at(k, starts, order)
+    loads, per_copy = loads_at(k, starts, rules, order)
     for i, n in enumerate(loads):
-        lanes = vector_lanes(n, [copy[i] for copy in per_copy], p)
+        lanes = vector_lanes(n, [copy[i] for copy in per_copy], p, rules)
         if lanes is None:
             continue
         used: dict[Node, set[int]] = {}
@@ -83,7 +85,17 @@ def _combined_loads(k: Kernel, p: Program, order: list[Node],
     return mappings
 
 
-def _combined(copies: list[Node], p: Program) -> list[Node]:
+def _pack(elements: list[Node]) -> Node:
+    """A vector of these lanes; the vector itself where they are its lanes 0, 1, ... in order
+    (a load's vector stored back whole)."""
+    vec = elements[0].src[0] if elements[0].op is Op.VEXTRACT else None
+    if all(e.op is Op.VEXTRACT and e.src[0] is vec and e.arg == i
+           for i, e in enumerate(elements)):
+        return vec  # type: ignore[return-value]
+    return b.vpack(elements)
+
+
+def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
     """The copies of one effect: VSTOREs of packed vectors where each run of vector-width
     copies writes one whole aligned vector of 32/64-bit elements, else the copies themselves."""
     e = copies[0]
@@ -94,13 +106,13 @@ def _combined(copies: list[Node], p: Program) -> list[Node]:
     if dtype.bits < 32 or len(copies) % width:
         return copies
     runs = [copies[v:v + width] for v in range(0, len(copies), width)]
-    if any(aligned_run([c.src[0] for c in run], width) is None for run in runs):
+    if any(aligned_run([c.src[0] for c in run], width, rules) is None for run in runs):
         return copies
-    return [b.vstore(e.arg, run[0].src[0], b.vpack([c.src[1] for c in run]))  # type: ignore[arg-type]
+    return [b.vstore(e.arg, run[0].src[0], _pack([c.src[1] for c in run]))  # type: ignore[arg-type]
             for run in runs]
 
 
-def unroll_kernel(k: Kernel, p: Program, factor: int,
+def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
                   items: Optional[Callable[[Node], list[Node]]] = None) -> Optional[Kernel]:
     """`k` running `factor` consecutive items per item, or None where that is not proven the
     same. items: instead, the `factor` items that item g runs (a permutation of all items
@@ -111,17 +123,18 @@ def unroll_kernel(k: Kernel, p: Program, factor: int,
            for e in k.effects):
         return None
     g = b.item_id(k.items // factor)
-    starts = items(g) if items else [b.add(b.mul(g, factor), j) for j in range(factor)]
+    starts = [fold(s, rules) for s in (items(g) if items else
+                                       [b.add(b.mul(g, factor), j) for j in range(factor)])]
     order = toposort(list(k.effects))
-    mappings = _combined_loads(k, p, order, starts)
+    mappings = _combined_loads(k, p, order, starts, rules)
     live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
-    per_copy = [substitute(list(k.effects), m, live) for m in mappings]
+    per_copy = [substitute(list(k.effects), m, rules, live) for m in mappings]
     effects: list[Node] = []
     for i in range(len(k.effects)):
-        effects += _combined([copy[i] for copy in per_copy], p)
+        effects += _combined([copy[i] for copy in per_copy], p, rules)
     unrolled = Kernel(k.name, k.items // factor, tuple(effects), unrolled=factor, steps=k.steps)
     try:  # every address must still be proven inside its buffer from ranges alone
-        verify_program(Program(p.name, p.buffers, (unrolled,), p.inputs, p.output))
+        verify_program(p.with_kernels((unrolled,)))
     except IRError:
         return None
     return unrolled
@@ -131,11 +144,11 @@ def scalar_loads(k: Kernel) -> int:
     return sum(n.op is Op.LOAD for n in toposort(list(k.effects)))
 
 
-def _unrolled(k: Kernel, p: Program) -> Kernel:
+def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
     if k.items * k.steps < MIN_ITEMS or k.unrolled > 1:  # small, or tiled (passes/tile.py)
         return k
     factors = STEP_FACTORS if k.steps > 1 else FACTORS
-    unrolled = next((u for u in (unroll_kernel(k, p, f) for f in factors) if u), k)
+    unrolled = next((u for u in (unroll_kernel(k, p, f, rules) for f in factors) if u), k)
     return unrolled if _gains(k, unrolled) else k
 
 
@@ -148,8 +161,7 @@ def _gains(k: Kernel, unrolled: Kernel) -> bool:
             or sum(n.op is Op.LOAD for n in nodes) < unrolled.unrolled * scalar_loads(k))
 
 
-def unroll(p: Program) -> Program:
+def unroll(p: Program, rules: RuleSet) -> Program:
     """Unroll by the first of FACTORS that divides its items every kernel of at least MIN_ITEMS
     items, where its items then share a load or read vectors."""
-    kernels = tuple(_unrolled(k, p) for k in p.kernels)
-    return Program(p.name, p.buffers, kernels, p.inputs, p.output, p.output_shape)
+    return p.with_kernels(tuple(_unrolled(k, p, rules) for k in p.kernels))

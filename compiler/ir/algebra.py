@@ -1,0 +1,327 @@
+"""The rewrite rules of index arithmetic: one table per op, each rule named by its identity.
+
+A rule takes a node's operands (for // and % the operand and the constant divisor; for where the
+condition and both values) and returns the node it rewrites to, built with the pure builders of
+ir/build.py, or None where it does not apply. ir/rewrite.py applies the tables: the first rule of
+an enabled group that matches, then the rules again on what it built, to a fixed point. Each rule
+belongs to the group of the pass that owns it; a caller names the groups it relies on
+(`simplify(roots, rules)`), so the same IR never means two things in two places.
+
+tests/test_rules.py evaluates both sides of every rule on many inputs, checks value ranges and
+divisibility, and fails if any rule never fired.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from .build import add, const, const_bool, floordiv, floormod, mul
+from .ops import Node, Op
+
+FOLD_CONSTANTS = "fold_constants"
+"""Constant folding and constant offsets: c1 op c2, x + 0, x * 1, constants outermost."""
+SIMPLIFY_DIVMOD = "simplify_divmod"
+"""Division, modulo, min/max and comparisons decided by value ranges and divisibility."""
+COALESCE = "coalesce"
+"""Coordinates split from one index and re-flattened with chaining strides merge back."""
+GROUPS = (FOLD_CONSTANTS, SIMPLIFY_DIVMOD, COALESCE)
+
+RuleSet = frozenset
+"""The rule groups a simplification applies (a frozenset of group names)."""
+NO_RULES: "frozenset[str]" = frozenset()
+ALL_RULES: "frozenset[str]" = frozenset(GROUPS)
+
+
+def rule_set(groups: "set[str] | frozenset[str] | tuple[str, ...]") -> "frozenset[str]":
+    """A RuleSet of these groups, refusing names that are not groups."""
+    unknown = set(groups) - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown rule groups {sorted(unknown)}")
+    return frozenset(groups)
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    """The identity the rule applies, left to right, with its side conditions."""
+    group: str
+    fn: Callable[..., Optional[Node]]
+    """Returns the rewritten node, or None where the rule does not match."""
+
+
+# Structural helpers the rules (and the passes' address proofs) share.
+
+def const_tail(n: Node) -> Optional[tuple[Node, int]]:
+    """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
+    if n.op is Op.ADD and n.src[1].is_const:
+        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+    return None
+
+
+def _scaled(n: Node) -> tuple[Node, int]:
+    """(u, k) with n == u * k for a constant k (k = 1 when n is not a product)."""
+    if n.op is Op.MUL and n.src[1].is_const:
+        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+    return n, 1
+
+
+def _multiple_of(n: Node, d: int) -> bool:
+    return n.divisor % d == 0
+
+
+def _mul_by(a: Node) -> int:
+    """a's positive constant factor when a = x * c, else 0."""
+    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0:  # type: ignore[operator]
+        return int(a.src[1].arg)  # type: ignore[call-overload]
+    return 0
+
+
+def _small_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+    """(x, c) when a = x + c with m | x, m | d and 0 <= c < m for some m."""
+    t = const_tail(a)
+    return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
+
+
+def _big_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+    """(x, c) when a = x + c with c >= d: whole multiples of d leave the division (a tile's
+    items sit whole rows apart, so their offsets outgrow the row length)."""
+    t = const_tail(a)
+    return t if t and t[1] >= d else None
+
+
+# +
+
+def _add_consts(a: Node, b: Node) -> Optional[Node]:
+    return const(a.arg + b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
+
+
+def _add_tail_const(a: Node, b: Node) -> Optional[Node]:
+    t = const_tail(a)
+    return add(t[0], t[1] + b.arg) if b.is_const and t else None  # type: ignore[operator]
+
+
+def _add_hoist_right(a: Node, b: Node) -> Optional[Node]:
+    t = const_tail(b)
+    return add(add(a, t[0]), t[1]) if t else None
+
+
+def _add_hoist_left(a: Node, b: Node) -> Optional[Node]:
+    t = const_tail(a)
+    return add(add(t[0], b), t[1]) if t and not b.is_const else None
+
+
+def _merge_terms(p: Node, q: Node) -> Optional[Node]:
+    """Coalescing: the terms of two adjacent dimensions of one split index, as one term.
+    q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
+    q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
+    (u, kp), (r, kq) = _scaled(p), _scaled(q)
+    if r.op is not Op.FLOORMOD or kp != kq * r.src[1].arg:  # type: ignore[operator]
+        return None
+    x, d = r.src[0], r.src[1].arg
+    if u.op is Op.FLOORDIV and u.src[0] is x and u.src[1].arg == d:
+        return mul(x, kq)
+    if (u.op is Op.FLOORMOD and u.src[0].op is Op.FLOORDIV and u.src[0].src[0] is x
+            and u.src[0].src[1].arg == d):
+        return mul(floormod(x, u.src[1].arg * d), kq)  # type: ignore[operator]
+    return None
+
+
+def _coalesce_last(a: Node, b: Node) -> Optional[Node]:
+    """Sums are built dimension by dimension, so the term to merge b with is a's last one."""
+    if a.op is Op.ADD and not a.src[1].is_const:
+        merged = _merge_terms(a.src[1], b)
+        if merged is not None:
+            return add(a.src[0], merged)
+    return None
+
+
+ADD_RULES = [
+    Rule("c1 + c2 -> (c1 + c2)", FOLD_CONSTANTS, _add_consts),
+    Rule("c + x -> x + c", FOLD_CONSTANTS,
+         lambda a, b: add(b, a) if a.is_const and not b.is_const else None),
+    Rule("x + 0 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 0 else None),
+    Rule("(x + c1) + c2 -> x + (c1 + c2)", FOLD_CONSTANTS, _add_tail_const),
+    Rule("a + (y + c) -> (a + y) + c", FOLD_CONSTANTS, _add_hoist_right),
+    Rule("(x + c) + b -> (x + b) + c", FOLD_CONSTANTS, _add_hoist_left),
+    Rule("(x // d) * (d * k) + (x % d) * k -> x * k", COALESCE,
+         lambda a, b: _merge_terms(a, b) or _merge_terms(b, a)),
+    Rule("(s + ((x // d) % m) * (d * k)) + (x % d) * k -> s + (x % (m * d)) * k", COALESCE,
+         _coalesce_last),
+]
+
+
+# *
+
+def _mul_consts(a: Node, b: Node) -> Optional[Node]:
+    return const(a.arg * b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
+
+
+def _mul_distribute(a: Node, b: Node) -> Optional[Node]:
+    t = const_tail(a)
+    return add(mul(t[0], b), t[1] * b.arg) if b.is_const and t else None  # type: ignore[operator]
+
+
+def _mul_fold_factors(a: Node, b: Node) -> Optional[Node]:
+    if b.is_const and a.op is Op.MUL and a.src[1].is_const:
+        return mul(a.src[0], a.src[1].arg * b.arg)  # type: ignore[operator]
+    return None
+
+
+MUL_RULES = [
+    Rule("c1 * c2 -> (c1 * c2)", FOLD_CONSTANTS, _mul_consts),
+    Rule("c * x -> x * c", FOLD_CONSTANTS,
+         lambda a, b: mul(b, a) if a.is_const and not b.is_const else None),
+    Rule("x * 0 -> 0", FOLD_CONSTANTS,
+         lambda a, b: const(0) if b.is_const and b.arg == 0 else None),
+    Rule("x * 1 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 1 else None),
+    Rule("x * k -> 0  when x's range is {0}", SIMPLIFY_DIVMOD,
+         lambda a, b: const(0) if a.vmin == a.vmax == 0 else None),
+    Rule("(x + c) * k -> x * k + c * k", FOLD_CONSTANTS, _mul_distribute),
+    Rule("(x * c1) * c2 -> x * (c1 * c2)", FOLD_CONSTANTS, _mul_fold_factors),
+]
+
+
+# // by a positive constant d
+
+def _div_sum(a: Node, d: int) -> Optional[Node]:
+    if a.op is Op.ADD:
+        for x, y in (a.src, a.src[::-1]):
+            if _multiple_of(x, d):
+                return add(floordiv(x, d), floordiv(y, d))
+    return None
+
+
+def _div_scaled_multiple(a: Node, d: int) -> Optional[Node]:
+    c = _mul_by(a)
+    return mul(a.src[0], c // d) if c and c % d == 0 else None
+
+
+def _div_scaled_divisor(a: Node, d: int) -> Optional[Node]:
+    c = _mul_by(a)
+    return floordiv(a.src[0], d // c) if c and d % c == 0 else None
+
+
+def _div_small_offset(a: Node, d: int) -> Optional[Node]:
+    t = _small_offset(a, d)
+    return floordiv(t[0], d) if t else None
+
+
+def _div_big_offset(a: Node, d: int) -> Optional[Node]:
+    t = _big_offset(a, d)
+    return add(floordiv(add(t[0], t[1] % d), d), t[1] // d) if t else None
+
+
+FLOORDIV_RULES = [
+    Rule("x // 1 -> x", FOLD_CONSTANTS, lambda a, d: a if d == 1 else None),
+    Rule("c // d -> (c // d)", FOLD_CONSTANTS,
+         lambda a, d: const(a.arg // d) if a.is_const else None),
+    Rule("x // d -> q  when x's whole range has quotient q", SIMPLIFY_DIVMOD,
+         lambda a, d: const(a.vmin // d) if a.vmin // d == a.vmax // d else None),
+    Rule("(x // c1) // c2 -> x // (c1 * c2)", COALESCE,
+         lambda a, d: floordiv(a.src[0], a.src[1].arg * d) if a.op is Op.FLOORDIV else None),
+    Rule("(x * c) // d -> x * (c / d)  when d | c", SIMPLIFY_DIVMOD, _div_scaled_multiple),
+    Rule("(x * c) // d -> x // (d / c)  when c | d", SIMPLIFY_DIVMOD, _div_scaled_divisor),
+    Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum),
+    Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
+         _div_small_offset),
+    Rule("(x + c) // d -> (x + c % d) // d + c // d  when c >= d", SIMPLIFY_DIVMOD,
+         _div_big_offset),
+]
+
+
+# % by a positive constant d
+
+def _mod_sum(a: Node, d: int) -> Optional[Node]:
+    if a.op is Op.ADD:
+        for x, y in (a.src, a.src[::-1]):
+            if _multiple_of(x, d):
+                return floormod(y, d)
+    return None
+
+
+def _mod_of_mod(a: Node, d: int) -> Optional[Node]:
+    if a.op is Op.FLOORMOD and a.src[1].arg % d == 0:  # type: ignore[operator]
+        return floormod(a.src[0], d)
+    return None
+
+
+def _mod_scaled(a: Node, d: int) -> Optional[Node]:
+    c = _mul_by(a)
+    return mul(floormod(a.src[0], d // c), c) if c and d % c == 0 else None
+
+
+def _mod_small_offset(a: Node, d: int) -> Optional[Node]:
+    t = _small_offset(a, d)
+    return add(floormod(t[0], d), t[1]) if t else None
+
+
+def _mod_big_offset(a: Node, d: int) -> Optional[Node]:
+    t = _big_offset(a, d)
+    return floormod(add(t[0], t[1] % d), d) if t else None
+
+
+FLOORMOD_RULES = [
+    Rule("x % 1 -> 0", FOLD_CONSTANTS, lambda a, d: const(0) if d == 1 else None),
+    Rule("c % d -> (c % d)", FOLD_CONSTANTS,
+         lambda a, d: const(a.arg % d) if a.is_const else None),
+    Rule("x % d -> x  when 0 <= x < d", SIMPLIFY_DIVMOD,
+         lambda a, d: a if 0 <= a.vmin and a.vmax < d else None),
+    Rule("(d * k) % d -> 0", SIMPLIFY_DIVMOD,
+         lambda a, d: const(0) if _multiple_of(a, d) else None),
+    Rule("(x % e) % d -> x % d  when d | e", SIMPLIFY_DIVMOD, _mod_of_mod),
+    Rule("(x * c) % d -> (x % (d / c)) * c  when c | d", SIMPLIFY_DIVMOD, _mod_scaled),
+    Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum),
+    Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
+         _mod_small_offset),
+    Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD, _mod_big_offset),
+]
+
+
+# min, max, comparisons, logic and selects
+
+def _min_decided(a: Node, b: Node) -> Optional[Node]:
+    return a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None)
+
+
+def _max_decided(a: Node, b: Node) -> Optional[Node]:
+    return a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)
+
+
+def _less_decided(a: Node, b: Node) -> Optional[Node]:
+    if a.vmax < b.vmin:
+        return const_bool(True)
+    return const_bool(False) if a.vmin >= b.vmax else None
+
+
+def _and_constant(a: Node, b: Node) -> Optional[Node]:
+    for x, y in ((a, b), (b, a)):
+        if x.is_const:
+            return y if x.arg else x
+    return None
+
+
+MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,
+                  _min_decided)]
+MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges", SIMPLIFY_DIVMOD,
+                  _max_decided)]
+LESS_RULES = [Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
+                   _less_decided)]
+NOT_EQUAL_RULES = [
+    Rule("x != x -> false", FOLD_CONSTANTS, lambda a, b: const_bool(False) if a is b else None),
+    Rule("a != b -> true  when their ranges do not meet", SIMPLIFY_DIVMOD,
+         lambda a, b: const_bool(True) if a.vmax < b.vmin or b.vmax < a.vmin else None),
+]
+AND_RULES = [Rule("true && y -> y, false && y -> false (either side)", FOLD_CONSTANTS,
+                  _and_constant)]
+WHERE_RULES = [
+    Rule("true ? a : b -> a, false ? a : b -> b", FOLD_CONSTANTS,
+         lambda c, a, b: (a if c.arg else b) if c.is_const else None),
+    Rule("c ? a : a -> a", FOLD_CONSTANTS, lambda c, a, b: a if a is b else None),
+]
+
+RULES: dict[Op, list[Rule]] = {
+    Op.ADD: ADD_RULES, Op.MUL: MUL_RULES, Op.FLOORDIV: FLOORDIV_RULES,
+    Op.FLOORMOD: FLOORMOD_RULES, Op.MIN: MIN_RULES, Op.MAX: MAX_RULES, Op.CMPLT: LESS_RULES,
+    Op.CMPNE: NOT_EQUAL_RULES, Op.AND: AND_RULES, Op.WHERE: WHERE_RULES}
+"""Each op's rules, in the order they are tried."""
