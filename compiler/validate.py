@@ -209,6 +209,10 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
                 raise ValidationError(op, f"OutputTensor.Sizes[{i}]", f"1 to {m} "
                                       f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
     out = resolve_output(op, desc, out_sizes, desc.input.data_type)
+    # A stride along an axis the output has one element of never moves: one beyond the shaders'
+    # 32-bit arithmetic is normalized to +-1 (its sign still picks the window's first or last).
+    strides = tuple(st if n > 1 or abs(st) < 2**31 else (1 if st > 0 else -1)
+                    for n, st in zip(out.sizes, strides))
     return dataclasses.replace(desc, offsets=offsets, sizes=sizes, strides=strides, output=out)
 
 

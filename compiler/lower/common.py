@@ -7,7 +7,7 @@ from typing import Sequence
 from ..descriptors import TensorDesc
 from ..ir import Buffer
 from ..ir import build as b
-from ..ir.ops import Node
+from ..ir.ops import INT32_MAX, INT32_MIN, Node
 
 
 def tensor_buffer(name: str, t: TensorDesc, role: str) -> Buffer:
@@ -25,9 +25,13 @@ def unflatten(linear: Node, sizes: Sequence[int]) -> list[Node]:
 
 
 def address(coords: Sequence[Node], t: TensorDesc) -> Node:
-    """Element offset of `coords` in t's buffer: sum(coord * stride)."""
+    """Element offset of `coords` in t's buffer: sum(coord * stride). A size-1 dimension's
+    coordinate is always 0, so a stride there that no 32-bit int holds counts as 0 (the rules
+    fold the others away)."""
     acc = b.const(0)
-    for c, stride in zip(coords, t.element_strides):
+    for c, stride, size in zip(coords, t.element_strides, t.sizes):
+        if size == 1 and not INT32_MIN <= stride <= INT32_MAX:
+            stride = 0
         acc = b.add(acc, b.mul(c, stride))
     return acc
 
