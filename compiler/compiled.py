@@ -227,14 +227,12 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
 def _build(desc: OperatorDesc, dump_after: Optional[set[str]], check_indices: bool,
            guard_words: int, target: str) -> tuple[OperatorDesc, Program, tuple[Stage, ...]]:
     checked, program = build_program(desc, dump_after, check_indices, target)
-    scheds = [glsl.schedule(k, program) for k in program.kernels]
-    sources = [glsl.render_glsl(k, program, s, guard_words)
-               for k, s in zip(program.kernels, scheds)]
+    sources = [glsl.render_glsl(k, program, guard_words) for k in program.kernels]
     spirv = toolchain.compile_many(sources)
     return checked, program, tuple(
-        Stage(k.name, src, code, s.invocations, s.local_size,
+        Stage(k.name, src, code, k.schedule.invocations, k.schedule.local_size,  # type: ignore
               tuple(b.name for b in kernel_buffers(k, program)))
-        for k, s, src, code in zip(program.kernels, scheds, sources, spirv))
+        for k, src, code in zip(program.kernels, sources, spirv))
 
 
 MEMO_SIZE = 256

@@ -72,9 +72,9 @@ def test_gather_binding_layout_and_index_helper():
 def test_packed_outputs_are_written_a_word_per_invocation():
     g = dmlc.compile(Slice1Desc(input=T((9,), "INT8"), offsets=(0,), sizes=(9,),
                                 strides=(1,))).glsl
-    assert "if (inv >= 3u) return;" in g  # 9 bytes -> 3 words
-    assert g.count("int gid = int(inv) * 4 + ") == 4
-    assert "b_output.data[inv] = word_output;" in g
+    assert "if (item < 3u) {" in g  # 9 bytes -> 3 words, one an invocation
+    assert g.count("& 0xFFu) << ") == 4  # four lanes packed into each word (legalize.py)
+    assert g.count("b_output.data[gid] = ") == 1  # and stored whole, once
 
 
 def test_scatter_is_a_vote_then_a_gather_form_resolve():

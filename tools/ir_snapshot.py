@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 
 
 def descriptors() -> list[tuple[str, object]]:
-    from hypothesis import HealthCheck, given, settings, strategies as st
+    from hypothesis import HealthCheck, given, settings
 
     import cases
     from dmlc import lang

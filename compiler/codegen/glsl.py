@@ -1,37 +1,21 @@
 """GLSL compute shaders from IR kernels (tinygrad's cstyle renderer, Halide's OpenGLCompute).
 
-Every buffer is a `uint data[]` array whatever its element type: 64-bit elements are two words
-(low first), 8/16-bit elements are packed four/two to a word. The shader declares no 64/16/8-bit
-type. An invocation handles `lanes` consecutive items so that it owns every 32-bit word of an
-8/16-bit output it writes (verify.py guarantees such stores write element gid). Any grid shape
-works: the invocation id is linearized from a 2-D grid, so the runtime can respect the device's
+Codegen only prints: what each invocation runs is the kernel's schedule (passes/schedule.py),
+and 8/16-bit outputs arrive as whole words (passes/legalize.py). Every buffer is a `uint data[]`
+array whatever its element type: 64-bit elements are two words (low first), 8/16-bit elements
+are packed four/two to a word. The shader declares no 64/16/8-bit type. Any grid shape works:
+the invocation id is linearized from a 2-D grid, so the runtime can respect the device's
 per-axis workgroup limit.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
-from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Buffer, Kernel, Node, Op, Program, VType
-from ..ir.build import vector_width
-from ..ir.kernel import BUFFER_OPS, kernel_buffers
-from ..ir.ops import toposort
+from ..ir import Kernel, Node, Op, Program, VType
+from ..ir.kernel import BUFFER_OPS, kernel_buffers, vector_width
+from ..ir.ops import INFIX, toposort
 
-LOCAL_SIZE = 64
-"""Invocations per workgroup, where the kernel has enough of them (local_size): on lavapipe 256
-measured the same as 64."""
-MIN_LOCAL_SIZE = 8       # llvmpipe runs 8 invocations per SIMD instruction (256-bit)
-MIN_GROUPS = 16
-"""Workgroups a kernel should have at least, so that every thread (lavapipe) or compute unit
-gets work: a smaller kernel takes smaller workgroups. Measured on lavapipe, scatter f32
-[2048, 1024] by lines (64 invocations, each a loop): 0.17 of the copy shader in one workgroup
-of 64, 0.30 in eight of 8."""
-UNROLL = 4               # items per invocation for large kernels
-UNROLL_MIN_ITEMS = 1 << 16
-
-_INFIX = {Op.ADD: "+", Op.MUL: "*", Op.CMPLT: "<", Op.CMPNE: "!=", Op.AND: "&&"}
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
           "(({0}.wzyx >> 8u) & uvec4(0xFF00u)) | ({0}.wzyx >> 24u))")
 # Reverse the elements of a 16-byte vector, by element size in bytes.
@@ -53,49 +37,6 @@ def glsl_type(dtype: object) -> str:
         return "uvec4"
     assert isinstance(dtype, DataType)
     return "uvec2" if dtype.bits == 64 else "uint"
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """How a kernel's items map onto invocations, chosen per kernel."""
-
-    local_size: int
-    lanes: int
-    """Consecutive items per invocation (so 8/16-bit stores fill whole words)."""
-    unroll: int
-    """Items per invocation, strided by local_size, so neighbouring invocations touch
-    neighbouring memory (the best copy shader's layout)."""
-    items: int
-
-    @property
-    def invocations(self) -> int:
-        """Invocations to launch (whole workgroups)."""
-        per_group = self.local_size * self.unroll * self.lanes
-        return -(-self.items // per_group) * self.local_size
-
-
-def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
-    """The 8/16-bit buffers this kernel stores to (each invocation assembles whole words)."""
-    names = sorted({e.arg for e in k.effects if e.op is Op.STORE})  # type: ignore[type-var]
-    return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
-
-
-def local_size(invocations: int) -> int:
-    """LOCAL_SIZE, or for a kernel of fewer than MIN_GROUPS such workgroups the power of two
-    (at least MIN_LOCAL_SIZE) that makes about MIN_GROUPS of them."""
-    size = LOCAL_SIZE
-    while size > MIN_LOCAL_SIZE and invocations < size * MIN_GROUPS:
-        size //= 2
-    return size
-
-
-def schedule(k: Kernel, p: Program) -> Schedule:
-    packed = packed_stores(k, p)
-    if packed:
-        lanes = 4 // min(buf.dtype.itemsize for buf in packed)
-        return Schedule(local_size(-(-k.items // lanes)), lanes, 1, k.items)
-    unroll = UNROLL if k.items >= UNROLL_MIN_ITEMS and k.unrolled == 1 else 1
-    return Schedule(local_size(-(-k.items // unroll)), 1, unroll, k.items)
 
 
 def _const(n: Node) -> str:
@@ -136,8 +77,6 @@ class _KernelWriter:
 
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
-        if n.op in _INFIX:
-            return f"{a[0]} {_INFIX[n.op]} {a[1]}"
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = int(n.src[1].arg)  # type: ignore[call-overload]
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
@@ -146,6 +85,8 @@ class _KernelWriter:
             if n.src[0].vmin >= 0:  # plain / and % only where the dividend is proven >= 0
                 return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
             return f"dmlc_{n.op.name.lower()}({a[0]}, {a[1]})"
+        if n.op in INFIX:  # the IR's own infix table: + * < != && mean the same in GLSL
+            return f"{a[0]} {INFIX[n.op]} {a[1]}"
         if n.op in (Op.MIN, Op.MAX):
             return f"{n.op.name.lower()}({a[0]}, {a[1]})"
         if n.op is Op.WHERE:
@@ -163,6 +104,10 @@ class _KernelWriter:
                 f"{a[0]}.{('xy', 'zw')[lane]}")
         if n.op is Op.VPACK:
             return f"uvec4({', '.join(a)})"  # uvec4(uvec2, uvec2) concatenates too
+        if n.op is Op.PACK:  # lane 0 in the lowest bits
+            bits = n.src[0].dtype.bits  # type: ignore[union-attr]
+            mask = "0xFFu" if bits == 8 else "0xFFFFu"
+            return " | ".join(f"(({x} & {mask}) << {lane * bits}u)" for lane, x in enumerate(a))
         if n.op is Op.INDEX:
             fn = _INDEX_FN[n.src[0].dtype]  # type: ignore[index]
             return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"
@@ -170,12 +115,14 @@ class _KernelWriter:
             return f"int({a[0]})"
         raise NotImplementedError(n.op)
 
-    def effect(self, e: Node, indent: str, lane: int) -> list[str]:
+    def effect(self, e: Node, indent: str) -> list[str]:
         buf = self.p.buffer(e.arg)  # type: ignore[arg-type]
         addr, value = self.name(e.src[0]), self.name(e.src[1])
         data = f"b_{buf.name}.data"
         if e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
+        elif e.op is Op.WSTORE:  # a whole word of 8/16-bit elements (passes/legalize.py)
+            body = [f"{data}[{addr}] = {value};"]
         elif e.op is Op.VSTORE:
             body = [f"b_{buf.name}_v.data[{addr} >> {vector_width(buf.dtype).bit_length() - 1}] "
                     f"= {value};"]
@@ -184,15 +131,14 @@ class _KernelWriter:
                     f"{data}[uint({addr}) * 2u + 1u] = {value}.y;"]
         elif buf.dtype.bits == 32:
             body = [f"{data}[{addr}] = {value};"]
-        else:  # packed: this invocation assembles the whole word (verify.py)
-            mask = "0xFFu" if buf.dtype.bits == 8 else "0xFFFFu"
-            body = [f"word_{buf.name} |= ({value} & {mask}) << {lane * buf.dtype.bits}u;"]
+        else:
+            raise ValueError(f"an {buf.dtype.bits}-bit store of single elements: legalize first")
         if len(e.src) > 2:
             pred = self.name(e.src[2])
             return [f"{indent}if ({pred}) {{"] + [f"{indent}    {b}" for b in body] + [f"{indent}}}"]
         return [indent + b for b in body]
 
-    def lane_body(self, lane: int, indent: str) -> list[str]:
+    def body(self, indent: str) -> list[str]:
         self.names = {}
         out: list[str] = []
         for e in self.k.effects:
@@ -201,7 +147,7 @@ class _KernelWriter:
                     continue
                 self.names[n] = f"v{len(self.names)}"
                 out.append(f"{indent}{glsl_type(n.dtype)} {self.names[n]} = {self.expr(n)};")
-            out += self.effect(e, indent, lane)
+            out += self.effect(e, indent)
         return out
 
 
@@ -217,10 +163,10 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     lines = []
     for i, buf in enumerate(kernel_buffers(k, p)):
         mine = [n for n in nodes if n.arg == buf.name and n.op in BUFFER_OPS]
-        scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX)]
+        scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.WSTORE)]
         vector = [n for n in mine if n.op in (Op.VLOAD, Op.VSTORE)]
         reads = any(n.op in (Op.LOAD, Op.VLOAD, Op.ATOMIC_MAX) for n in mine)
-        writes = any(n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX) for n in mine)
+        writes = any(n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE) for n in mine)
         access = "writeonly " if writes and not reads else ("" if writes else "readonly ")
         restrict = "restrict " if not (scalar and vector) else ""
         note = f"  // {buf.dtype.name.lower()}[{buf.count}]"
@@ -233,40 +179,30 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     return lines
 
 
-def render_glsl(k: Kernel, p: Program, sched: Optional[Schedule] = None,
-                guard_words: int = 0) -> str:
-    """GLSL 4.50 source of kernel `k` of program `p`; binding i is kernel_buffers(k, p)[i]."""
+def render_glsl(k: Kernel, p: Program, guard_words: int = 0) -> str:
+    """GLSL 4.50 source of kernel `k` of program `p` (scheduled: passes/schedule.py); binding i
+    is kernel_buffers(k, p)[i]."""
     if guard_words % 4 or guard_words < 0:
         raise ValueError(f"guard_words must be a non-negative multiple of 4, got {guard_words}")
-    sched = sched or schedule(k, p)
+    sched = k.schedule
+    if sched is None:
+        raise ValueError(f"kernel {k.name} has no schedule: run the pipeline (passes.schedule)")
     w = _KernelWriter(k, p)
     lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words)
     lines += ["", helpers().rstrip(), "", "void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
-    packed = [buf.name for buf in packed_stores(k, p)]
-    if packed and k.steps > 1:
-        raise NotImplementedError("8/16-bit stores in a kernel with steps")
-    if packed:  # lanes consecutive items, assembled into whole 32-bit words
-        lines += [f"    uint inv = group * {sched.local_size}u + gl_LocalInvocationID.x;",
-                  f"    if (inv >= {-(-k.items // sched.lanes)}u) return;"]
-        lines += [f"    uint word_{name} = 0u;" for name in packed]
-        for lane in range(sched.lanes):
-            lines += ["    {", f"        int gid = int(inv) * {sched.lanes} + {lane};",
-                      f"        if (gid < {k.items}) {{"]
-            lines += w.lane_body(lane, "            ") + ["        }", "    }"]
-        lines += [f"    b_{name}.data[inv] = word_{name};" for name in packed]
-    else:  # unroll items strided by the workgroup size; compare in uint before the int cast
-        span = sched.local_size * sched.unroll
-        loop = k.steps > 1  # the steps run in order: a loop (at most 65,535 passes: verify.py)
-        indent = "                " if loop else "            "
-        for j in range(sched.unroll):
-            lines += ["    {", f"        uint item = group * {span}u + {j * sched.local_size}u + "
-                      "gl_LocalInvocationID.x;",
-                      f"        if (item < {k.items}u) {{", "            int gid = int(item);"]
-            if loop:
-                lines.append(f"            for (int step = 0; step < {k.steps}; step++) {{")
-            lines += w.lane_body(0, indent) + (["            }"] if loop else [])
-            lines += ["        }", "    }"]
+    # sched.stride items, a workgroup apart; compare in uint before the int cast
+    span = sched.local_size * sched.stride
+    loop = k.steps > 1  # the steps run in order: a loop (at most 65,535 passes: verify.py)
+    indent = "                " if loop else "            "
+    for j in range(sched.stride):
+        lines += ["    {", f"        uint item = group * {span}u + {j * sched.local_size}u + "
+                  "gl_LocalInvocationID.x;",
+                  f"        if (item < {k.items}u) {{", "            int gid = int(item);"]
+        if loop:
+            lines.append(f"            for (int step = 0; step < {k.steps}; step++) {{")
+        lines += w.body(indent) + (["            }"] if loop else [])
+        lines += ["        }", "    }"]
     return "\n".join(lines + ["}", ""])

@@ -10,9 +10,13 @@ from __future__ import annotations
 from typing import Callable, Optional, Union
 
 from ..dtypes import DataType
-from .kernel import Buffer, vector_width
-from .ops import (Node, Op, VType, const, const_bool, const_data, item_id, step_id,  # noqa: F401
-                  var)
+from .kernel import Buffer, vector_width, word_lanes
+from .ops import Node, Op, VType, const, const_bool, const_data, item_id, step_id, var
+
+__all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "add", "mul",
+           "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
+           "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
+           "vextract", "vpack", "vstore", "store", "atomic_max", "pack", "wstore"]
 
 IntLike = Union[Node, int]
 
@@ -144,3 +148,19 @@ def atomic_max(buf: Buffer, idx: IntLike, value: IntLike, pred: Optional[Node] =
     if buf.dtype is not DataType.UINT32:
         raise TypeError("atomic_max needs a UINT32 buffer")
     return _effect(Op.ATOMIC_MAX, buf, idx, _int(value), pred)
+
+
+def pack(elements: "list[Node]") -> Node:
+    """A 32-bit word of 8/16-bit elements of one type, lane 0 in the lowest bits."""
+    dtype = elements[0].dtype
+    if (not isinstance(dtype, DataType) or dtype.bits >= 32 or len(elements) != word_lanes(dtype)
+            or any(e.dtype != dtype for e in elements)):
+        raise TypeError("pack takes one word's worth of 8/16-bit elements of one type")
+    return Node(Op.PACK, DataType.UINT32, tuple(elements))
+
+
+def wstore(buf: Buffer, word: IntLike, value: Node) -> Node:
+    """Store 32-bit word `word` of an 8/16-bit buffer (elements word * lanes ...)."""
+    if buf.dtype.bits >= 32 or value.dtype is not DataType.UINT32:
+        raise TypeError("wstore writes a UINT32 word into an 8/16-bit buffer")
+    return Node(Op.WSTORE, VType.VOID, (_int(word), value), buf.name)

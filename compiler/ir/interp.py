@@ -78,6 +78,12 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         bits = n.src[0].dtype.bits_dtype  # type: ignore[union-attr]
         lanes = [np.broadcast_to(np.asarray(x, bits), gid.shape) for x in s]
         return np.ascontiguousarray(np.stack(lanes, axis=1)).view(np.uint8).reshape(len(gid), 16)
+    if n.op is Op.PACK:
+        bits = n.src[0].dtype.bits  # type: ignore[union-attr]
+        word = np.zeros(gid.shape, np.uint32)
+        for lane, x in enumerate(s):
+            word |= np.broadcast_to(np.asarray(x).astype(np.uint32), gid.shape) << (lane * bits)
+        return word
     if n.op is Op.INDEX:
         return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
     if n.op is Op.BITS:
@@ -99,6 +105,17 @@ def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
     if e.op is Op.VSTORE:
         addr = _vector_addresses(np.broadcast_to(vals[e.src[0]], gid.shape), buf, str(e.arg))
         buf[addr] = np.ascontiguousarray(vals[e.src[1]]).view(buf.dtype).reshape(addr.shape)
+        return
+    if e.op is Op.WSTORE:  # the word's lanes past the buffer's elements are its padding
+        lanes = 4 // buf.itemsize
+        first = np.broadcast_to(vals[e.src[0]], gid.shape) * lanes
+        words = np.ascontiguousarray(np.broadcast_to(vals[e.src[1]], gid.shape), np.uint32)
+        addr = (first[:, None] + np.arange(lanes)).reshape(-1)
+        if addr.size and (addr.min() < 0 or addr.max() >= buf.size + lanes - 1):
+            raise IRError(f"word write {e.arg}[{addr.min()}..{addr.max()}] outside the buffer")
+        elements = words.view(buf.dtype).reshape(-1)
+        inside = addr < buf.size
+        buf[addr[inside]] = elements[inside]
         return
     addr = np.broadcast_to(vals[e.src[0]], gid.shape)
     value = np.broadcast_to(vals[e.src[1]], gid.shape)

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from typing import Optional
 
 from ..dtypes import DataType
-from .ops import Node, Op, VType, item_id, step_id, toposort
+from .ops import EFFECTS, Node, Op, VType, item_id, step_id, toposort
 
 VECTOR_BYTES = 16
 """Every binding is whole 16-byte vectors (one uvec4), so that any buffer can be read as
@@ -22,6 +23,11 @@ vectors."""
 def vector_width(dtype: DataType) -> int:
     """Elements of `dtype` in one 16-byte vector."""
     return VECTOR_BYTES // dtype.itemsize
+
+
+def word_lanes(dtype: DataType) -> int:
+    """Elements of an 8/16-bit type in one 32-bit word (1 for wider types)."""
+    return max(1, 4 // dtype.itemsize)
 
 
 def padded_words(count: int, itemsize: int) -> int:
@@ -56,6 +62,25 @@ class Buffer:
 
 
 @dataclass(frozen=True)
+class Schedule:
+    """How a kernel's items map onto invocations: written by passes/schedule.py, the one place
+    that decides it, and only printed by codegen."""
+
+    local_size: int
+    """Invocations per workgroup."""
+    stride: int
+    """Items per invocation, local_size apart, so that neighbouring invocations touch
+    neighbouring memory (the best copy shader's layout)."""
+    items: int
+
+    @property
+    def invocations(self) -> int:
+        """Invocations to launch (whole workgroups)."""
+        per_group = self.local_size * self.stride
+        return -(-self.items // per_group) * self.local_size
+
+
+@dataclass(frozen=True)
 class Kernel:
     name: str
     items: int
@@ -64,15 +89,18 @@ class Kernel:
     """STORE, VSTORE and ATOMIC_MAX nodes, run in order for each item."""
     unrolled: int = 1
     """How many of the original kernel's consecutive items one item runs (passes/unroll.py);
-    codegen then maps each item to its own invocation."""
+    passes/schedule.py then maps each item to its own invocation."""
     steps: int = 1
     """Each item runs its effects once per step id `step` in [0, steps), in order: a loop in the
     invocation, for work that must happen in sequence (scatter's lines, lower/scatter.py)."""
+    schedule: Optional[Schedule] = None
+    """How items map onto invocations (passes/schedule.py, the pipeline's last step)."""
 
     def __post_init__(self) -> None:
         for e in self.effects:
-            if e.op not in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX) or e.dtype is not VType.VOID:
-                raise TypeError(f"kernel effects must be STORE/VSTORE/ATOMIC_MAX, got {e.op.name}")
+            if e.op not in EFFECTS or e.dtype is not VType.VOID:
+                raise TypeError(f"kernel effects must be one of {[x.name for x in EFFECTS]}, "
+                                f"got {e.op.name}")
 
     @property
     def gid(self) -> Node:
@@ -106,7 +134,16 @@ class Program:
         raise KeyError(name)
 
 
-BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
+BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE)
+
+
+def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
+    """The 8/16-bit buffers kernel `k` stores elements to one at a time. Such a store must write
+    element gid of a buffer of `items` elements, unpredicated (ir/verify.py), so that
+    passes/legalize.py can give each invocation whole 32-bit words: the one rule of sub-word
+    ownership, stated here and relied on there."""
+    names = sorted({e.arg for e in k.effects if e.op is Op.STORE})  # type: ignore[type-var]
+    return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
 
 
 def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:

@@ -38,9 +38,11 @@ class Op(enum.Enum):
     REVERSE = enum.auto()    # arg: element size in bytes; src: (VEC16,) -> its elements reversed
     VEXTRACT = enum.auto()   # arg: lane; src: (VEC16,) -> that 32/64-bit element (node's dtype)
     VPACK = enum.auto()      # src: (16 bytes' worth of 32/64-bit elements of one dtype) -> VEC16
+    PACK = enum.auto()       # src: (a 32-bit word's worth of 8/16-bit elements) -> UINT32 word
     STORE = enum.auto()      # arg: buffer name; src: (index, value[, predicate]) -> VOID
     VSTORE = enum.auto()     # arg: buffer name; src: (first element, VEC16) -> VOID
     ATOMIC_MAX = enum.auto() # arg: uint32 buffer; src: (index, INT value[, predicate]) -> VOID
+    WSTORE = enum.auto()     # arg: 8/16-bit buffer; src: (word index, UINT32 word) -> VOID
 
 
 class VType(enum.Enum):
@@ -240,7 +242,7 @@ INFIX = {Op.ADD: "+", Op.MUL: "*", Op.FLOORDIV: "//", Op.FLOORMOD: "%", Op.CMPLT
 FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
          Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
          Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
-EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX)
+EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE)
 
 
 def type_name(n: Node) -> str:

@@ -11,7 +11,11 @@ def render_kernel(k: Kernel) -> str:
     count = 0
     unrolled = f", {k.unrolled} items each" if k.unrolled > 1 else ""
     steps = f", for step < {k.steps}" if k.steps > 1 else ""
-    lines = [f"kernel {k.name}(gid < {k.items}{unrolled}{steps}) {{"]
+    sched = k.schedule
+    on = (f" on {sched.local_size}-invocation workgroups" + (
+        f", {sched.stride} items each a workgroup apart" if sched.stride > 1 else "")
+        if sched else "")
+    lines = [f"kernel {k.name}(gid < {k.items}{unrolled}{steps}){on} {{"]
     for n in toposort(list(k.effects)):
         leaf = leaf_text(n)
         if leaf is not None:

@@ -6,7 +6,7 @@ ranges alone, to lie inside its buffer, whatever the index values in memory. Cod
 from __future__ import annotations
 
 from ..dtypes import DataType
-from .kernel import Kernel, Program, vector_width
+from .kernel import Kernel, Program, vector_width, word_lanes
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
 __all__ = ["IRError", "verify_program"]
@@ -37,7 +37,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         if n.op is Op.STORE and buf.dtype.bits < 32 and (
                 addr is not k.gid or len(n.src) > 2 or buf.count != k.items):
             fail("8/16-bit stores must write element gid of a buffer of `items` elements, "
-                 "unpredicated (each invocation then owns whole 32-bit words)")
+                 "unpredicated (kernel.packed_stores: legalize then gives each invocation "
+                 "whole 32-bit words)")
     if n.op in (Op.VLOAD, Op.VSTORE):
         try:
             buf = p.buffer(n.arg)  # type: ignore[arg-type]
@@ -55,6 +56,20 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             fail(f"vector address not provably a multiple of {width} elements")
         if n.op is Op.VSTORE and n.src[1].dtype is not VType.VEC16:
             fail("vstore of a non-vector value")
+    if n.op is Op.WSTORE:
+        try:
+            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+        except KeyError:
+            fail(f"unknown buffer {n.arg!r}")
+        words = -(-buf.count // word_lanes(buf.dtype))
+        addr = n.src[0]
+        if buf.dtype.bits >= 32 or n.src[1].dtype is not DataType.UINT32:
+            fail("wstore writes a uint32 word into an 8/16-bit buffer")
+        if addr.vmin < 0 or addr.vmax >= words:
+            fail(f"word range [{addr.vmin}, {addr.vmax}] may leave {buf.name}'s {words} words")
+    if n.op is Op.PACK and not (isinstance(n.src[0].dtype, DataType) and n.src[0].dtype.bits < 32
+                                and len(n.src) == word_lanes(n.src[0].dtype)):
+        fail("pack takes one word's worth of 8/16-bit elements")
     if n.op is Op.VEXTRACT and not (n.src[0].dtype is VType.VEC16 and isinstance(n.dtype, DataType)
                                     and 0 <= n.arg < vector_width(n.dtype)):  # type: ignore[operator]
         fail("vextract needs a vector and a lane inside it")

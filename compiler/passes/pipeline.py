@@ -3,13 +3,15 @@
 Lowering emits naive IR (IR builders are pure). Every pass takes the program and the rule set
 of the rule passes run so far (ir/algebra.py): the rule passes (fold_constants, simplify_divmod,
 coalesce) each add their group and simplify the program under the set; vectorize, tile and
-unroll simplify what they build, and prove lanes contiguous, under that same set. Common subexpressions are shared by construction: nodes are hash-consed, and
-codegen names each node once per invocation.
+unroll simplify what they build, and prove lanes contiguous, under that same set. Then two
+required steps: legalize (8/16-bit stores as whole words) and schedule (items to invocations).
+Common subexpressions are shared by construction: nodes are hash-consed, and codegen names each
+node once per invocation.
 
 DMLC_DUMP_AFTER=NAME (or "lower" for the IR before any pass, or "all") prints the IR after that
 pass to stderr;
-DMLC_DISABLE_PASSES=NAME,... (or "all") skips passes: the test suite runs both ways and the
-results must agree bit for bit.
+DMLC_DISABLE_PASSES=NAME,... (or "all") skips optimization passes (not the required steps): the
+test suite runs both ways and the results must agree bit for bit.
 """
 from __future__ import annotations
 
@@ -21,6 +23,8 @@ from ..ir import Program
 from ..ir.algebra import COALESCE, FOLD_CONSTANTS, GROUPS, SIMPLIFY_DIVMOD, RuleSet, rule_set
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
+from .legalize import legalize
+from .schedule import schedule
 from .simplify import simplify_program
 from .tile import tile
 from .unroll import unroll
@@ -37,6 +41,12 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("tile", tile),
     ("unroll", unroll),
 ]
+REQUIRED: list[tuple[str, Pass]] = [
+    ("legalize", legalize),
+    ("schedule", schedule),
+]
+"""Steps every program takes after the optimizations, whatever DMLC_DISABLE_PASSES says: the
+shaders store whole words (legalize), and codegen prints the schedule these steps decide."""
 
 
 def env_names(env: str) -> set[str]:
@@ -50,8 +60,8 @@ def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
     if "lower" in dump_after or "all" in dump_after:
         print(f"# IR after lower\n{render_program(p)}", file=sys.stderr)
     groups: set[str] = set()
-    for name, fn in PIPELINE:
-        if name in disabled or "all" in disabled:
+    for name, fn in PIPELINE + REQUIRED:
+        if (name in disabled or "all" in disabled) and (name, fn) not in REQUIRED:
             if name in dump_after or "all" in dump_after:
                 print(f"# IR after {name}: skipped (DMLC_DISABLE_PASSES)", file=sys.stderr)
             continue
@@ -65,4 +75,4 @@ def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
 
 def pass_names() -> list[str]:
     """What --dump-after accepts: the lowering, every pass, or all."""
-    return ["lower", *(name for name, _ in PIPELINE), "all"]
+    return ["lower", *(name for name, _ in PIPELINE + REQUIRED), "all"]

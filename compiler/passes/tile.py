@@ -20,7 +20,8 @@ from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
 from ..ir.ops import Op, toposort
 from . import unroll
-from .unroll import loads_at, scalar_loads, unroll_kernel, vector_lanes
+from .lanes import loads_at, scalar_loads, vector_lanes
+from .unroll import unroll_kernel
 
 TILE = (8, 16)
 """Rows x columns of a tiled kernel's block (tile_kernel). Measured on lavapipe with

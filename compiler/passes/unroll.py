@@ -17,19 +17,21 @@ each item still runs its own effects in order, and items never read what other i
 (ir/kernel.py), so only the order between items changes, which nothing can observe.
 
 Skipped where it cannot be proven the same: kernels whose items do not divide by U, and kernels
-that store 8/16-bit elements one at a time (codegen already gives each invocation whole words).
+that store 8/16-bit elements one at a time (passes/legalize.py gives each invocation whole words
+of those, and needs each such store to write element gid: ir/kernel.py's packed_stores).
 """
 from __future__ import annotations
 
 from typing import Callable, Optional
 
 from ..ir import Kernel, Node, Program
+from ..ir.kernel import packed_stores
 from ..ir import build as b
 from ..ir.algebra import RuleSet
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
-from .vectorize import aligned_run, vector_lane
+from .lanes import aligned_run, loads_at, scalar_loads, vector_lanes
 
 FACTORS = (8, 4, 2)
 """Consecutive items per invocation, the first that divides the kernel's items. Measured on
@@ -43,26 +45,6 @@ STEP_FACTORS = (16, 8, 4, 2)
 MIN_ITEMS = 1 << 14
 """Smaller kernels (items x steps) keep one item per invocation: they need every invocation
 they can get."""
-
-
-def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
-             order: Optional[list[Node]] = None) -> tuple[list[Node], list[list[Node]]]:
-    """The kernel's LOADs, and per item of `starts` their addresses simplified under `rules`
-    (order: toposort of the kernel's effects, when the caller has it)."""
-    loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
-    roots, gid = [n.src[0] for n in loads], k.gid
-    roots_order = toposort(roots)
-    return loads, [substitute(roots, {gid: s}, rules, roots_order) for s in starts]
-
-
-def vector_lanes(load: Node, addresses: list[Node], p: Program,
-                 rules: RuleSet) -> Optional[list[tuple[Node, int]]]:
-    """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
-    of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
-    count = p.buffer(load.arg).padded_count  # type: ignore[arg-type]
-    lanes = [vector_lane(a, load.dtype, count, rules)  # type: ignore[arg-type]
-             for a in addresses]
-    return None if any(lane is None for lane in lanes) else lanes  # type: ignore[return-value]
 
 
 def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node],
@@ -119,8 +101,7 @@ def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
     when g takes every value; passes/tile.py's blocks)."""
     if factor < 2 or k.items % factor or k.unrolled > 1:
         return None
-    if any(e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32  # type: ignore[arg-type]
-           for e in k.effects):
+    if packed_stores(k, p):
         return None
     g = b.item_id(k.items // factor)
     starts = [fold(s, rules) for s in (items(g) if items else
@@ -140,10 +121,6 @@ def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
     return unrolled
 
 
-def scalar_loads(k: Kernel) -> int:
-    return sum(n.op is Op.LOAD for n in toposort(list(k.effects)))
-
-
 def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
     if k.items * k.steps < MIN_ITEMS or k.unrolled > 1:  # small, or tiled (passes/tile.py)
         return k
@@ -155,7 +132,7 @@ def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
 def _gains(k: Kernel, unrolled: Kernel) -> bool:
     """Whether the items of an invocation share a load or read whole vectors. Unrolling only
     scattered scalar loads costs: a slice reading every 16th float32 measured 0.15 of the copy
-    shader unrolled, 0.22 not (one item per invocation, codegen's strided items)."""
+    shader unrolled, 0.22 not (one item per invocation, passes/schedule.py's strided items)."""
     nodes = toposort(list(unrolled.effects))
     return (any(n.op is Op.VLOAD for n in nodes)
             or sum(n.op is Op.LOAD for n in nodes) < unrolled.unrolled * scalar_loads(k))

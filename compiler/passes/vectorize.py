@@ -11,40 +11,12 @@ from __future__ import annotations
 from typing import Optional
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Program
+from ..ir import Kernel, Program
 from ..ir import build as b
-from ..ir.algebra import RuleSet, const_tail
+from ..ir.algebra import RuleSet
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
-
-
-def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Optional[Node]:
-    """addresses[0] when the addresses are addresses[0] + 0, 1, 2, ... and addresses[0] is a
-    multiple of `width` (whole aligned vectors). The proof is structural: each address must be
-    the very node that `rules` simplify addresses[0] + j to."""
-    first = addresses[0]
-    if first.divisor % width or any(a is not fold(b.add(first, j), rules)
-                                    for j, a in enumerate(addresses)):
-        return None
-    return first
-
-
-def vector_lane(address: Node, dtype: DataType, count: int,
-                rules: RuleSet) -> Optional[tuple[Node, int]]:
-    """(start, lane) when the 32/64-bit element at `address` is lane `lane` of the aligned
-    16-byte vector at element `start`, proven from the address's form x + c (x a multiple of the
-    vector width) and with the whole vector inside a binding of `count` elements (a buffer's
-    elements and the padding of its last vector: ir.Buffer.words)."""
-    width = b.vector_width(dtype)
-    if dtype.bits < 32:
-        return None
-    x, c = const_tail(address) or (address, 0)
-    if x.divisor % width:
-        return None
-    start = fold(b.add(x, c - c % width), rules)
-    if start.vmin < 0 or start.vmax + width > count:
-        return None
-    return start, c % width
+from .lanes import aligned_run
 
 
 def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Optional[Kernel]:

@@ -1,0 +1,68 @@
+"""Address and lane analysis shared by vectorize, tile and unroll: which addresses form an
+aligned run of a 16-byte vector, which lane of which vector an address is, and where a kernel's
+loads read for given items. Every proof is structural, under the rule set the caller names:
+an address must be the very node those rules simplify the claimed form to.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ..dtypes import DataType
+from ..ir import Kernel, Node, Program
+from ..ir import build as b
+from ..ir.algebra import RuleSet, const_tail
+from ..ir.ops import Op, toposort
+from ..ir.rewrite import fold, substitute
+
+
+def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Optional[Node]:
+    """addresses[0] when the addresses are addresses[0] + 0, 1, 2, ... and addresses[0] is a
+    multiple of `width` (whole aligned vectors). The proof is structural: each address must be
+    the very node that `rules` simplify addresses[0] + j to."""
+    first = addresses[0]
+    if first.divisor % width or any(a is not fold(b.add(first, j), rules)
+                                    for j, a in enumerate(addresses)):
+        return None
+    return first
+
+
+def vector_lane(address: Node, dtype: DataType, count: int,
+                rules: RuleSet) -> Optional[tuple[Node, int]]:
+    """(start, lane) when the 32/64-bit element at `address` is lane `lane` of the aligned
+    16-byte vector at element `start`, proven from the address's form x + c (x a multiple of the
+    vector width) and with the whole vector inside a binding of `count` elements (a buffer's
+    elements and the padding of its last vector: ir.Buffer.words)."""
+    width = b.vector_width(dtype)
+    if dtype.bits < 32:
+        return None
+    x, c = const_tail(address) or (address, 0)
+    if x.divisor % width:
+        return None
+    start = fold(b.add(x, c - c % width), rules)
+    if start.vmin < 0 or start.vmax + width > count:
+        return None
+    return start, c % width
+
+
+def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
+             order: Optional[list[Node]] = None) -> tuple[list[Node], list[list[Node]]]:
+    """The kernel's LOADs, and per item of `starts` their addresses simplified under `rules`
+    (order: toposort of the kernel's effects, when the caller has it)."""
+    loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
+    roots, gid = [n.src[0] for n in loads], k.gid
+    roots_order = toposort(roots)
+    return loads, [substitute(roots, {gid: s}, rules, roots_order) for s in starts]
+
+
+def vector_lanes(load: Node, addresses: list[Node], p: Program,
+                 rules: RuleSet) -> Optional[list[tuple[Node, int]]]:
+    """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
+    of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
+    count = p.buffer(load.arg).padded_count  # type: ignore[arg-type]
+    lanes = [vector_lane(a, load.dtype, count, rules)  # type: ignore[arg-type]
+             for a in addresses]
+    return None if any(lane is None for lane in lanes) else lanes  # type: ignore[return-value]
+
+
+def scalar_loads(k: Kernel) -> int:
+    return sum(n.op is Op.LOAD for n in toposort(list(k.effects)))
