@@ -23,6 +23,7 @@ from .lower import lower
 from .lower.checks import CHECKABLE, add_index_check, raise_for_status
 from .passes import run_pipeline
 from .passes.pipeline import env_names
+from .plan import LaunchPlan, PlanBuffer, PlanKernel
 from .target import resolve as resolve_target
 from .validate import fmt, validate
 from dmlc.runtime.tensor import DeviceTensor, empty, to_device  # kp loads at first use only
@@ -136,11 +137,8 @@ class CompiledKernel:
         """The program bound to device buffers (created on first use, then reused)."""
         if self._executable is None or self._executable.device.closed:
             from dmlc.runtime import Executable, get_device
-            self._executable = Executable(get_device(), self.program,
-                                          [s.spirv for s in self.stages],
-                                          [(s.invocations, s.local_size) for s in self.stages],
-                                          [s.buffers for s in self.stages],
-                                          guard_words=self.guard_words)
+            self._executable = Executable(get_device(), launch_plan(
+                self.program, self.stages, self.guard_words))
         return self._executable
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:
@@ -174,6 +172,17 @@ class CompiledKernel:
             raise_for_status(self.descriptor, bufs)  # type: ignore[arg-type]
         raw = bufs[self.program.output]
         return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
+
+
+def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:
+    """The launch plan of `program`, whose kernels compiled to `stages`: every buffer starts
+    zeroed, as lowering assumes of scratch and status buffers."""
+    buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role)
+                    for b in program.buffers)
+    kernels = tuple(PlanKernel(s.name, s.spirv, s.invocations, s.local_size, s.buffers)
+                    for s in stages)
+    return LaunchPlan(program.name, buffers, kernels, program.inputs, program.output,
+                      program.output_shape, guard_words)
 
 
 def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
