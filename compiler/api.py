@@ -11,7 +11,8 @@ from typing import Any, Optional, Sequence
 
 import numpy as np
 
-from .compiled import cached_compile, is_device_tensor
+from .arguments import is_device_tensor
+from .compiled import cached_compile
 from .descriptors import (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc,
                           as_tuple)
 from .dtypes import DataType, as_ndarray, data_type_of

@@ -9,23 +9,20 @@ cache only, and warm (compiled before in this process).
 """
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import statistics
 import time
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Iterator, Optional
+from typing import Any, Callable, Optional
 
 import numpy as np
 
 from . import toolchain
-from .compiled import clear_caches, compile as compile_desc
+from .compiled import clear_caches, compile as compile_desc, compile_program
 from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
                           TensorDesc)
-from .dtypes import DataType
-from .ir import Buffer, Program
+from .plan import LaunchPlan, PlanBuffer, PlanKernel
 from .target import resolve as resolve_target
 
 COPY_PER_INVOCATION = 4
@@ -117,16 +114,17 @@ def bytes_moved(desc: OperatorDesc) -> int:
     return 2 * size + extra
 
 
-def copy_program(words: int) -> tuple[Program, bytes, int]:
-    """The reference copy shader over `words` 32-bit words (rounded up to whole uvec4s)."""
+def copy_plan(words: int) -> LaunchPlan:
+    """The reference copy shader over `words` 32-bit words (rounded up to whole uvec4s), as a
+    launch plan of one kernel from buffer src to buffer dst."""
     vec4s = -(-words // 4)
     source = (resources.files("dmlc.shaders").joinpath("bench_copy.comp").read_text()
               .replace("@VEC4S@", str(vec4s)).replace("@PER@", str(COPY_PER_INVOCATION)))
-    buffers = (Buffer("src", DataType.UINT32, vec4s * 4, "input"),
-               Buffer("dst", DataType.UINT32, vec4s * 4, "output"))
-    program = Program("copy", buffers, (), ("src",), "dst", (vec4s * 4,))
+    buffers = (PlanBuffer("src", "uint32", vec4s * 4, vec4s * 4, "input"),
+               PlanBuffer("dst", "uint32", vec4s * 4, vec4s * 4, "output"))
     groups = -(-vec4s // (256 * COPY_PER_INVOCATION))
-    return program, toolchain.compile_glsl(source), groups * 256
+    kernel = PlanKernel("copy", toolchain.compile_glsl(source), groups * 256, 256, ("src", "dst"))
+    return LaunchPlan("copy", buffers, (kernel,), ("src",), "dst", (vec4s * 4,))
 
 
 def _median_ms(xs: list[float]) -> float:
@@ -134,22 +132,20 @@ def _median_ms(xs: list[float]) -> float:
 
 
 def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
-    from dmlc.runtime import Executable, get_device
-    from dmlc.runtime.executable import buffer_copy_op, time_op
-    device = get_device()
+    from dmlc.runtime import Executable, get_device, timing
     kernel = compile_desc(case.descriptor)
     inputs = case.make_inputs(rng)
     exe = kernel.executable()
     exe.upload(inputs)
     moved = bytes_moved(kernel.descriptor)
-    program, spirv, invocations = copy_program(-(-moved // 8))
-    copy = Executable(device, program, [spirv], [(invocations, 256)], [("src", "dst")])
-    copy.upload([np.zeros(program.buffers[0].count, np.uint32)])
-    vk_copy = buffer_copy_op(copy)
+    plan = copy_plan(-(-moved // 8))
+    copy = Executable(get_device(), plan)
+    copy.upload([np.zeros(plan.buffers[0].count, np.uint32)])
     times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
                                      "numpy": []}
     for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
-        t_op, t_copy, t_vk = exe.time_kernels(), copy.time_kernels(), time_op(device, vk_copy)
+        t_op, t_copy = timing.time_kernels(exe), timing.time_kernels(copy)
+        t_vk = timing.time_buffer_copy(copy)
         t0 = time.perf_counter()
         case.numpy_fn(*inputs)
         t_np = time.perf_counter() - t0
@@ -165,23 +161,11 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
             "kernels": len(kernel.stages)}
 
 
-@contextlib.contextmanager
-def _spirv_cache_off() -> Iterator[None]:
-    saved = os.environ.get("DMLC_CACHE")
-    os.environ["DMLC_CACHE"] = "0"
-    try:
-        yield
-    finally:
-        if saved is None:
-            os.environ.pop("DMLC_CACHE")
-        else:
-            os.environ["DMLC_CACHE"] = saved
-
-
 def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]]:
     """Per case, compile() three ways: cold (no cache at all: lowering, passes, codegen and
     glslang), disk (a new process's case: the SPIR-V cache hits, everything before glslang
-    runs) and warm (the descriptor was compiled before in this process)."""
+    runs) and warm (the descriptor was compiled before in this process). The cold compile is
+    compile()'s uncached build with the SPIR-V cache skipped for it alone."""
     rows = []
     for case in cases:
         op = case.descriptor.operator
@@ -190,10 +174,12 @@ def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]
             for kind in times:
                 if kind != "warm":
                     clear_caches()
-                with _spirv_cache_off() if kind == "cold" else contextlib.nullcontext():
-                    t0 = time.perf_counter()
+                t0 = time.perf_counter()
+                if kind == "cold":
+                    compile_program(case.descriptor, spirv_cache=False)
+                else:
                     compile_desc(case.descriptor)
-                    times[kind].append(time.perf_counter() - t0)
+                times[kind].append(time.perf_counter() - t0)
         rows.append({"case": case.name, "operator": op,
                      **{f"{k}_ms": _median_ms(v) for k, v in times.items()}})
     return rows
@@ -207,14 +193,9 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
     """Host cost of calling a cached kernel on device tensors (out= given), against a bare
     pre-recorded kp dispatch of an empty shader, interleaved; each the best round's mean."""
     from dmlc.runtime import get_device
-    from dmlc.runtime.device import _import_kp
     from dmlc.runtime.tensor import empty, to_device
-    kp, mgr = _import_kp(), get_device().manager
-    slot = mgr.tensor_t(np.zeros(4, np.uint32))
-    no_consts = np.zeros(0, np.uint32)
-    algo = mgr.algorithm([slot], toolchain.compile_glsl(EMPTY_SHADER), (1, 1, 1), no_consts, no_consts)
-    bare = mgr.sequence()
-    bare.record(kp.OpAlgoDispatch(algo))
+    from dmlc.runtime.timing import RecordedDispatch
+    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
     x, i = np.arange(8, dtype=np.float32).reshape(4, 2), np.array([[3, 1, 0, 2]], np.int32)
     kernel = compile_desc(GatherDesc(input=_t("float32", x.shape), indices=_t("int32", i.shape),
                                      axis=0, index_dimensions=1))
@@ -228,7 +209,7 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
 
     samples: dict[str, list[float]] = {"bare": [], "kernel": []}
     for _ in range(rounds + 1):  # the first round warms up
-        samples["bare"].append(per_call(bare.eval))
+        samples["bare"].append(per_call(bare.run))
         samples["kernel"].append(per_call(lambda: kernel(xd, idd, out=out)))
     bare_us, kernel_us = (min(v[1:]) * 1e6 for v in (samples["bare"], samples["kernel"]))
     return {"bare_dispatch_us": bare_us, "kernel_call_us": kernel_us,
@@ -240,8 +221,9 @@ def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
     from dmlc.runtime import get_device
     rng = np.random.default_rng(0)
     cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]
-    echo(f"device: {get_device().name}, target {resolve_target(None)}   ({'quick' if quick else 'full'} "
-         f"suite, median of {repeats} after 2 warm-up runs; GB/s = bytes read + written)")
+    echo(f"device: {get_device().name}, target {resolve_target(None)}   "
+         f"({'quick' if quick else 'full'} suite, median of {repeats} after 2 warm-up runs; "
+         "GB/s = bytes read + written)")
     head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
             f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'target':>6}")
     echo(head)
@@ -272,7 +254,8 @@ def _latency_and_overhead(cases: list[BenchCase], quick: bool,
          f"a new process), warm (compiled before in this process); targets: cold <= "
          f"{COLD_TARGET_MS:.0f} ms, warm <= {WARM_TARGET_MS:.0f} ms")
     for row in latency:
-        mark = "ok" if row["cold_ms"] <= COLD_TARGET_MS and row["warm_ms"] <= WARM_TARGET_MS else "MISS"
+        fast = row["cold_ms"] <= COLD_TARGET_MS and row["warm_ms"] <= WARM_TARGET_MS
+        mark = "ok" if fast else "MISS"
         echo(f"  {row['case']:44} cold {row['cold_ms']:6.1f} ms   disk {row['disk_ms']:5.2f} ms"
              f"   warm {row['warm_ms']:6.3f} ms  {mark}")
     overhead = call_overhead(calls=500 if quick else 2000)

@@ -3,8 +3,9 @@
 Environment:
   DMLC_GLSLANG     path of glslangValidator (default: found on PATH)
   DMLC_SPIRV_VAL   path of spirv-val (default: found on PATH; validation is skipped if absent)
-  DMLC_CACHE_DIR   cache folder (default: $XDG_CACHE_HOME/dmlc or ~/.cache/dmlc)
-  DMLC_CACHE=0     disable the SPIR-V cache
+  DMLC_CACHE_DIR   cache folder (default: platformdirs' user cache folder for "dmlc" where
+                   platformdirs is installed, else $XDG_CACHE_HOME/dmlc or ~/.cache/dmlc)
+  DMLC_CACHE=0     disable the SPIR-V cache (compile_glsl(..., cache=False) for one call)
 """
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import struct
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 from .errors import ShaderCompileError
 
@@ -45,13 +46,29 @@ def glslang_version(tool: str) -> str:
 
 
 def cache_dir() -> Optional[Path]:
-    """Where SPIR-V is cached, or None when DMLC_CACHE=0."""
+    """Where SPIR-V is cached, or None when DMLC_CACHE=0: $DMLC_CACHE_DIR, else the user cache
+    folder of the platform (platformdirs, an optional dependency: ~/.cache/dmlc on Linux,
+    ~/Library/Caches/dmlc on macOS, %LOCALAPPDATA%\\dmlc\\Cache on Windows), else the XDG
+    rule, which platformdirs follows on Linux too."""
     if os.environ.get("DMLC_CACHE", "1") == "0":
         return None
     if os.environ.get("DMLC_CACHE_DIR"):
         return Path(os.environ["DMLC_CACHE_DIR"])
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
-    return Path(base) / "dmlc"
+    dirs = _platformdirs()
+    if dirs is None:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(Path.home(), ".cache")
+        return Path(base) / "dmlc"
+    return Path(dirs.user_cache_dir("dmlc", appauthor=False))
+
+
+@functools.lru_cache(maxsize=None)
+def _platformdirs() -> Any:
+    """The platformdirs module, or None where it is not installed (looked for once)."""
+    try:
+        import platformdirs
+    except ImportError:
+        return None
+    return platformdirs
 
 
 def capabilities(spirv: bytes) -> list[int]:
@@ -112,8 +129,8 @@ def _glslang() -> str:
     return glslang
 
 
-def _cache_path(source: str, glslang: str) -> Optional[Path]:
-    folder = cache_dir()
+def _cache_path(source: str, glslang: str, cache: bool = True) -> Optional[Path]:
+    folder = cache_dir() if cache else None
     key = hashlib.sha256(f"{glslang_version(glslang)}\0{TARGET_ENV}\0{source}".encode()).hexdigest()
     return folder / key[:2] / f"{key}.spv" if folder else None
 
@@ -141,11 +158,12 @@ def _read_cache(path: Optional[Path]) -> Optional[bytes]:
     return None
 
 
-def compile_glsl(source: str) -> bytes:
+def compile_glsl(source: str, cache: bool = True) -> bytes:
     """SPIR-V for a GLSL compute shader, from the cache when this exact source was built before.
-    A cache entry that is not plausible SPIR-V is rebuilt."""
+    A cache entry that is not plausible SPIR-V is rebuilt. cache=False neither reads nor
+    writes the cache (a cold compile, timed by the bench)."""
     glslang = _glslang()
-    path = _cache_path(source, glslang)
+    path = _cache_path(source, glslang, cache)
     data = _read_cache(path)
     if data is not None:
         return data
@@ -174,16 +192,18 @@ def disassemble(spirv: bytes) -> str:
     return done.stdout.decode()
 
 
-def compile_many(sources: list[str]) -> list[bytes]:
+def compile_many(sources: list[str], cache: bool = True) -> list[bytes]:
     """compile_glsl() of each source; several at once in threads (each waits on a glslang
     process), so a two-kernel program compiles cold in about the time of one."""
     glslang = _glslang()
-    done = [_read_cache(_cache_path(s, glslang)) for s in sources]  # warm: no threads
+    done = [_read_cache(_cache_path(s, glslang, cache)) for s in sources]  # warm: no threads
     missing = [i for i, code in enumerate(done) if code is None]
     if len(missing) <= 1:
-        return [code if code is not None else compile_glsl(s) for s, code in zip(sources, done)]
+        return [code if code is not None else compile_glsl(s, cache)
+                for s, code in zip(sources, done)]
     with concurrent.futures.ThreadPoolExecutor(max_workers=len(missing)) as pool:
-        built = pool.map(compile_glsl, [sources[i] for i in missing])
+        built = pool.map(functools.partial(compile_glsl, cache=cache),
+                         [sources[i] for i in missing])
         for i, code in zip(missing, built):
             done[i] = code
     return [code for code in done if code is not None]

@@ -224,9 +224,10 @@ class Device:
         no_consts = np.zeros(0, np.uint32)  # uint32, not a list: kp's constant trap
         return self.manager.algorithm(tensors, spirv, grid, no_consts, no_consts)
 
-    def sequence(self) -> Any:
+    def sequence(self, timestamps: int = 0) -> Any:
+        """A kp sequence; with room for `timestamps` Vulkan timestamps (timing.py) if given."""
         self.created["sequences"] += 1
-        return self.manager.sequence()
+        return self.manager.sequence(0, timestamps) if timestamps else self.manager.sequence()
 
     def run_op(self, op: Any) -> None:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused

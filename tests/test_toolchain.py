@@ -67,3 +67,26 @@ def test_missing_glslang_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("DMLC_GLSLANG", os.devnull + "-missing")
     with pytest.raises((dmlc.ShaderCompileError, OSError)):
         toolchain.compile_glsl(SOURCE.replace("{helpers}", "// missing\n"))
+
+
+def test_cache_can_be_skipped_for_one_call(cache):
+    """cache=False neither reads nor writes the cache, and leaves the process's setting alone
+    (the bench's cold compile)."""
+    src = SOURCE.replace("{helpers}", "// skipped for one call\n")
+    first = toolchain.compile_glsl(src, cache=False)
+    assert not list(Path(cache).rglob("*.spv"))
+    assert toolchain.compile_many([src, src.replace("one", "two")], cache=False)[0] == first
+    assert not list(Path(cache).rglob("*.spv")) and "DMLC_CACHE" not in os.environ
+    assert toolchain.compile_glsl(src) == first and len(list(Path(cache).rglob("*.spv"))) == 1
+
+
+def test_cache_folder_is_the_platforms(monkeypatch, tmp_path):
+    """Without DMLC_CACHE_DIR: platformdirs' user cache folder where it is installed (the test
+    extra installs it), else $XDG_CACHE_HOME/dmlc; on Linux the two agree."""
+    platformdirs = pytest.importorskip("platformdirs")
+    monkeypatch.delenv("DMLC_CACHE_DIR", raising=False)
+    monkeypatch.delenv("DMLC_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert toolchain.cache_dir() == Path(platformdirs.user_cache_dir("dmlc", appauthor=False))
+    monkeypatch.setattr(toolchain, "_platformdirs", lambda: None)
+    assert toolchain.cache_dir() == tmp_path / "dmlc"

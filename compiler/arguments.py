@@ -1,0 +1,75 @@
+"""What a compiled kernel accepts as arguments: arrays or device tensors of exactly the tensors
+it was compiled for. Checked the same way before a device call and before the interpreter's
+reference run, so both refuse the same calls with the same errors.
+
+Device-free: a DeviceTensor is recognized without importing the runtime (see is_device_tensor),
+so `import dmlc` and compiling load no runtime module.
+"""
+from __future__ import annotations
+
+import sys
+from typing import Any, Sequence
+
+from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
+from .dtypes import as_ndarray
+from .errors import ValidationError
+from .validate import fmt
+
+_ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
+
+
+def is_device_tensor(a: Any) -> bool:
+    """Whether `a` is a dmlc DeviceTensor. Until dmlc.runtime.tensor is imported, no device
+    tensor can exist, so the answer is False without importing it (and kp with it)."""
+    tensor = sys.modules.get("dmlc.runtime.tensor")
+    return tensor is not None and isinstance(a, tensor.DeviceTensor)
+
+
+def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:
+    """A DeviceTensor argument must hold exactly the tensor the kernel was compiled for."""
+    if not is_device_tensor(a):
+        raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
+                              "dmlc.empty)", type(a).__name__)
+    a.check_usable(f"{op}: {field_name}")
+    if a.dtype != t.data_type.numpy:
+        raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
+    want = t.sizes if t.is_packed else (t.buffer_elements,)
+    if a.shape != want:
+        raise ValidationError(op, f"{field_name} shape", fmt(want), fmt(a.shape))
+
+
+def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
+    """The tensor behind the program input `name`, and how errors call it."""
+    if isinstance(desc, ExpressionDesc):
+        return desc.tensor(name), name
+    return getattr(desc, name), _ARG_FIELDS[name]
+
+
+def check_arguments(desc: OperatorDesc, names: Sequence[str],
+                    arrays: Sequence[Any]) -> list[Any]:
+    """The call's arguments for the program inputs `names`, each checked against its tensor:
+    device tensors as they are, anything else as a numpy array of the tensor's dtype and shape
+    (or, for a strided tensor, at least the elements its strides span)."""
+    op = desc.operator
+    if len(arrays) != len(names):
+        raise ValidationError(op, "arguments", f"{len(names)} arrays ({', '.join(names)})",
+                              len(arrays))
+    out = []
+    for name, a in zip(names, arrays):
+        t, field_name = argument(desc, name)
+        if is_device_tensor(a):
+            check_device_tensor(op, field_name, a, t)
+            out.append(a)
+            continue
+        a = as_ndarray(op, field_name, a)
+        if a.dtype != t.data_type.numpy:
+            raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
+                                  a.dtype.name)
+        if t.strides is None and a.shape != t.sizes:
+            raise ValidationError(op, f"{field_name} array shape", fmt(t.sizes), fmt(a.shape))
+        if t.strides is not None and a.size < t.buffer_elements:
+            raise ValidationError(op, f"{field_name} buffer", f">= {t.buffer_elements} "
+                                  f"elements for strides {fmt(t.strides)}", a.size)
+        out.append(a)
+    return out
+
