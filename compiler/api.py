@@ -17,7 +17,7 @@ from .descriptors import (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Des
                           as_tuple)
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
-from .validate import MAX_RANK
+from .tensor_checks import MAX_RANK
 
 
 def as_array(op: str, field: str, value: Any) -> Any:

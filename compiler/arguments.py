@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
 from .dtypes import as_ndarray
 from .errors import ValidationError
-from .validate import fmt
+from .tensor_checks import fmt
 
 _ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
 

@@ -11,7 +11,7 @@ from typing import Optional, Union
 
 from .dtypes import DataType
 from .errors import ValidationError
-from .expr import Load
+from .expression.tree import Load
 
 
 def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
@@ -173,7 +173,7 @@ class ExpressionDesc:
     """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.
 
     `body` is a Load from one of `tensors`, its subscripts affine in the index variables and in
-    values loaded from index tensors (see dmlc.expr). Operators compose into one expression, which
+    values loaded from index tensors (see dmlc.expression.tree). Operators compose into one expression, which
     is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]` reads X once per element.
     """
 

@@ -7,69 +7,18 @@ OutputTensor filled in, so later layers never re-derive shapes.
 from __future__ import annotations
 
 import dataclasses
-import numbers
 from typing import Sequence
 
 from .descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
                           TensorDesc)
-from .dtypes import INDEX_TYPES, DataType
+from .dtypes import INDEX_TYPES
 from .errors import ValidationError
-
-MAX_RANK = 8
-# Index arithmetic is 32-bit signed in the shaders; every tensor stays below 2**31 elements.
-MAX_ELEMENTS = 2**31 - 1
-
-
-def fmt(sizes: Sequence[int]) -> str:
-    """DirectML's brace notation: {2, 3}."""
-    return "{" + ", ".join(str(s) for s in sizes) + "}"
-
-
-def _is_int(x: object) -> bool:
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
-
-
-def check_int_list(op: str, field: str, values: object, length: int | None = None,
-                   minimum: int | None = None) -> tuple[int, ...]:
-    if not isinstance(values, (tuple, list)) or not all(_is_int(v) for v in values):
-        raise ValidationError(op, field, "a list of integers", repr(values))
-    if length is not None and len(values) != length:
-        raise ValidationError(op, f"{field} length", length, len(values))
-    for i, v in enumerate(values):
-        if minimum is not None and v < minimum:
-            raise ValidationError(op, f"{field}[{i}]", f">= {minimum}", v)
-    return tuple(int(v) for v in values)
-
-
-def check_tensor(op: str, name: str, t: TensorDesc, rank: int | None = None) -> None:
-    """Sizes, strides, element counts and TotalTensorSizeInBytes of one tensor."""
-    if not isinstance(t, TensorDesc):
-        raise ValidationError(op, name, "a TensorDesc", type(t).__name__)
-    if not 1 <= len(t.sizes) <= MAX_RANK:
-        raise ValidationError(op, f"{name}.DimensionCount", f"1 to {MAX_RANK}", len(t.sizes))
-    check_int_list(op, f"{name}.Sizes", t.sizes, minimum=1)
-    if rank is not None and t.rank != rank:
-        raise ValidationError(op, f"{name}.DimensionCount", f"{rank} (InputTensor's)", t.rank)
-    if t.strides is not None:
-        check_int_list(op, f"{name}.Strides", t.strides, length=t.rank, minimum=0)
-    if t.element_count > MAX_ELEMENTS:
-        raise ValidationError(op, f"{name}.Sizes", f"at most {MAX_ELEMENTS} elements",
-                              f"{fmt(t.sizes)} = {t.element_count} elements")
-    if t.buffer_elements > MAX_ELEMENTS:
-        raise ValidationError(op, f"{name}.Strides", f"a buffer of at most {MAX_ELEMENTS} elements",
-                              f"{t.buffer_elements} elements")
-    if t.total_bytes is not None:
-        if not _is_int(t.total_bytes) or t.total_bytes % 4:
-            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes", "a multiple of 4",
-                                  t.total_bytes)
-        if t.total_bytes < t.min_bytes:
-            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes",
-                                  f">= {t.min_bytes} (sizes {fmt(t.sizes)}, strides "
-                                  f"{fmt(t.element_strides)})", t.total_bytes)
-
+from .expression.validate import validate_expression
+from .tensor_checks import (check_int_list, check_same_type, check_sizes, check_tensor, fmt,
+                            is_int, resolve_output)
 
 def check_axis(op: str, axis: object, rank: int) -> int:
-    if not _is_int(axis) or not 0 <= axis < rank:  # type: ignore[operator]
+    if not is_int(axis) or not 0 <= axis < rank:  # type: ignore[operator]
         raise ValidationError(op, "Axis", f"an integer in [0, {rank})", repr(axis))
     return int(axis)  # type: ignore[arg-type]
 
@@ -80,38 +29,11 @@ def check_index_type(op: str, t: TensorDesc) -> None:
                               " or ".join(d.name for d in INDEX_TYPES), t.data_type.name)
 
 
-def check_same_type(op: str, name: str, t: TensorDesc, dtype: DataType) -> None:
-    if t.data_type != dtype:
-        raise ValidationError(op, f"{name}.DataType", f"{dtype.name} (InputTensor's)",
-                              t.data_type.name)
-
-
-def check_sizes(op: str, name: str, actual: Sequence[int], expected: Sequence[int],
-                why: str = "") -> None:
-    if tuple(actual) != tuple(expected):
-        raise ValidationError(op, f"{name}.Sizes", fmt(expected), fmt(actual), why)
-
-
 def check_sizes_except_axis(op: str, name: str, t: TensorDesc, ref: TensorDesc, axis: int) -> None:
     for d, (a, b) in enumerate(zip(t.sizes, ref.sizes)):
         if d != axis and a != b:
             raise ValidationError(op, f"{name}.Sizes[{d}]", f"{b} (InputTensor.Sizes[{d}], "
                                   f"every dimension but Axis {axis})", a)
-
-
-def resolve_output(op: str, desc: OperatorDesc, sizes: Sequence[int],
-                   dtype: DataType) -> TensorDesc:
-    """Check a given OutputTensor against the inferred one, or infer it."""
-    out = desc.output
-    if out is None:
-        return TensorDesc(data_type=dtype, sizes=tuple(sizes))
-    check_tensor(op, "OutputTensor", out, len(sizes))
-    check_same_type(op, "OutputTensor", out, dtype)
-    check_sizes(op, "OutputTensor", out.sizes, sizes)
-    if not out.is_packed:
-        raise ValidationError(op, "OutputTensor.Strides", f"packed {fmt(out.packed_strides)}",
-                              fmt(out.element_strides), "strided outputs are not supported yet")
-    return out
 
 
 def gather_output_sizes(op: str, inp: TensorDesc, idx: TensorDesc, axis: int,
@@ -144,7 +66,7 @@ def validate_gather(desc: GatherDesc) -> GatherDesc:
     op = desc.operator
     d, axis = check_input_indices_axis(desc)
     k = desc.index_dimensions
-    if not _is_int(k) or not 0 <= k <= d:
+    if not is_int(k) or not 0 <= k <= d:
         raise ValidationError(op, "IndexDimensions", f"an integer in [0, {d}]", repr(k))
     lead = desc.indices.sizes[:d - k]
     if any(s != 1 for s in lead):
@@ -217,15 +139,13 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
 
 
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
-               ScatterDesc: validate_scatter, Slice1Desc: validate_slice}
+               ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
+               ExpressionDesc: validate_expression}
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:
     """Check `desc` against every rule of SPEC.md; return it with OutputTensor inferred."""
     fn = _VALIDATORS.get(type(desc))
-    if isinstance(desc, ExpressionDesc):
-        from .validate_expression import validate_expression
-        return validate_expression(desc)
     if fn is None:
         raise ValidationError("dmlc.compile", "descriptor", "a GatherDesc, GatherElementsDesc, "
                               "ScatterDesc or Slice1Desc", type(desc).__name__)

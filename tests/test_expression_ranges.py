@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc import expr as E
+from dmlc.expression import tree as E
 from dmlc.compiled import build_program
 from dmlc.ir.verify import verify_program
 from dmlc.lang import parse_module

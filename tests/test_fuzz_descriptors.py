@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc import expr
+from dmlc.expression import tree as expr
 from dmlc.codegen import glsl
 from dmlc.compiled import build_program
 from dmlc.descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc,

@@ -9,7 +9,7 @@ import numpy as np
 from ..descriptors import TensorDesc
 from ..dtypes import DataType
 from ..errors import ParseError
-from ..validate import fmt
+from ..tensor_checks import fmt
 from .parser import Array, Loc, Number
 
 

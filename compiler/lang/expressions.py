@@ -15,7 +15,7 @@ from typing import Optional
 
 import numpy as np
 
-from .. import expr as E
+from ..expression import tree as E
 from ..descriptors import ExpressionDesc, TensorDesc
 from ..dtypes import DataType
 from ..errors import ValidationError

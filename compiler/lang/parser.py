@@ -14,7 +14,7 @@ from typing import Any, Optional, Union
 import lark
 from lark import Token, Transformer, v_args
 
-from .. import expr as E
+from ..expression import tree as E
 from ..errors import ParseError
 
 
@@ -101,7 +101,7 @@ def _loc(x: Any) -> Loc:
 
 
 class _ToItems(Transformer):  # type: ignore[type-arg]
-    """Parse tree -> Items. Index arithmetic is built as dmlc.expr nodes (a - b = a + (-1)*b)."""
+    """Parse tree -> Items. Index arithmetic is built as dmlc.expression.tree nodes (a - b = a + (-1)*b)."""
 
     def start(self, items: list[Item]) -> list[Item]:
         return items

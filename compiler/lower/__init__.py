@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
 from ..ir import Program
-from .expression import lower_expression
+from ..expression.lower import lower_expression
 from .gather import lower_gather, lower_gather_elements
 from .scatter import lower_scatter
 from .slice import lower_slice

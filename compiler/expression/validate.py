@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from . import expr as E
-from .descriptors import ExpressionDesc
-from .errors import ValidationError
-from .lower.expression import infer_extents, out_of_range
-from .validate import MAX_RANK, check_tensor, fmt, resolve_output
+from ..descriptors import ExpressionDesc
+from ..errors import ValidationError
+from ..tensor_checks import MAX_RANK, check_tensor, fmt, resolve_output
+from . import tree as E
+from .ranges import infer_extents, out_of_range
 
 
 def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
@@ -73,7 +73,7 @@ def check_tree(op: str, e: object, where: str = "body") -> None:
     are plain data: a program may build them by hand)."""
     fields = _FIELDS.get(type(e))  # type: ignore[arg-type]
     if fields is None:
-        raise ValidationError(op, where, "an expression node (dmlc.expr)", type(e).__name__)
+        raise ValidationError(op, where, "an expression node (dmlc.expression.tree)", type(e).__name__)
     for name, kind in fields:
         value = getattr(e, name)
         if kind is None or kind is E.Load:

@@ -1,0 +1,93 @@
+"""Checks every validator shares: tensors, integer lists, shapes, the output tensor.
+
+The operators' validators (validate.py) and the expression operator's (expression/validate.py)
+both build on these, so neither needs the other. Each failure is a ValidationError naming the
+operator, the field, and expected versus actual.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Sequence
+
+from .descriptors import OperatorDesc, TensorDesc
+from .dtypes import DataType
+from .errors import ValidationError
+
+MAX_RANK = 8
+# Index arithmetic is 32-bit signed in the shaders; every tensor stays below 2**31 elements.
+MAX_ELEMENTS = 2**31 - 1
+
+
+def fmt(sizes: Sequence[int]) -> str:
+    """DirectML's brace notation: {2, 3}."""
+    return "{" + ", ".join(str(s) for s in sizes) + "}"
+
+
+def is_int(x: object) -> bool:
+    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+
+
+def check_int_list(op: str, field: str, values: object, length: int | None = None,
+                   minimum: int | None = None) -> tuple[int, ...]:
+    if not isinstance(values, (tuple, list)) or not all(is_int(v) for v in values):
+        raise ValidationError(op, field, "a list of integers", repr(values))
+    if length is not None and len(values) != length:
+        raise ValidationError(op, f"{field} length", length, len(values))
+    for i, v in enumerate(values):
+        if minimum is not None and v < minimum:
+            raise ValidationError(op, f"{field}[{i}]", f">= {minimum}", v)
+    return tuple(int(v) for v in values)
+
+
+def check_tensor(op: str, name: str, t: TensorDesc, rank: int | None = None) -> None:
+    """Sizes, strides, element counts and TotalTensorSizeInBytes of one tensor."""
+    if not isinstance(t, TensorDesc):
+        raise ValidationError(op, name, "a TensorDesc", type(t).__name__)
+    if not 1 <= len(t.sizes) <= MAX_RANK:
+        raise ValidationError(op, f"{name}.DimensionCount", f"1 to {MAX_RANK}", len(t.sizes))
+    check_int_list(op, f"{name}.Sizes", t.sizes, minimum=1)
+    if rank is not None and t.rank != rank:
+        raise ValidationError(op, f"{name}.DimensionCount", f"{rank} (InputTensor's)", t.rank)
+    if t.strides is not None:
+        check_int_list(op, f"{name}.Strides", t.strides, length=t.rank, minimum=0)
+    if t.element_count > MAX_ELEMENTS:
+        raise ValidationError(op, f"{name}.Sizes", f"at most {MAX_ELEMENTS} elements",
+                              f"{fmt(t.sizes)} = {t.element_count} elements")
+    if t.buffer_elements > MAX_ELEMENTS:
+        raise ValidationError(op, f"{name}.Strides", f"a buffer of at most {MAX_ELEMENTS} elements",
+                              f"{t.buffer_elements} elements")
+    if t.total_bytes is not None:
+        if not is_int(t.total_bytes) or t.total_bytes % 4:
+            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes", "a multiple of 4",
+                                  t.total_bytes)
+        if t.total_bytes < t.min_bytes:
+            raise ValidationError(op, f"{name}.TotalTensorSizeInBytes",
+                                  f">= {t.min_bytes} (sizes {fmt(t.sizes)}, strides "
+                                  f"{fmt(t.element_strides)})", t.total_bytes)
+
+
+def check_same_type(op: str, name: str, t: TensorDesc, dtype: DataType) -> None:
+    if t.data_type != dtype:
+        raise ValidationError(op, f"{name}.DataType", f"{dtype.name} (InputTensor's)",
+                              t.data_type.name)
+
+
+def check_sizes(op: str, name: str, actual: Sequence[int], expected: Sequence[int],
+                why: str = "") -> None:
+    if tuple(actual) != tuple(expected):
+        raise ValidationError(op, f"{name}.Sizes", fmt(expected), fmt(actual), why)
+
+
+def resolve_output(op: str, desc: OperatorDesc, sizes: Sequence[int],
+                   dtype: DataType) -> TensorDesc:
+    """Check a given OutputTensor against the inferred one, or infer it."""
+    out = desc.output
+    if out is None:
+        return TensorDesc(data_type=dtype, sizes=tuple(sizes))
+    check_tensor(op, "OutputTensor", out, len(sizes))
+    check_same_type(op, "OutputTensor", out, dtype)
+    check_sizes(op, "OutputTensor", out.sizes, sizes)
+    if not out.is_packed:
+        raise ValidationError(op, "OutputTensor.Strides", f"packed {fmt(out.packed_strides)}",
+                              fmt(out.element_strides), "strided outputs are not supported yet")
+    return out
