@@ -3,15 +3,17 @@
     import dmlc, numpy as np
     dmlc.gather(np.array([11., 12., 13.]), np.array([2, 0], np.int32), axis=0, index_dimensions=1)
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
-    dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]").run()  # .dml text
+    dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .compiled import CompiledKernel, compile
 from . import lang
-from .descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
+from .program import compile_module, run_module
+from .descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc,
+                          Slice1Desc, TensorDesc)
 from .dtypes import DataType
 from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ParseError,
-                     ShaderCompileError, ValidationError)
+                     ShaderCompileError, UsageError, ValidationError)
 
 __version__ = "0.1.0"
 
@@ -37,7 +39,8 @@ def close_device() -> None:
 
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
-           "CompiledKernel", "lang", "ExpressionDesc", "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc",
-           "TensorDesc", "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
-           "ShaderCompileError", "DeviceError", "ParseError", "to_device", "empty", "close_device",
-           "__version__"]
+           "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
+           "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "TensorDesc",
+           "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
+           "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
+           "close_device", "__version__"]

@@ -10,13 +10,10 @@ from __future__ import annotations
 import sys
 from typing import Any, Sequence
 
-from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc
+from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc, dml_field
 from .dtypes import as_ndarray
 from .errors import ValidationError
 from .tensor_checks import fmt
-
-_ARG_FIELDS = {"input": "InputTensor", "indices": "IndicesTensor", "updates": "UpdatesTensor"}
-
 
 def is_device_tensor(a: Any) -> bool:
     """Whether `a` is a dmlc DeviceTensor. Until dmlc.runtime.tensor is imported, no device
@@ -42,7 +39,7 @@ def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     """The tensor behind the program input `name`, and how errors call it."""
     if isinstance(desc, ExpressionDesc):
         return desc.tensor(name), name
-    return getattr(desc, name), _ARG_FIELDS[name]
+    return getattr(desc, name), dml_field(desc, name)
 
 
 def check_arguments(desc: OperatorDesc, names: Sequence[str],

@@ -10,8 +10,8 @@ import sys
 from typing import Optional
 
 from . import __version__, toolchain
-from .cli_files import UsageError, add_commands
-from .errors import DeviceError, DmlcError, ShaderCompileError
+from .cli_commands import add_commands
+from .errors import DeviceError, DmlcError, ShaderCompileError, UsageError
 from .passes.pipeline import pass_names
 from .target import resolve as resolve_target
 

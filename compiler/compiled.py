@@ -24,7 +24,7 @@ from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import verify_program
 from .lower import lower
-from .lower.checks import CHECKABLE, add_index_check
+from .lower.checks import add_index_check
 from .passes import run_pipeline
 from .passes.pipeline import env_names
 from .target import resolve as resolve_target
@@ -43,12 +43,12 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
     target: "cpu" or "gpu" (default: compiler/target.py's choice)."""
     target = resolve_target(target)
     checked = validate(desc)
-    if check_indices and not isinstance(checked, CHECKABLE):
+    if check_indices and not checked.has_indices:
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
     program = lower(checked, target)
     if check_indices:
-        program = add_index_check(program, checked)
+        program = add_index_check(program, checked)  # type: ignore[arg-type]
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 

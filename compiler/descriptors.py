@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Optional, Union
+from typing import ClassVar, Optional, Union
 
 from .dtypes import DataType
 from .errors import ValidationError
@@ -104,6 +104,10 @@ class GatherDesc:
     """OutputTensor. None: inferred (packed, the input's data type)."""
 
     operator = "DML_GATHER"
+    has_indices: ClassVar[bool] = True
+    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+        "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
+        "Axis": "axis", "IndexDimensions": "index_dimensions"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -120,6 +124,10 @@ class GatherElementsDesc:
     """OutputTensor: the indices' sizes, the input's type. None: inferred."""
 
     operator = "DML_GATHER_ELEMENTS"
+    has_indices: ClassVar[bool] = True
+    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+        "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
+        "Axis": "axis"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,6 +148,10 @@ class ScatterDesc:
     """OutputTensor: the input's sizes and type. None: inferred."""
 
     operator = "DML_SCATTER"
+    has_indices: ClassVar[bool] = True
+    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+        "InputTensor": "input", "IndicesTensor": "indices", "UpdatesTensor": "updates",
+        "OutputTensor": "output", "Axis": "axis"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -159,6 +171,11 @@ class Slice1Desc:
     """OutputTensor. None: the largest output, 1 + (size - 1) // |stride| per dimension."""
 
     operator = "DML_SLICE1"
+    has_indices: ClassVar[bool] = False
+    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+        "InputTensor": "input", "OutputTensor": "output", "DimensionCount": None,
+        "InputWindowOffsets": "offsets", "InputWindowSizes": "sizes",
+        "InputWindowStrides": "strides"}
 
     def __post_init__(self) -> None:
         for name, field in (("offsets", "InputWindowOffsets"), ("sizes", "InputWindowSizes"),
@@ -189,6 +206,9 @@ class ExpressionDesc:
     """The output tensor. None: inferred (packed; sizes from the subscripts, the body's type)."""
 
     operator = "expression"
+    has_indices: ClassVar[bool] = False
+    """Index tensors are ordinary inputs of an expression: checked mode does not apply."""
+    dml_fields: ClassVar[dict[str, Optional[str]]] = {}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index_vars", as_tuple("expression", "indices", self.index_vars))
@@ -199,3 +219,17 @@ class ExpressionDesc:
 
 
 OperatorDesc = Union[GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, ExpressionDesc]
+
+DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc)
+"""The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
+checked mode and error messages need to know of it: `operator` (its DirectML name),
+`has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword
+argument; None for a field that is only checked, such as DimensionCount)."""
+
+
+def dml_field(desc: OperatorDesc, keyword: str) -> str:
+    """How DirectML calls the field a keyword names (input -> InputTensor)."""
+    for name, kw in type(desc).dml_fields.items():
+        if kw == keyword:
+            return name
+    return keyword

@@ -55,3 +55,7 @@ class ParseError(DmlcError, SyntaxError):
 
     def __str__(self) -> str:
         return str(self.args[0])
+
+
+class UsageError(DmlcError):
+    """The command line asks for something impossible (the CLI's exit code 2)."""

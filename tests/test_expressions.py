@@ -26,7 +26,7 @@ ISSUE_EXAMPLES = {  # the examples of the issue, with numpy's answer
 
 
 def kernels(text: str) -> dict[str, dmlc.CompiledKernel]:
-    return parse_module(text).compile()
+    return dmlc.compile_module(parse_module(text))
 
 
 def run(kernel: dmlc.CompiledKernel, arrays: dict[str, np.ndarray], device: bool) -> np.ndarray:
@@ -72,7 +72,7 @@ def test_output_shape_inference(statement, shape):
 ])
 def test_semantic_errors_name_tensor_index_and_bound(text, words):
     with pytest.raises(dmlc.DmlcError) as info:
-        parse_module(DECLS + text, "e.dml").compile()
+        dmlc.compile_module(parse_module(DECLS + text, "e.dml"))
     msg = str(info.value)
     for w in words:
         assert w in msg, msg

@@ -150,7 +150,7 @@ def test_directml_errors_name_the_field(edit, words):
     assert old in text
     with pytest.raises(dmlc.DmlcError) as info:
         m = parse_module(text.replace(old, new, 1), "t.dml")
-        m.compile()
+        dmlc.compile_module(m)
     msg = str(info.value)
     for w in words:
         assert w in msg, msg

@@ -16,8 +16,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
-                           TensorDesc)
+from ..descriptors import DIRECTML_OPERATORS, OperatorDesc, TensorDesc
 from ..dtypes import DataType
 from .data import Source, array_data, buffer_for
 from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
@@ -25,23 +24,14 @@ from .unit import Unit
 
 # operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only)
 OPERATORS: dict[str, tuple[type, dict[str, Optional[str]]]] = {
-    "DML_GATHER": (GatherDesc, {"InputTensor": "input", "IndicesTensor": "indices",
-                                "OutputTensor": "output", "Axis": "axis",
-                                "IndexDimensions": "index_dimensions"}),
-    "DML_GATHER_ELEMENTS": (GatherElementsDesc, {"InputTensor": "input", "IndicesTensor": "indices",
-                                                 "OutputTensor": "output", "Axis": "axis"}),
-    "DML_SCATTER": (ScatterDesc, {"InputTensor": "input", "IndicesTensor": "indices",
-                                  "UpdatesTensor": "updates", "OutputTensor": "output",
-                                  "Axis": "axis"}),
-    "DML_SLICE1": (Slice1Desc, {"InputTensor": "input", "OutputTensor": "output",
-                                "DimensionCount": None, "InputWindowOffsets": "offsets",
-                                "InputWindowSizes": "sizes", "InputWindowStrides": "strides"}),
-}
+    cls.operator: (cls, cls.dml_fields) for cls in DIRECTML_OPERATORS}
 ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
            "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
            "DML_SCATTER_ELEMENTS": "DML_SCATTER", "SLICE": "DML_SLICE1", "SLICE1": "DML_SLICE1"}
 TENSOR_FIELDS = ("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor")
-ARGUMENT_OF = {"InputTensor": "input", "IndicesTensor": "indices", "UpdatesTensor": "updates"}
+ARGUMENT_OF = {f: kw for cls in DIRECTML_OPERATORS for f, kw in cls.dml_fields.items()
+               if f in TENSOR_FIELDS and f != "OutputTensor"}
+"""The tensor fields that are program inputs, by the keyword that names them."""
 
 
 def operator_name(text: str) -> Optional[str]:

@@ -1,15 +1,12 @@
-"""A parsed .dml file: its units (operators or expression statements), ready to compile and run."""
+"""A parsed .dml file: its units (operators or expression statements), each a descriptor with its
+data, expected values and source locations. The front end stops here: dmlc.program compiles and
+runs a module."""
 from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Mapping, Optional, Union
+from typing import Union
 
-import numpy as np
-
-from ..compiled import CompiledKernel, cached_compile
-from ..compiled import compile as compile_descriptor
-from ..lower.checks import CHECKABLE
 from ..errors import DmlcError, ParseError, ValidationError
 from .data import Source
 from .directml import build_unit
@@ -25,23 +22,6 @@ class Module:
     units: list[Unit]
     source: Source
 
-    def compile(self, dump_after: Optional[set[str]] = None,
-                target: Optional[str] = None) -> dict[str, CompiledKernel]:
-        """Every unit compiled, by output name (memoized per descriptor unless dump_after asks
-        for the IR after some passes, which needs a fresh build); target: dmlc.compile's."""
-        return {u.name: self._compile(u, dump_after, target=target) for u in self.units}
-
-    def _compile(self, u: Unit, dump_after: Optional[set[str]] = None,
-                 check_indices: bool = False, target: Optional[str] = None) -> CompiledKernel:
-        check = check_indices and isinstance(u.descriptor, CHECKABLE)
-        try:
-            if dump_after:
-                return compile_descriptor(u.descriptor, dump_after=dump_after,
-                                          check_indices=check, target=target)
-            return cached_compile(u.descriptor, check, target)
-        except ValidationError as e:
-            raise self.located(e, u) from None
-
     def located(self, e: ValidationError, u: Unit) -> DmlcError:
         """The error pointed at the line of the field it names (OutputTensor.DataType -> the
         OutputTensor line), when the file has that field."""
@@ -50,32 +30,6 @@ class Module:
         if loc is None:
             return e
         return self.source.error(str(e), loc)
-
-    def run(self, inputs: Optional[Mapping[str, np.ndarray]] = None,
-            check_indices: bool = False) -> dict[str, np.ndarray]:
-        """Run every unit on the Vulkan device. `inputs` (by the file's tensor names, or the
-        operators' argument names input/indices/updates) adds to or replaces the file's data.
-        check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
-        outside its axis instead of clamping or dropping it."""
-        inputs = dict(inputs or {})
-        known = {n for u in self.units for n in (*u.arguments, *u.arguments.values())}
-        for name in inputs:
-            if name not in known:
-                raise ValidationError(self.kind, "input name", "one of " + ", ".join(
-                    sorted(known)), repr(name))
-        results = {}
-        for u in self.units:
-            kernel = self._compile(u, check_indices=check_indices)
-            arrays = []
-            for arg in kernel.program.inputs:
-                label = u.arguments[arg]
-                value = inputs.get(label, inputs.get(arg, u.data.get(arg)))
-                if value is None:
-                    raise ValidationError(u.name, label, "data in the file or --input "
-                                          f"{label}=FILE.npy", "none")
-                arrays.append(value)
-            results[u.name] = kernel(*arrays)
-        return results
 
 
 def _module(items: list, src: Source) -> Module:

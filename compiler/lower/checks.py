@@ -23,7 +23,7 @@ from ..ir import build as b
 from .common import address, tensor_buffer, unflatten
 
 Checked = Union[GatherDesc, GatherElementsDesc, ScatterDesc]
-CHECKABLE = (GatherDesc, GatherElementsDesc, ScatterDesc)
+"""The descriptors with an IndicesTensor (descriptors' has_indices)."""
 FIRST, VALUE = "check_first", "check_value"
 
 

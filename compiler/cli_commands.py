@@ -1,4 +1,5 @@
-"""`dmlc compile` and `dmlc run`: .dml files in, shaders or results out."""
+"""The commands that take a .dml file: `dmlc compile` (shaders out) and `dmlc run` (results
+out). cli.py holds the parser, `info`, `bench` and the exit codes."""
 from __future__ import annotations
 
 import argparse
@@ -10,17 +11,14 @@ import numpy as np
 
 from . import toolchain
 from .compiled import CompiledKernel
-from .errors import DmlcError, ValidationError
+from .errors import UsageError, ValidationError
 from .lang import Module, Unit, load
+from .program import compile_module, run_module
 from .target import TARGETS
 
 EMITS = ("ir", "glsl", "spirv", "spvasm")
 SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
 PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
-
-
-class UsageError(DmlcError):
-    """The command line asks for something impossible (exit code 2)."""
 
 
 Artifact = tuple[str, str, Union[str, bytes]]  # (name, emit, content)
@@ -57,7 +55,7 @@ def _text(items: list[Artifact]) -> str:
 def cmd_compile(args: argparse.Namespace) -> int:
     module = load(args.file)
     dump = set(args.dump_after) if args.dump_after else None
-    kernels = module.compile(dump_after=dump, target=args.target)
+    kernels = compile_module(module, dump_after=dump, target=args.target)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
     produced = [artifacts(kernels, e) for e in emits]
     flat = [a for group in produced for a in group]
@@ -153,7 +151,7 @@ def _mismatch(expected: np.ndarray, actual: np.ndarray) -> Optional[str]:
 
 def cmd_run(args: argparse.Namespace) -> int:
     module = load(args.file)
-    results = module.run(_inputs(args.input), check_indices=args.check_indices)
+    results = run_module(module, _inputs(args.input), check_indices=args.check_indices)
     if args.output:
         if len(results) > 1 and not args.output.endswith(".npz"):
             raise UsageError(f"{len(results)} outputs ({', '.join(results)}): use -o FILE.npz")

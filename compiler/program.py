@@ -1,0 +1,67 @@
+"""Compiling and running a parsed `.dml` module: the step after the front end.
+
+`dmlc.lang` parses a file into units (descriptor, data, expected values, source locations) and
+stops there; this module compiles each unit's descriptor with dmlc.compile and runs the kernels
+on the caller's inputs or the file's data. Validation errors point at the file's line.
+
+    module = dmlc.lang.load("examples/image_crop.dml")
+    outputs = dmlc.run_module(module)               # {output name: numpy array}
+    kernels = dmlc.compile_module(module)           # {output name: CompiledKernel}
+"""
+from __future__ import annotations
+
+from typing import Mapping, Optional
+
+import numpy as np
+
+from .call import CompiledKernel
+from .compiled import cached_compile
+from .compiled import compile as compile_descriptor
+from .errors import ValidationError
+from .lang import Module, Unit
+
+
+def _compile(module: Module, u: Unit, dump_after: Optional[set[str]] = None,
+             check_indices: bool = False, target: Optional[str] = None) -> CompiledKernel:
+    check = check_indices and u.descriptor.has_indices
+    try:
+        if dump_after:  # the IR after some passes is printed by a fresh build only
+            return compile_descriptor(u.descriptor, dump_after=dump_after,
+                                      check_indices=check, target=target)
+        return cached_compile(u.descriptor, check, target)
+    except ValidationError as e:
+        raise module.located(e, u) from None
+
+
+def compile_module(module: Module, dump_after: Optional[set[str]] = None,
+                   target: Optional[str] = None) -> dict[str, CompiledKernel]:
+    """Every unit compiled, by output name (memoized per descriptor unless dump_after asks for
+    the IR after some passes); target: dmlc.compile's."""
+    return {u.name: _compile(module, u, dump_after, target=target) for u in module.units}
+
+
+def run_module(module: Module, inputs: Optional[Mapping[str, np.ndarray]] = None,
+               check_indices: bool = False) -> dict[str, np.ndarray]:
+    """Run every unit on the Vulkan device. `inputs` (by the file's tensor names, or the
+    operators' argument names input/indices/updates) adds to or replaces the file's data.
+    check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
+    outside its axis instead of clamping or dropping it."""
+    inputs = dict(inputs or {})
+    known = {n for u in module.units for n in (*u.arguments, *u.arguments.values())}
+    for name in inputs:
+        if name not in known:
+            raise ValidationError(module.kind, "input name", "one of " + ", ".join(
+                sorted(known)), repr(name))
+    results = {}
+    for u in module.units:
+        kernel = _compile(module, u, check_indices=check_indices)
+        arrays = []
+        for arg in kernel.program.inputs:
+            label = u.arguments[arg]
+            value = inputs.get(label, inputs.get(arg, u.data.get(arg)))
+            if value is None:
+                raise ValidationError(u.name, label, "data in the file or --input "
+                                      f"{label}=FILE.npy", "none")
+            arrays.append(value)
+        results[u.name] = kernel(*arrays)
+    return results

@@ -1,0 +1,99 @@
+"""The house stays one-way: front end -> descriptors -> IR -> passes -> codegen -> toolchain ->
+runtime. Read from the source (an AST scan of every import, lazy ones included), so a new module
+that breaks a layer fails here, without Vulkan. Only call.py (binding a compiled program to the
+device at its first call) and target.py (asking the loader what the device is, when no target is
+given) reach into the runtime from the compiler, both lazily; test_compile_artifact.py checks
+that compiling for a named target loads no runtime module."""
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+PACKAGES = {"compiler": "dmlc", "runtime": "dmlc.runtime", "shaders": "dmlc.shaders"}
+MAX_LINES = 400
+
+
+def _module_name(path: pathlib.Path) -> str:
+    rel = path.relative_to(ROOT)
+    parts = list(rel.with_suffix("").parts)
+    parts[0] = PACKAGES[parts[0]]
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    return {_module_name(p): p for top in PACKAGES for p in (ROOT / top).rglob("*.py")}
+
+
+def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
+    """The dmlc modules (and kp) that module `name` imports anywhere in its body."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(up + ([node.module] if node.module else []))
+            names = {f"{base}.{a.name}" for a in node.names}
+            found |= names & known  # `from . import tree`: the module tree
+            if names - known:  # `from .ir import Program`: the module ir
+                found.add(base)
+    return {m for m in found if m in known or m == "kp" or m.startswith("kp.")}
+
+
+GRAPH = {name: _imports(name, path, set(_modules())) for name, path in _modules().items()}
+
+
+def _reaches(start: str, target: str) -> bool:
+    seen, stack = set(), [start]
+    while stack:
+        for nxt in GRAPH.get(stack.pop(), ()):
+            if nxt == target:
+                return True
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return False
+
+
+def test_no_import_cycles():
+    cycles = [m for m in GRAPH if m != "dmlc" and _reaches(m, m)]
+    assert not cycles, f"modules on an import cycle: {sorted(cycles)}"
+
+
+def test_only_the_runtime_imports_kp():
+    users = [m for m, deps in GRAPH.items() if any(d.split(".")[0] == "kp" for d in deps)]
+    assert users and all(m.startswith("dmlc.runtime") for m in users), users
+
+
+@pytest.mark.parametrize("lower, upper", [
+    ("dmlc.lang", "dmlc.compiled"), ("dmlc.lang", "dmlc.program"), ("dmlc.lang", "dmlc.passes"),
+    ("dmlc.lang", "dmlc.runtime"), ("dmlc.expression.validate", "dmlc.lower"),
+    ("dmlc.validate", "dmlc.lower"), ("dmlc.ir", "dmlc.passes"), ("dmlc.ir", "dmlc.descriptors"),
+    ("dmlc.passes", "dmlc.codegen"), ("dmlc.codegen", "dmlc.passes"),
+    ("dmlc.lower", "dmlc.runtime"), ("dmlc.passes", "dmlc.runtime"),
+    ("dmlc.codegen", "dmlc.runtime"), ("dmlc.toolchain", "dmlc.runtime"),
+    ("dmlc.artifact", "dmlc.runtime"), ("dmlc.runtime", "dmlc.ir"),
+    ("dmlc.runtime", "dmlc.compiled"), ("dmlc.runtime", "dmlc.lower"),
+])
+def test_layers_read_one_way(lower, upper):
+    """No module of package `lower` reaches any module of `upper`."""
+    starts = [m for m in GRAPH if m == lower or m.startswith(lower + ".")]
+    bad = [(s, t) for s in starts for t in GRAPH
+           if (t == upper or t.startswith(upper + ".")) and _reaches(s, t)]
+    assert not bad, f"{lower} reaches {upper}: {bad[:3]}"
+
+
+def test_no_source_file_over_the_size_limit():
+    long = {str(p.relative_to(ROOT)): n for p in (ROOT / "compiler").rglob("*.py")
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    long |= {str(p.relative_to(ROOT)): n for p in (ROOT / "runtime").rglob("*.py")
+             if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    assert not long, long
