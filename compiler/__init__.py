@@ -5,15 +5,28 @@
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
     dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
+from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .compiled import CompiledKernel, compile
-from . import lang
-from .program import compile_module, run_module
-from .descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc,
-                          Slice1Desc, TensorDesc)
+from .descriptors import (
+    ExpressionDesc,
+    GatherDesc,
+    GatherElementsDesc,
+    ScatterDesc,
+    Slice1Desc,
+    TensorDesc,
+)
 from .dtypes import DataType
-from .errors import (DeviceError, DmlcError, IndexOutOfRangeError, ParseError,
-                     ShaderCompileError, UsageError, ValidationError)
+from .errors import (
+    DeviceError,
+    DmlcError,
+    IndexOutOfRangeError,
+    ParseError,
+    ShaderCompileError,
+    UsageError,
+    ValidationError,
+)
+from .program import compile_module, run_module
 
 __version__ = "0.1.0"
 

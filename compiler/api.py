@@ -7,14 +7,21 @@ Input arrays are never modified.
 """
 from __future__ import annotations
 
-from typing import Any, Optional, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
 from .arguments import is_device_tensor
 from .compiled import cached_compile
-from .descriptors import (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc,
-                          as_tuple)
+from .descriptors import (
+    GatherDesc,
+    GatherElementsDesc,
+    ScatterDesc,
+    Slice1Desc,
+    TensorDesc,
+    as_tuple,
+)
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
 from .tensor_checks import MAX_RANK
@@ -77,7 +84,8 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=axis,
-                                       index_dimensions=index_dimensions), _flag(op, "check_indices", check_indices))
+                                       index_dimensions=index_dimensions),
+                         _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
 
@@ -88,7 +96,8 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=axis), _flag(op, "check_indices", check_indices))
+                                               axis=axis),
+                         _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
 
@@ -103,7 +112,8 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=axis), _flag(op, "check_indices", check_indices))
+                                        updates=tensor_of(u), axis=axis),
+                         _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i), buffer_of(u))
 
 
@@ -111,7 +121,7 @@ scatter_elements = scatter
 
 
 def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
-          output_sizes: Optional[Sequence[int]] = None) -> np.ndarray:  # noqa: A001
+          output_sizes: Sequence[int] | None = None) -> np.ndarray:
     """DML_SLICE1: per dimension, the window [offset, offset + size) read with a signed stride
     (negative: from the window's end). output_sizes=None takes the most each window allows."""
     op = Slice1Desc.operator

@@ -8,12 +8,14 @@ so `import dmlc` and compiling load no runtime module.
 from __future__ import annotations
 
 import sys
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc, dml_field
 from .dtypes import as_ndarray
 from .errors import ValidationError
 from .tensor_checks import fmt
+
 
 def is_device_tensor(a: Any) -> bool:
     """Whether `a` is a dmlc DeviceTensor. Until dmlc.runtime.tensor is imported, no device

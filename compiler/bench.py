@@ -12,16 +12,24 @@ from __future__ import annotations
 import json
 import statistics
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any, Callable, Optional
+from typing import Any
 
 import numpy as np
 
 from . import toolchain
-from .compiled import clear_caches, compile as compile_desc, compile_program
-from .descriptors import (GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
-                          TensorDesc)
+from .compiled import clear_caches, compile_program
+from .compiled import compile as compile_desc
+from .descriptors import (
+    GatherDesc,
+    GatherElementsDesc,
+    OperatorDesc,
+    ScatterDesc,
+    Slice1Desc,
+    TensorDesc,
+)
 from .plan import LaunchPlan, PlanBuffer, PlanKernel
 from .target import resolve as resolve_target
 
@@ -39,7 +47,7 @@ class BenchCase:
     """The ratio to the copy shader this case should reach (issue 3's targets)."""
 
 
-def _t(dtype: str, sizes: tuple[int, ...], strides: Optional[tuple[int, ...]] = None) -> TensorDesc:
+def _t(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> TensorDesc:
     return TensorDesc(data_type=dtype, sizes=sizes, strides=strides)
 
 
@@ -216,8 +224,8 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
             "ratio": kernel_us / bare_us, "target": 2.0}
 
 
-def run(quick: bool = False, repeats: int = 7, json_path: Optional[str] = None,
-        echo: Callable[[str], None] = print, only: Optional[list[str]] = None) -> dict[str, Any]:
+def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
+        echo: Callable[[str], None] = print, only: list[str] | None = None) -> dict[str, Any]:
     from dmlc.runtime import get_device
     rng = np.random.default_rng(0)
     cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Optional
 
 from . import __version__, toolchain
 from .cli_commands import add_commands
@@ -71,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Optional[list[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

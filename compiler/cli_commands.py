@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Optional, Union
 
 import numpy as np
 
@@ -21,7 +20,7 @@ SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
 PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
 
 
-Artifact = tuple[str, str, Union[str, bytes]]  # (name, emit, content)
+Artifact = tuple[str, str, str | bytes]  # (name, emit, content)
 
 
 def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
@@ -34,7 +33,7 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
             continue
         for stage in k.stages:
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
-            content: Union[str, bytes]
+            content: str | bytes
             if emit == "glsl":
                 content = stage.glsl
             elif emit == "spirv":
@@ -83,7 +82,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(path: str, content: Union[str, bytes]) -> None:
+def _write(path: str, content: str | bytes) -> None:
     try:
         with open(path, "wb") as f:
             f.write(content if isinstance(content, bytes) else content.encode())
@@ -136,7 +135,7 @@ def format_result(module: Module, u: Unit, value: np.ndarray) -> str:
     return f"{head} = {format_array(value, indent)}"
 
 
-def _mismatch(expected: np.ndarray, actual: np.ndarray) -> Optional[str]:
+def _mismatch(expected: np.ndarray, actual: np.ndarray) -> str | None:
     """Where two results differ bit for bit (NaN payloads and -0.0 count), or None."""
     if expected.shape != actual.shape:
         return f"shape {expected.shape} expected, got {actual.shape}"

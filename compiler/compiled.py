@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import os
-from typing import Optional
 
 import numpy as np
 
@@ -34,9 +33,9 @@ __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "build_program", "cache
            "clear_caches", "compile", "compile_program"]
 
 
-def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
+def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
                   check_indices: bool = False,
-                  target: Optional[str] = None) -> tuple[OperatorDesc, Program]:
+                  target: str | None = None) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
     check_indices: add the kernels of checked mode (lower/checks.py).
@@ -52,9 +51,9 @@ def build_program(desc: OperatorDesc, dump_after: Optional[set[str]] = None,
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 
-def compile_program(desc: OperatorDesc, *, dump_after: Optional[set[str]] = None,
+def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
                     check_indices: bool = False, guard_words: int = 0,
-                    target: Optional[str] = None, spirv_cache: bool = True) -> CompiledProgram:
+                    target: str | None = None, spirv_cache: bool = True) -> CompiledProgram:
     """What compile() builds on a miss, without its in-memory cache: the device-free artifact.
     spirv_cache=False also skips the SPIR-V cache on disk (the bench's cold compile)."""
     target = resolve_target(target)
@@ -72,9 +71,9 @@ def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
                  tuple(b.name for b in kernel_buffers(k, program)))
 
 
-def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
-            dump_after: Optional[set[str]] = None, check_indices: bool = False,
-            guard_words: int = 0, target: Optional[str] = None) -> CompiledKernel:
+def compile(desc: OperatorDesc, *,
+            dump_after: set[str] | None = None, check_indices: bool = False,
+            guard_words: int = 0, target: str | None = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it. target: "cpu" or "gpu", what the
@@ -94,7 +93,7 @@ def compile(desc: OperatorDesc, *,  # noqa: A001 - the public name
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,
-                   target: Optional[str] = None) -> CompiledKernel:
+                   target: str | None = None) -> CompiledKernel:
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
     _check_options(check_indices, 0)
@@ -118,7 +117,7 @@ passes and codegen (the SPIR-V cache on disk then only serves new processes)."""
 
 
 def _cache_key(desc: OperatorDesc, check_indices: bool, guard_words: int,
-               target: str) -> Optional[tuple]:
+               target: str) -> tuple | None:
     """What decides the compiled result: the descriptor, the options and the passes disabled
     (None where the descriptor is unhashable: compiling it reports the bad field)."""
     key = (desc, check_indices, guard_words, target, os.environ.get("DMLC_DISABLE_PASSES", ""))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import ClassVar, Optional, Union
+from typing import ClassVar
 
 from .dtypes import DataType
 from .errors import ValidationError
@@ -21,7 +21,7 @@ def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
         raise ValidationError(op, field, "a list of integers", repr(values))
     try:
         return tuple(values)  # type: ignore[call-overload]
-    except Exception as e:  # noqa: BLE001 - a broken iterable is bad input like any other
+    except Exception as e:
         raise ValidationError(op, field, "a list of integers", repr(values), str(e)) from None
 
 
@@ -33,10 +33,10 @@ class TensorDesc:
     """Element type; one of the 11 DataType members."""
     sizes: tuple[int, ...]
     """Size of each dimension, outermost first; 1 to 8 dimensions, each at least 1."""
-    strides: Optional[tuple[int, ...]] = None
+    strides: tuple[int, ...] | None = None
     """Distance between neighbours of each dimension, in elements. None: packed row-major.
     0 broadcasts a dimension; a permutation describes a transposed layout."""
-    total_bytes: Optional[int] = None
+    total_bytes: int | None = None
     """TotalTensorSizeInBytes. None: the minimum the sizes and strides need (see min_bytes)."""
 
     def __post_init__(self) -> None:
@@ -99,13 +99,14 @@ class GatherDesc:
     axis: int
     """Axis of the input to gather along, in [0, DimensionCount)."""
     index_dimensions: int
-    """IndexDimensions: how many trailing dimensions of the indices count, in [0, DimensionCount]."""
-    output: Optional[TensorDesc] = None
+    """IndexDimensions: how many trailing dimensions of the indices count, in
+    [0, DimensionCount]."""
+    output: TensorDesc | None = None
     """OutputTensor. None: inferred (packed, the input's data type)."""
 
     operator = "DML_GATHER"
     has_indices: ClassVar[bool] = True
-    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+    dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
         "Axis": "axis", "IndexDimensions": "index_dimensions"}
 
@@ -120,12 +121,12 @@ class GatherElementsDesc:
     """IndicesTensor: the input's sizes on every dimension but `axis`."""
     axis: int
     """Axis the indices select along, in [0, DimensionCount)."""
-    output: Optional[TensorDesc] = None
+    output: TensorDesc | None = None
     """OutputTensor: the indices' sizes, the input's type. None: inferred."""
 
     operator = "DML_GATHER_ELEMENTS"
     has_indices: ClassVar[bool] = True
-    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+    dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
         "Axis": "axis"}
 
@@ -144,12 +145,12 @@ class ScatterDesc:
     """UpdatesTensor: the indices' sizes, the input's type."""
     axis: int
     """Axis the indices select along, in [0, DimensionCount)."""
-    output: Optional[TensorDesc] = None
+    output: TensorDesc | None = None
     """OutputTensor: the input's sizes and type. None: inferred."""
 
     operator = "DML_SCATTER"
     has_indices: ClassVar[bool] = True
-    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+    dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "UpdatesTensor": "updates",
         "OutputTensor": "output", "Axis": "axis"}
 
@@ -167,12 +168,12 @@ class Slice1Desc:
     """InputWindowSizes: each window's extent, >= 1, inside the input."""
     strides: tuple[int, ...]
     """InputWindowStrides: signed, non-zero; negative walks the window backwards."""
-    output: Optional[TensorDesc] = None
+    output: TensorDesc | None = None
     """OutputTensor. None: the largest output, 1 + (size - 1) // |stride| per dimension."""
 
     operator = "DML_SLICE1"
     has_indices: ClassVar[bool] = False
-    dml_fields: ClassVar[dict[str, Optional[str]]] = {
+    dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "OutputTensor": "output", "DimensionCount": None,
         "InputWindowOffsets": "offsets", "InputWindowSizes": "sizes",
         "InputWindowStrides": "strides"}
@@ -190,7 +191,8 @@ class ExpressionDesc:
     """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.
 
     `body` is a Load from one of `tensors`, its subscripts affine in the index variables and in
-    values loaded from index tensors (see dmlc.expression.tree). Operators compose into one expression, which
+    values loaded from index tensors (see dmlc.expression.tree). Operators compose into one
+    expression, which
     is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]` reads X once per element.
     """
 
@@ -198,17 +200,17 @@ class ExpressionDesc:
     """The output tensor's name (also its buffer's)."""
     index_vars: tuple[str, ...]
     """The output's index variables, outermost first: i, j in W[i, j]."""
-    body: "Load"
+    body: Load
     """What each output element reads."""
     tensors: tuple[tuple[str, TensorDesc], ...]
     """(name, tensor) of every input the body may read, in argument order."""
-    output: Optional[TensorDesc] = None
+    output: TensorDesc | None = None
     """The output tensor. None: inferred (packed; sizes from the subscripts, the body's type)."""
 
     operator = "expression"
     has_indices: ClassVar[bool] = False
     """Index tensors are ordinary inputs of an expression: checked mode does not apply."""
-    dml_fields: ClassVar[dict[str, Optional[str]]] = {}
+    dml_fields: ClassVar[dict[str, str | None]] = {}
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "index_vars", as_tuple("expression", "indices", self.index_vars))
@@ -218,7 +220,7 @@ class ExpressionDesc:
         return dict(self.tensors)[name]
 
 
-OperatorDesc = Union[GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, ExpressionDesc]
+OperatorDesc = GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | ExpressionDesc
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,

@@ -51,8 +51,9 @@ class DataType(enum.Enum):
         return self in INDEX_TYPES
 
     @classmethod
-    def of(cls, value: object) -> "DataType":
-        """Accept a DataType, a DML name ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32") or a numpy dtype."""
+    def of(cls, value: object) -> DataType:
+        """Accept a DataType, a DML name ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32") or a numpy
+        dtype."""
         if isinstance(value, cls):
             return value
         if isinstance(value, str):
@@ -73,7 +74,7 @@ def as_ndarray(op: str, field: str, value: Any) -> np.ndarray:
     """np.asarray(value); what numpy refuses (a ragged list...) is a ValidationError."""
     try:
         return np.asarray(value)
-    except Exception as e:  # noqa: BLE001 - numpy raises ValueError, TypeError and more
+    except Exception as e:
         raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
 
 

@@ -46,7 +46,8 @@ class ParseError(DmlcError, SyntaxError):
 
     def __init__(self, message: str, *, filename: str = "<input>", line: int = 0, column: int = 0,
                  source_line: str = "") -> None:
-        self.filename, self.line, self.column, self.source_line = filename, line, column, source_line
+        self.filename, self.line, self.column = filename, line, column
+        self.source_line = source_line
         text = f"{filename}:{line}:{column}: {message}" if line else f"{filename}: {message}"
         if source_line:
             text += f"\n    {source_line}\n    {' ' * (max(column, 1) - 1)}^"

@@ -10,7 +10,7 @@ on the caller's inputs or the file's data. Validation errors point at the file's
 """
 from __future__ import annotations
 
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -21,8 +21,8 @@ from .errors import ValidationError
 from .lang import Module, Unit
 
 
-def _compile(module: Module, u: Unit, dump_after: Optional[set[str]] = None,
-             check_indices: bool = False, target: Optional[str] = None) -> CompiledKernel:
+def _compile(module: Module, u: Unit, dump_after: set[str] | None = None,
+             check_indices: bool = False, target: str | None = None) -> CompiledKernel:
     check = check_indices and u.descriptor.has_indices
     try:
         if dump_after:  # the IR after some passes is printed by a fresh build only
@@ -33,14 +33,14 @@ def _compile(module: Module, u: Unit, dump_after: Optional[set[str]] = None,
         raise module.located(e, u) from None
 
 
-def compile_module(module: Module, dump_after: Optional[set[str]] = None,
-                   target: Optional[str] = None) -> dict[str, CompiledKernel]:
+def compile_module(module: Module, dump_after: set[str] | None = None,
+                   target: str | None = None) -> dict[str, CompiledKernel]:
     """Every unit compiled, by output name (memoized per descriptor unless dump_after asks for
     the IR after some passes); target: dmlc.compile's."""
     return {u.name: _compile(module, u, dump_after, target=target) for u in module.units}
 
 
-def run_module(module: Module, inputs: Optional[Mapping[str, np.ndarray]] = None,
+def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
                check_indices: bool = False) -> dict[str, np.ndarray]:
     """Run every unit on the Vulkan device. `inputs` (by the file's tensor names, or the
     operators' argument names input/indices/updates) adds to or replaces the file's data.

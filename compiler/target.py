@@ -8,14 +8,13 @@ device is (asked of the loader without opening the device), else "gpu".
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 from .errors import ValidationError
 
 TARGETS = ("cpu", "gpu")
 
 
-def resolve(target: Optional[str]) -> str:
+def resolve(target: str | None) -> str:
     """The target to compile for: `target`, $DMLC_TARGET, or the selected device's kind."""
     field = "target"
     if target is None and os.environ.get("DMLC_TARGET"):
@@ -27,7 +26,7 @@ def resolve(target: Optional[str]) -> str:
     return target
 
 
-def _device_kind() -> Optional[str]:
+def _device_kind() -> str | None:
     from dmlc.errors import DeviceError
     from dmlc.runtime.device import device_kind  # the loader only: no kp, no device opened
     try:

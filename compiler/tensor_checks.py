@@ -7,7 +7,7 @@ operator, the field, and expected versus actual.
 from __future__ import annotations
 
 import numbers
-from typing import Sequence
+from collections.abc import Sequence
 
 from .descriptors import OperatorDesc, TensorDesc
 from .dtypes import DataType

@@ -18,7 +18,7 @@ import struct
 import subprocess
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from .errors import ShaderCompileError
 
@@ -34,18 +34,18 @@ FORBIDDEN_CAPABILITIES = {9: "Float16", 10: "Float64", 11: "Int64", 22: "Int16",
 _OP_CAPABILITY = 17
 
 
-def find_tool(env: str, name: str) -> Optional[str]:
+def find_tool(env: str, name: str) -> str | None:
     """$env if set (a path or a name on PATH), else `name` on PATH; None when not executable."""
     return shutil.which(os.environ.get(env) or name)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def glslang_version(tool: str) -> str:
     out = subprocess.run([tool, "--version"], capture_output=True, text=True)
     return out.stdout.strip()
 
 
-def cache_dir() -> Optional[Path]:
+def cache_dir() -> Path | None:
     """Where SPIR-V is cached, or None when DMLC_CACHE=0: $DMLC_CACHE_DIR, else the user cache
     folder of the platform (platformdirs, an optional dependency: ~/.cache/dmlc on Linux,
     ~/Library/Caches/dmlc on macOS, %LOCALAPPDATA%\\dmlc\\Cache on Windows), else the XDG
@@ -61,7 +61,7 @@ def cache_dir() -> Optional[Path]:
     return Path(dirs.user_cache_dir("dmlc", appauthor=False))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _platformdirs() -> Any:
     """The platformdirs module, or None where it is not installed (looked for once)."""
     try:
@@ -86,7 +86,8 @@ def capabilities(spirv: bytes) -> list[int]:
 
 
 def looks_like_spirv(data: bytes) -> bool:
-    return len(data) >= 20 and len(data) % 4 == 0 and struct.unpack("<I", data[:4])[0] == SPIRV_MAGIC
+    return (len(data) >= 20 and len(data) % 4 == 0
+            and struct.unpack("<I", data[:4])[0] == SPIRV_MAGIC)
 
 
 def _numbered(source: str) -> str:
@@ -129,7 +130,7 @@ def _glslang() -> str:
     return glslang
 
 
-def _cache_path(source: str, glslang: str, cache: bool = True) -> Optional[Path]:
+def _cache_path(source: str, glslang: str, cache: bool = True) -> Path | None:
     folder = cache_dir() if cache else None
     key = hashlib.sha256(f"{glslang_version(glslang)}\0{TARGET_ENV}\0{source}".encode()).hexdigest()
     return folder / key[:2] / f"{key}.spv" if folder else None
@@ -144,7 +145,7 @@ def _sealed(spirv: bytes) -> bytes:
     return spirv + _SEAL + hashlib.sha256(spirv).digest()
 
 
-def _read_cache(path: Optional[Path]) -> Optional[bytes]:
+def _read_cache(path: Path | None) -> bytes | None:
     """The SPIR-V cached at `path`, or None (no cache, no entry, or a damaged one)."""
     if path is None:
         return None

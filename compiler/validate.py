@@ -7,15 +7,30 @@ OutputTensor filled in, so later layers never re-derive shapes.
 from __future__ import annotations
 
 import dataclasses
-from typing import Sequence
+from collections.abc import Sequence
 
-from .descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc,
-                          TensorDesc)
+from .descriptors import (
+    ExpressionDesc,
+    GatherDesc,
+    GatherElementsDesc,
+    OperatorDesc,
+    ScatterDesc,
+    Slice1Desc,
+    TensorDesc,
+)
 from .dtypes import INDEX_TYPES
 from .errors import ValidationError
 from .expression.validate import validate_expression
-from .tensor_checks import (check_int_list, check_same_type, check_sizes, check_tensor, fmt,
-                            is_int, resolve_output)
+from .tensor_checks import (
+    check_int_list,
+    check_same_type,
+    check_sizes,
+    check_tensor,
+    fmt,
+    is_int,
+    resolve_output,
+)
+
 
 def check_axis(op: str, axis: object, rank: int) -> int:
     if not is_int(axis) or not 0 <= axis < rank:  # type: ignore[operator]
@@ -45,7 +60,8 @@ def gather_output_sizes(op: str, inp: TensorDesc, idx: TensorDesc, axis: int,
         extra = full[:len(full) - d]
         if any(s != 1 for s in extra):
             raise ValidationError(op, "OutputTensor.Sizes", f"at most {d} dimensions that are "
-                                  f"not 1", fmt(full), "input[0:Axis] ++ indices[D-IndexDimensions:]"
+                                  f"not 1", fmt(full),
+                                  "input[0:Axis] ++ indices[D-IndexDimensions:]"
                                   " ++ input[Axis+1:] is too long")
         return tuple(full[len(full) - d:])
     return (1,) * (d - len(full)) + tuple(full)

@@ -8,8 +8,9 @@ against the page's documented output and exits non-zero on any difference.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,8 @@ class SeedExample:
 
 SEED_EXAMPLES = [
     SeedExample("DML_GATHER", "Example 1. 1D remapping", dmlc.gather,
-                {"input": np.array([11, 12, 13, 14], F32), "indices": np.array([3, 1, 3, 0, 2], U32)},
+                {"input": np.array([11, 12, 13, 14], F32),
+                 "indices": np.array([3, 1, 3, 0, 2], U32)},
                 {"axis": 0, "index_dimensions": 1}, np.array([14, 12, 14, 11, 13], F32)),
     SeedExample("DML_GATHER", "Example 2. 2D output, 1D indices, Axis 0, concatenate rows",
                 dmlc.gather,
@@ -41,7 +43,8 @@ SEED_EXAMPLES = [
                 {"axis": 0, "index_dimensions": 1},
                 np.array([[1, 2], [3, 4], [3, 4], [5, 6]], F32)),
     SeedExample("DML_GATHER", "Example 3. 2D, Axis 1, swap columns", dmlc.gather,
-                {"input": np.array([[1, 2], [3, 4], [5, 6]], F32), "indices": np.array([[1, 0]], U32)},
+                {"input": np.array([[1, 2], [3, 4], [5, 6]], F32),
+                 "indices": np.array([[1, 0]], U32)},
                 {"axis": 1, "index_dimensions": 1}, np.array([[2, 1], [4, 3], [6, 5]], F32),
                 "SPEC.md: the page says IndexDimensions 2; its data is IndexDimensions 1"),
     SeedExample("DML_GATHER", "Example 4. Axis 2, nested indices", dmlc.gather,
@@ -106,7 +109,8 @@ def main() -> int:
         if ex.note:
             print(f"  note: {ex.note}")
         print()
-    print(f"{len(SEED_EXAMPLES) - failures} of {len(SEED_EXAMPLES)} seed examples match their pages")
+    matched = len(SEED_EXAMPLES) - failures
+    print(f"{matched} of {len(SEED_EXAMPLES)} seed examples match their pages")
     return 1 if failures else 0
 
 

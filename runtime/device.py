@@ -21,7 +21,8 @@ import functools
 import logging
 import os
 import threading
-from typing import Any, Iterator, Optional, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -42,8 +43,8 @@ INSTALL_HINT = ("install a Vulkan driver and loader: on Debian `apt-get install 
                 "mesa-vulkan-drivers libvulkan1` (lavapipe runs on the CPU), or run `make install`")
 
 _kp: Any = None
-_device: Optional["Device"] = None
-_device_index: Optional[int] = None
+_device: Device | None = None
+_device_index: int | None = None
 _lock = threading.Lock()
 
 
@@ -53,7 +54,7 @@ def _import_kp() -> Any:
         root = logging.getLogger()
         handlers, level = list(root.handlers), root.level
         try:
-            import kp  # noqa: PLC0415 - the one place dmlc imports kp
+            import kp
         except ImportError as e:
             if "libvulkan" in str(e):
                 raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
@@ -86,7 +87,7 @@ def selected_index() -> int:
     return int(env)
 
 
-def get_device() -> "Device":
+def get_device() -> Device:
     """The process's device, created on first use (and again after close_device())."""
     global _device
     with _lock:
@@ -95,14 +96,14 @@ def get_device() -> "Device":
         return _device
 
 
-def device_kind() -> Optional[str]:
+def device_kind() -> str | None:
     """"cpu" or "gpu": what the selected device is, asked of the Vulkan loader without opening
     it (None where the loader cannot say). Remembered per device index."""
     return _kind_of(selected_index())
 
 
-@functools.lru_cache(maxsize=None)
-def _kind_of(index: int) -> Optional[str]:
+@functools.cache
+def _kind_of(index: int) -> str | None:
     found = probe()
     if not 0 <= index < len(found.types):
         return None
@@ -177,9 +178,9 @@ class Device:
                                     self.max_group_invocations)
         self.closed = False
         self._lock = threading.RLock()
-        self.created: "collections.Counter[str]" = collections.Counter()
+        self.created: collections.Counter[str] = collections.Counter()
         self._pool: dict[int, list[Any]] = {}
-        self._returned: "collections.deque[tuple[int, Any]]" = collections.deque()
+        self._returned: collections.deque[tuple[int, Any]] = collections.deque()
 
     POOL_PER_SIZE = 4
     POOL_BYTES = 256 * 2**20
@@ -203,7 +204,7 @@ class Device:
         return kept.pop() if kept else None
 
     @contextlib.contextmanager
-    def use(self, what: str) -> Iterator["Device"]:
+    def use(self, what: str) -> Iterator[Device]:
         """Hold the device for one piece of work on it, or raise if it was closed: kp calls run
         one at a time (they hold the GIL, and a Vulkan queue needs external synchronization),
         and a closed device's objects must never be touched again (a use is a SIGSEGV)."""

@@ -10,7 +10,8 @@ are ordered.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,7 @@ class Executable:
         self.algorithms = self._algorithms(self.tensors)
         # Scratch buffers start zeroed on the device (and kernels leave them zeroed).
         device.run_op(kp.OpTensorSyncDevice(bound))
-        self._bindings: "OrderedDict[tuple[int, ...], tuple[list[Any], list[Any]]]" = OrderedDict()
+        self._bindings: OrderedDict[tuple[int, ...], tuple[list[Any], list[Any]]] = OrderedDict()
         inputs = [self.tensors[name] for name in plan.inputs]
         self._status = plan.status
         status = [self.tensors[b.name] for b in self._status]

@@ -14,7 +14,6 @@ import glob
 import os
 import struct
 from dataclasses import dataclass, fields
-from typing import Optional
 
 
 @dataclass(frozen=True)
@@ -88,7 +87,7 @@ class Probe:
     """What the Vulkan loader sees, asked directly (kp aborts the process when there is no
     driver at all, so dmlc asks first)."""
 
-    loader: Optional[str]
+    loader: str | None
     """The loader library opened, or None if there is none."""
     devices: tuple[tuple[str, Limits], ...] = ()
     """(deviceName, Limits) of each physical device, in the loader's (and kp's) order."""
@@ -144,13 +143,13 @@ def driver_files() -> list[str]:
     return sorted(f for d in dirs for f in glob.glob(os.path.join(d, "*.json")))
 
 
-def query(index: int) -> Optional[tuple[str, Limits]]:
+def query(index: int) -> tuple[str, Limits] | None:
     """(deviceName, Limits) of physical device `index`, or None if the loader cannot say."""
     found = probe()
     return found.devices[index] if 0 <= index < len(found.devices) else None
 
 
-def device_limits(found: Optional[tuple[str, Limits]], name: str,
+def device_limits(found: tuple[str, Limits] | None, name: str,
                   group_count: tuple[int, int, int], group_invocations: int) -> Limits:
     """The limits the loader reported for a device (`found`: its query() entry), cross-checked
     against what kp reported for it (name and workgroup limits): on any disagreement, or with

@@ -100,7 +100,7 @@ class DeviceTensor:
             self.released = True
             self._slot = None
 
-    def __enter__(self) -> "DeviceTensor":
+    def __enter__(self) -> DeviceTensor:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -114,7 +114,7 @@ class DeviceTensor:
     def nbytes(self) -> int:
         return self.size * self.dtype.itemsize
 
-    def upload(self, array: np.ndarray) -> "DeviceTensor":
+    def upload(self, array: np.ndarray) -> DeviceTensor:
         with self.use("DeviceTensor.upload") as device:
             to_words(array, self.size, out=self._slot.tensor.data())
             self._slot.sync(device, "up")

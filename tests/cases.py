@@ -5,8 +5,9 @@ so the two oracles (numpy reference, IR interpreter) and the device are held to 
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from hypothesis import strategies as st

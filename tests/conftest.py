@@ -29,7 +29,7 @@ def _vulkan_problem() -> str | None:
             from dmlc.runtime import get_device
             get_device()
             _device_problem.append("")
-        except Exception as e:  # noqa: BLE001 - any failure means "no device"
+        except Exception as e:
             _device_problem.append(f"no Vulkan device: {e}")
     return _device_problem[0] or None
 

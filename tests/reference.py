@@ -121,5 +121,5 @@ def evaluate_statement(rhs: str, index_vars: list[str], shape, arrays: dict[str,
         t = _Tensor(name, a)
         t.index = name in index_tensors
         env[name] = t
-    out = eval(rhs, {"__builtins__": {}}, env)  # noqa: S307 - test inputs are generated here
+    out = eval(rhs, {"__builtins__": {}}, env)
     return np.broadcast_to(out, tuple(shape)).copy()

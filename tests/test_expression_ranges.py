@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc.expression import tree as E
 from dmlc.compiled import build_program
+from dmlc.expression import tree as E
 from dmlc.ir.verify import verify_program
 from dmlc.lang import parse_module
 from dmlc.lower import lower

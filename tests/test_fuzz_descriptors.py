@@ -11,12 +11,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc.expression import tree as expr
 from dmlc.codegen import glsl
 from dmlc.compiled import build_program
-from dmlc.descriptors import (ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc,
-                              Slice1Desc, TensorDesc)
+from dmlc.descriptors import (
+    ExpressionDesc,
+    GatherDesc,
+    GatherElementsDesc,
+    ScatterDesc,
+    Slice1Desc,
+    TensorDesc,
+)
 from dmlc.dtypes import DataType
+from dmlc.expression import tree as expr
 
 EXAMPLES = 400  # per operator; HYPOTHESIS_PROFILE=thorough multiplies the budget
 
@@ -59,7 +65,8 @@ TREES = st.recursive(LEAVES, lambda c: st.one_of(
     st.builds(expr.Load, NAMES, st.lists(c, max_size=3).map(tuple)),
     st.builds(expr.IndexValue, st.builds(expr.Load, NAMES, st.lists(c, max_size=2).map(tuple)),
               NUMBERS)), max_leaves=8)
-BODIES = st.builds(expr.Load, st.sampled_from(["X", "I", "Y"]), st.lists(TREES, max_size=3).map(tuple))
+BODIES = st.builds(expr.Load, st.sampled_from(["X", "I", "Y"]),
+                   st.lists(TREES, max_size=3).map(tuple))
 
 
 def tensors(base: TensorDesc):

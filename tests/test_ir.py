@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from dmlc.dtypes import DataType
 from dmlc.ir import Buffer, Kernel, Op, Program
 from dmlc.ir import build as b
 from dmlc.ir.algebra import ALL_RULES
-from dmlc.ir.rewrite import fold
 from dmlc.ir.interp import run_program
 from dmlc.ir.printer import render_program
+from dmlc.ir.rewrite import fold
 from dmlc.ir.verify import IRError, verify_program
 
 

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from examples.seed_examples import SEED_EXAMPLES
 
 import dmlc
 from dmlc.lang import parse_module
 from dmlc.lang.parser import parse
-from examples.seed_examples import SEED_EXAMPLES
 from reference import assert_bits_equal
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-NO_DRIVER = {"VK_ICD_FILENAMES": "/nonexistent/driver.json", "VK_DRIVER_FILES": "/nonexistent/driver.json"}
+NO_DRIVER = {"VK_ICD_FILENAMES": "/nonexistent/driver.json",
+             "VK_DRIVER_FILES": "/nonexistent/driver.json"}
 CALL = ("import numpy as np, dmlc\n"
         "try:\n"
-        "    dmlc.gather_elements(np.zeros((2, 2), np.float32), np.zeros((1, 2), np.int32), axis=0)\n"
+        "    dmlc.gather_elements(np.zeros((2, 2), np.float32), np.zeros((1, 2), np.int32),"
+        " axis=0)\n"
         "except dmlc.DeviceError as e:\n"
         "    print('DeviceError:', e)\n")
 

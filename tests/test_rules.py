@@ -8,15 +8,16 @@ divisibility must hold for every value.
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dmlc.dtypes import DataType
 from dmlc.ir import Buffer
 from dmlc.ir import build as b
 from dmlc.ir.algebra import ALL_RULES
-from dmlc.ir.rewrite import fold
 from dmlc.ir.interp import _eval
 from dmlc.ir.ops import toposort
+from dmlc.ir.rewrite import fold
 
 N = 64
 

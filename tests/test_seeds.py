@@ -12,7 +12,7 @@ import reference as ref
 from reference import assert_bits_equal
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "examples"))
-from seed_examples import SEED_EXAMPLES, run_example  # noqa: E402
+from seed_examples import SEED_EXAMPLES, run_example
 
 IDS = [f"{e.page}-{e.title.split('.')[0]}-{i}" for i, e in enumerate(SEED_EXAMPLES)]
 REFERENCE = {"gather": ref.gather, "gather_elements": ref.gather_elements,

@@ -1,4 +1,5 @@
-"""WebNN's conformance vectors (tests/data/webnn, from ../shared/conformance/webnn) mapped onto the DirectML operators.
+"""WebNN's conformance vectors (tests/data/webnn, from ../shared/conformance/webnn) mapped onto
+the DirectML operators.
 
 WebNN tensors have their own ranks; DirectML's share one DimensionCount, so every tensor is
 padded with leading 1s to D (for gather, D = max(input rank, indices rank, output rank), and

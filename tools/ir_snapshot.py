@@ -28,7 +28,6 @@ def _no_local_constants() -> None:
 
 
 def descriptors() -> list[tuple[str, object]]:
-    from hypothesis import HealthCheck, given, settings
 
     import cases
     from dmlc import lang
@@ -44,27 +43,34 @@ def descriptors() -> list[tuple[str, object]]:
     strategies = [cases.gather_cases(), cases.gather_elements_cases(), cases.scatter_cases(),
                   cases.slice_cases()]
     for k, strategy in enumerate(strategies):
-        drawn: list[object] = []
-
-        @settings(derandomize=True, database=None, max_examples=60, deadline=None,
-                  suppress_health_check=list(HealthCheck))
-        @given(strategy)
-        def collect(case: object) -> None:
-            drawn.append(case.descriptor)  # type: ignore[attr-defined]
-
-        collect()
-        out += [(f"case {k}.{i}", d) for i, d in enumerate(drawn)]
+        out += [(f"case {k}.{i}", d) for i, d in enumerate(_draw(strategy))]
     return out
 
 
+def _draw(strategy: object) -> list[object]:
+    """60 descriptors from a case strategy, the same ones on every run."""
+    from hypothesis import HealthCheck, given, settings
+
+    drawn: list[object] = []
+
+    @settings(derandomize=True, database=None, max_examples=60, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def collect(case: object) -> None:
+        drawn.append(case.descriptor)  # type: ignore[attr-defined]
+
+    collect()
+    return drawn
+
+
 def render(desc: object, target: str) -> str:
-    from dmlc.compiled import build_program
     from dmlc.codegen import glsl
+    from dmlc.compiled import build_program
     from dmlc.ir.printer import render_program
 
     try:
         _, program = build_program(desc, dump_after=set(), target=target)  # type: ignore[arg-type]
-    except Exception as e:  # noqa: BLE001 - a refused descriptor is part of the snapshot
+    except Exception as e:
         return f"error: {type(e).__name__}: {e}"
     text = [render_program(program)]
     for k in program.kernels:

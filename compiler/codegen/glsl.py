@@ -95,7 +95,8 @@ class _KernelWriter:
             return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
         if n.op is Op.VLOAD:
             width = vector_width(self.p.buffer(n.arg).dtype)  # type: ignore[arg-type]
-            return f"b_{n.arg}_v.data[{a[0]} >> {width.bit_length() - 1}]"  # aligned, >= 0: verify.py
+            # aligned and >= 0 (verify.py): a shift finds the vector
+            return f"b_{n.arg}_v.data[{a[0]} >> {width.bit_length() - 1}]"
         if n.op is Op.REVERSE:
             return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
         if n.op is Op.VEXTRACT:  # 32-bit: one component; 64-bit: a pair (low word first)
@@ -135,7 +136,8 @@ class _KernelWriter:
             raise ValueError(f"an {buf.dtype.bits}-bit store of single elements: legalize first")
         if len(e.src) > 2:
             pred = self.name(e.src[2])
-            return [f"{indent}if ({pred}) {{"] + [f"{indent}    {b}" for b in body] + [f"{indent}}}"]
+            inner = [f"{indent}    {b}" for b in body]
+            return [f"{indent}if ({pred}) {{", *inner, f"{indent}}}"]
         return [indent + b for b in body]
 
     def body(self, indent: str) -> list[str]:

@@ -9,7 +9,7 @@ the range the verifier sees.
 """
 from __future__ import annotations
 
-from typing import Callable, Mapping, Optional
+from collections.abc import Callable, Mapping
 
 from ..descriptors import ExpressionDesc
 from ..ir import build as b
@@ -95,7 +95,7 @@ def infer_extents(desc: ExpressionDesc, on_missing: Callable[[str], Exception]) 
 
 
 def out_of_range(desc: ExpressionDesc, extents: Mapping[str, int]
-                 ) -> Optional[tuple[E.Load, int, E.Expr, tuple[int, int]]]:
+                 ) -> tuple[E.Load, int, E.Expr, tuple[int, int]] | None:
     """The first subscript whose proven range leaves its dimension, with that range."""
     tensors = dict(desc.tensors)
     for load, k, sub in affine_subscripts(desc.body):

@@ -8,8 +8,8 @@ as SPEC.md says for the operators' IndicesTensor).
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator, Union
 
 
 @dataclass(frozen=True)
@@ -24,32 +24,32 @@ class Var:
 
 @dataclass(frozen=True)
 class Add:
-    a: "Expr"
-    b: "Expr"
+    a: Expr
+    b: Expr
 
 
 @dataclass(frozen=True)
 class Mul:
-    a: "Expr"
+    a: Expr
     factor: int
 
 
 @dataclass(frozen=True)
 class FloorDiv:
-    a: "Expr"
+    a: Expr
     divisor: int
 
 
 @dataclass(frozen=True)
 class Mod:
-    a: "Expr"
+    a: Expr
     divisor: int
 
 
 @dataclass(frozen=True)
 class Load:
     tensor: str
-    subscripts: tuple["Expr", ...]
+    subscripts: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ class IndexValue:
     size: int
 
 
-Expr = Union[Const, Var, Add, Mul, FloorDiv, Mod, Load, IndexValue]
+Expr = Const | Var | Add | Mul | FloorDiv | Mod | Load | IndexValue
 
 
 def children(e: Expr) -> tuple[Expr, ...]:

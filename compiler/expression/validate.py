@@ -73,7 +73,8 @@ def check_tree(op: str, e: object, where: str = "body") -> None:
     are plain data: a program may build them by hand)."""
     fields = _FIELDS.get(type(e))  # type: ignore[arg-type]
     if fields is None:
-        raise ValidationError(op, where, "an expression node (dmlc.expression.tree)", type(e).__name__)
+        raise ValidationError(op, where, "an expression node (dmlc.expression.tree)",
+                              type(e).__name__)
     for name, kind in fields:
         value = getattr(e, name)
         if kind is None or kind is E.Load:

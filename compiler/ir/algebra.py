@@ -13,8 +13,8 @@ divisibility, and fails if any rule never fired.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from .build import add, const, const_bool, floordiv, floormod, mul
 from .ops import Node, Op
@@ -29,11 +29,11 @@ GROUPS = (FOLD_CONSTANTS, SIMPLIFY_DIVMOD, COALESCE)
 
 RuleSet = frozenset
 """The rule groups a simplification applies (a frozenset of group names)."""
-NO_RULES: "frozenset[str]" = frozenset()
-ALL_RULES: "frozenset[str]" = frozenset(GROUPS)
+NO_RULES: frozenset[str] = frozenset()
+ALL_RULES: frozenset[str] = frozenset(GROUPS)
 
 
-def rule_set(groups: "set[str] | frozenset[str] | tuple[str, ...]") -> "frozenset[str]":
+def rule_set(groups: set[str] | frozenset[str] | tuple[str, ...]) -> frozenset[str]:
     """A RuleSet of these groups, refusing names that are not groups."""
     unknown = set(groups) - set(GROUPS)
     if unknown:
@@ -46,13 +46,13 @@ class Rule:
     name: str
     """The identity the rule applies, left to right, with its side conditions."""
     group: str
-    fn: Callable[..., Optional[Node]]
+    fn: Callable[..., Node | None]
     """Returns the rewritten node, or None where the rule does not match."""
 
 
 # Structural helpers the rules (and the passes' address proofs) share.
 
-def const_tail(n: Node) -> Optional[tuple[Node, int]]:
+def const_tail(n: Node) -> tuple[Node, int] | None:
     """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
     if n.op is Op.ADD and n.src[1].is_const:
         return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
@@ -77,13 +77,13 @@ def _mul_by(a: Node) -> int:
     return 0
 
 
-def _small_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+def _small_offset(a: Node, d: int) -> tuple[Node, int] | None:
     """(x, c) when a = x + c with m | x, m | d and 0 <= c < m for some m."""
     t = const_tail(a)
     return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
 
 
-def _big_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
+def _big_offset(a: Node, d: int) -> tuple[Node, int] | None:
     """(x, c) when a = x + c with c >= d: whole multiples of d leave the division (a tile's
     items sit whole rows apart, so their offsets outgrow the row length)."""
     t = const_tail(a)
@@ -92,26 +92,26 @@ def _big_offset(a: Node, d: int) -> Optional[tuple[Node, int]]:
 
 # +
 
-def _add_consts(a: Node, b: Node) -> Optional[Node]:
+def _add_consts(a: Node, b: Node) -> Node | None:
     return const(a.arg + b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
 
 
-def _add_tail_const(a: Node, b: Node) -> Optional[Node]:
+def _add_tail_const(a: Node, b: Node) -> Node | None:
     t = const_tail(a)
     return add(t[0], t[1] + b.arg) if b.is_const and t else None  # type: ignore[operator]
 
 
-def _add_hoist_right(a: Node, b: Node) -> Optional[Node]:
+def _add_hoist_right(a: Node, b: Node) -> Node | None:
     t = const_tail(b)
     return add(add(a, t[0]), t[1]) if t else None
 
 
-def _add_hoist_left(a: Node, b: Node) -> Optional[Node]:
+def _add_hoist_left(a: Node, b: Node) -> Node | None:
     t = const_tail(a)
     return add(add(t[0], b), t[1]) if t and not b.is_const else None
 
 
-def _merge_terms(p: Node, q: Node) -> Optional[Node]:
+def _merge_terms(p: Node, q: Node) -> Node | None:
     """Coalescing: the terms of two adjacent dimensions of one split index, as one term.
     q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
     q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
@@ -127,7 +127,7 @@ def _merge_terms(p: Node, q: Node) -> Optional[Node]:
     return None
 
 
-def _coalesce_last(a: Node, b: Node) -> Optional[Node]:
+def _coalesce_last(a: Node, b: Node) -> Node | None:
     """Sums are built dimension by dimension, so the term to merge b with is a's last one."""
     if a.op is Op.ADD and not a.src[1].is_const:
         merged = _merge_terms(a.src[1], b)
@@ -153,16 +153,16 @@ ADD_RULES = [
 
 # *
 
-def _mul_consts(a: Node, b: Node) -> Optional[Node]:
+def _mul_consts(a: Node, b: Node) -> Node | None:
     return const(a.arg * b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
 
 
-def _mul_distribute(a: Node, b: Node) -> Optional[Node]:
+def _mul_distribute(a: Node, b: Node) -> Node | None:
     t = const_tail(a)
     return add(mul(t[0], b), t[1] * b.arg) if b.is_const and t else None  # type: ignore[operator]
 
 
-def _mul_fold_factors(a: Node, b: Node) -> Optional[Node]:
+def _mul_fold_factors(a: Node, b: Node) -> Node | None:
     if b.is_const and a.op is Op.MUL and a.src[1].is_const:
         return mul(a.src[0], a.src[1].arg * b.arg)  # type: ignore[operator]
     return None
@@ -184,7 +184,7 @@ MUL_RULES = [
 
 # // by a positive constant d
 
-def _div_sum(a: Node, d: int) -> Optional[Node]:
+def _div_sum(a: Node, d: int) -> Node | None:
     if a.op is Op.ADD:
         for x, y in (a.src, a.src[::-1]):
             if _multiple_of(x, d):
@@ -192,22 +192,22 @@ def _div_sum(a: Node, d: int) -> Optional[Node]:
     return None
 
 
-def _div_scaled_multiple(a: Node, d: int) -> Optional[Node]:
+def _div_scaled_multiple(a: Node, d: int) -> Node | None:
     c = _mul_by(a)
     return mul(a.src[0], c // d) if c and c % d == 0 else None
 
 
-def _div_scaled_divisor(a: Node, d: int) -> Optional[Node]:
+def _div_scaled_divisor(a: Node, d: int) -> Node | None:
     c = _mul_by(a)
     return floordiv(a.src[0], d // c) if c and d % c == 0 else None
 
 
-def _div_small_offset(a: Node, d: int) -> Optional[Node]:
+def _div_small_offset(a: Node, d: int) -> Node | None:
     t = _small_offset(a, d)
     return floordiv(t[0], d) if t else None
 
 
-def _div_big_offset(a: Node, d: int) -> Optional[Node]:
+def _div_big_offset(a: Node, d: int) -> Node | None:
     t = _big_offset(a, d)
     return add(floordiv(add(t[0], t[1] % d), d), t[1] // d) if t else None
 
@@ -232,7 +232,7 @@ FLOORDIV_RULES = [
 
 # % by a positive constant d
 
-def _mod_sum(a: Node, d: int) -> Optional[Node]:
+def _mod_sum(a: Node, d: int) -> Node | None:
     if a.op is Op.ADD:
         for x, y in (a.src, a.src[::-1]):
             if _multiple_of(x, d):
@@ -240,23 +240,23 @@ def _mod_sum(a: Node, d: int) -> Optional[Node]:
     return None
 
 
-def _mod_of_mod(a: Node, d: int) -> Optional[Node]:
+def _mod_of_mod(a: Node, d: int) -> Node | None:
     if a.op is Op.FLOORMOD and a.src[1].arg % d == 0:  # type: ignore[operator]
         return floormod(a.src[0], d)
     return None
 
 
-def _mod_scaled(a: Node, d: int) -> Optional[Node]:
+def _mod_scaled(a: Node, d: int) -> Node | None:
     c = _mul_by(a)
     return mul(floormod(a.src[0], d // c), c) if c and d % c == 0 else None
 
 
-def _mod_small_offset(a: Node, d: int) -> Optional[Node]:
+def _mod_small_offset(a: Node, d: int) -> Node | None:
     t = _small_offset(a, d)
     return add(floormod(t[0], d), t[1]) if t else None
 
 
-def _mod_big_offset(a: Node, d: int) -> Optional[Node]:
+def _mod_big_offset(a: Node, d: int) -> Node | None:
     t = _big_offset(a, d)
     return floormod(add(t[0], t[1] % d), d) if t else None
 
@@ -280,21 +280,21 @@ FLOORMOD_RULES = [
 
 # min, max, comparisons, logic and selects
 
-def _min_decided(a: Node, b: Node) -> Optional[Node]:
+def _min_decided(a: Node, b: Node) -> Node | None:
     return a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None)
 
 
-def _max_decided(a: Node, b: Node) -> Optional[Node]:
+def _max_decided(a: Node, b: Node) -> Node | None:
     return a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)
 
 
-def _less_decided(a: Node, b: Node) -> Optional[Node]:
+def _less_decided(a: Node, b: Node) -> Node | None:
     if a.vmax < b.vmin:
         return const_bool(True)
     return const_bool(False) if a.vmin >= b.vmax else None
 
 
-def _and_constant(a: Node, b: Node) -> Optional[Node]:
+def _and_constant(a: Node, b: Node) -> Node | None:
     for x, y in ((a, b), (b, a)):
         if x.is_const:
             return y if x.arg else x

@@ -7,7 +7,7 @@ builder returns never depends on who calls it or when.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from collections.abc import Callable
 
 from ..dtypes import DataType
 from .kernel import Buffer, vector_width, word_lanes
@@ -18,7 +18,7 @@ __all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "ad
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
            "vextract", "vpack", "vstore", "store", "atomic_max", "pack", "wstore"]
 
-IntLike = Union[Node, int]
+IntLike = Node | int
 
 
 def _int(x: IntLike) -> Node:
@@ -118,7 +118,7 @@ def vextract(vec: Node, dtype: DataType, lane: int) -> Node:
     return Node(Op.VEXTRACT, dtype, (vec,), int(lane))
 
 
-def vpack(elements: "list[Node]") -> Node:
+def vpack(elements: list[Node]) -> Node:
     """A vector of 16 bytes of 32/64-bit elements, lane 0 first."""
     dtype = elements[0].dtype
     if (not isinstance(dtype, DataType) or dtype.bits < 32 or len(elements) != vector_width(dtype)
@@ -131,26 +131,26 @@ def vstore(buf_name: str, first: Node, vec: Node) -> Node:
     return Node(Op.VSTORE, VType.VOID, (_int(first), vec), buf_name)
 
 
-def _effect(op: Op, buf: Buffer, idx: IntLike, value: Node, pred: Optional[Node]) -> Node:
+def _effect(op: Op, buf: Buffer, idx: IntLike, value: Node, pred: Node | None) -> Node:
     src = (_int(idx), value) if pred is None else (_int(idx), value, pred)
     if pred is not None and pred.dtype is not VType.BOOL:
         raise TypeError("predicate must be BOOL")
     return Node(op, VType.VOID, src, buf.name)
 
 
-def store(buf: Buffer, idx: IntLike, value: Node, pred: Optional[Node] = None) -> Node:
+def store(buf: Buffer, idx: IntLike, value: Node, pred: Node | None = None) -> Node:
     if value.dtype != buf.dtype:
         raise TypeError(f"store of {value.dtype} into {buf.name}: {buf.dtype}")
     return _effect(Op.STORE, buf, idx, value, pred)
 
 
-def atomic_max(buf: Buffer, idx: IntLike, value: IntLike, pred: Optional[Node] = None) -> Node:
+def atomic_max(buf: Buffer, idx: IntLike, value: IntLike, pred: Node | None = None) -> Node:
     if buf.dtype is not DataType.UINT32:
         raise TypeError("atomic_max needs a UINT32 buffer")
     return _effect(Op.ATOMIC_MAX, buf, idx, _int(value), pred)
 
 
-def pack(elements: "list[Node]") -> Node:
+def pack(elements: list[Node]) -> Node:
     """A 32-bit word of 8/16-bit elements of one type, lane 0 in the lowest bits."""
     dtype = elements[0].dtype
     if (not isinstance(dtype, DataType) or dtype.bits >= 32 or len(elements) != word_lanes(dtype)

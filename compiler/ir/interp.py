@@ -7,7 +7,7 @@ on a GPU). Every address is checked against its buffer at run time as well.
 """
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 

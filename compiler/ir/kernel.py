@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..dtypes import DataType
 from .ops import EFFECTS, Node, Op, VType, item_id, step_id, toposort
@@ -93,7 +92,7 @@ class Kernel:
     steps: int = 1
     """Each item runs its effects once per step id `step` in [0, steps), in order: a loop in the
     invocation, for work that must happen in sequence (scatter's lines, lower/scatter.py)."""
-    schedule: Optional[Schedule] = None
+    schedule: Schedule | None = None
     """How items map onto invocations (passes/schedule.py, the pipeline's last step)."""
 
     def __post_init__(self) -> None:
@@ -123,7 +122,7 @@ class Program:
     output: str
     output_shape: tuple[int, ...] = field(default=())
 
-    def with_kernels(self, kernels: tuple[Kernel, ...]) -> "Program":
+    def with_kernels(self, kernels: tuple[Kernel, ...]) -> Program:
         """The same program running other kernels (what every pass returns)."""
         return dataclasses.replace(self, kernels=tuple(kernels))
 

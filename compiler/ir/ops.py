@@ -12,8 +12,8 @@ from __future__ import annotations
 import enum
 import math
 import weakref
+from collections.abc import Callable, Set
 from functools import cached_property
-from typing import AbstractSet, Callable, Optional, Union
 
 from ..dtypes import DataType
 
@@ -54,7 +54,7 @@ class VType(enum.Enum):
     VEC16 = "vec16"  # 16 raw bytes: several consecutive elements moved as one uvec4
 
 
-DType = Union[VType, DataType]
+DType = VType | DataType
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -67,15 +67,15 @@ class Node:
     """One IR value. Build nodes through `ir.build`, not this constructor."""
 
     __slots__ = ("op", "dtype", "src", "arg", "is_const", "_hash", "__weakref__", "__dict__")
-    _cache: "weakref.WeakValueDictionary[tuple, Node]" = weakref.WeakValueDictionary()
+    _cache: weakref.WeakValueDictionary[tuple, Node] = weakref.WeakValueDictionary()
 
     op: Op
     dtype: DType
-    src: tuple["Node", ...]
+    src: tuple[Node, ...]
     arg: object
     is_const: bool
 
-    def __new__(cls, op: Op, dtype: DType, src: tuple["Node", ...] = (), arg: object = None):
+    def __new__(cls, op: Op, dtype: DType, src: tuple[Node, ...] = (), arg: object = None):
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
         # Enum members are singletons: their ids hash faster than their values.
         key = (id(op), id(dtype), tuple(map(id, src)), type(arg), arg)
@@ -124,12 +124,12 @@ class Node:
     def vmax(self) -> int:
         return self.bounds[1]
 
-    def toposort(self) -> list["Node"]:
+    def toposort(self) -> list[Node]:
         """This node and everything it depends on, each once, dependencies first."""
         return toposort([self])
 
 
-def toposort(roots: list[Node], stop: "AbstractSet[Node]" = frozenset()) -> list[Node]:
+def toposort(roots: list[Node], stop: Set[Node] = frozenset()) -> list[Node]:
     """Every node the roots depend on, each once, dependencies first; the sources of nodes in
     `stop` are not followed (a substitution that replaces them never needs those)."""
     seen: set[int] = set()
@@ -249,7 +249,7 @@ def type_name(n: Node) -> str:
     return n.dtype.value if isinstance(n.dtype, VType) else n.dtype.name.lower()
 
 
-def leaf_text(n: Node) -> Optional[str]:
+def leaf_text(n: Node) -> str | None:
     """A constant's or variable's text; None for other nodes."""
     if n.op is Op.CONST:
         return str(n.arg).lower() if n.dtype is VType.BOOL else (

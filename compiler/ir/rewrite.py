@@ -9,7 +9,7 @@ per rule set across calls (unrolling rewrites many alike expressions).
 from __future__ import annotations
 
 from collections import Counter
-from typing import Mapping, Optional
+from collections.abc import Mapping
 
 from .algebra import RULES, RuleSet
 from .ops import Node, Op, toposort
@@ -67,7 +67,7 @@ def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     return out
 
 
-def _known(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Optional[Node]:
+def _known(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node | None:
     """What `n` simplifies to, if this call or the memo already knows."""
     out = done.get(n)
     if out is None:
@@ -115,7 +115,7 @@ def fold(node: Node, rules: RuleSet) -> Node:
 
 
 def substitute(roots: list[Node], mapping: Mapping[Node, Node], rules: RuleSet,
-               order: Optional[list[Node]] = None) -> list[Node]:
+               order: list[Node] | None = None) -> list[Node]:
     """`roots` with every occurrence of each key replaced by its value, simplified under
     `rules`. Only what changes is rewritten: a node that depends on no key stays as it is (it is
     taken as simplified already, as every pass's input is under the pipeline's rules), and a node

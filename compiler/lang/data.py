@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from typing import Optional
 
 import numpy as np
 
@@ -19,7 +18,7 @@ class Source:
     def __init__(self, text: str, filename: str) -> None:
         self.text, self.filename = text, filename
 
-    def error(self, message: str, loc: Optional[Loc]) -> ParseError:
+    def error(self, message: str, loc: Loc | None) -> ParseError:
         line, column = (loc.line, loc.column) if loc else (0, 0)
         lines = self.text.splitlines()
         source_line = lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
@@ -72,7 +71,7 @@ def array_data(a: Array, t: TensorDesc, src: Source, what: str) -> np.ndarray:
 
 
 def buffer_for(values: np.ndarray, t: TensorDesc, src: Source, what: str,
-               loc: Optional[Loc]) -> np.ndarray:
+               loc: Loc | None) -> np.ndarray:
     """The flat buffer a strided tensor reads `values` from (the array itself when packed)."""
     if t.is_packed:
         return values

@@ -12,7 +12,7 @@ Data after OutputTensor is the expected result, as on DirectML's pages.
 from __future__ import annotations
 
 import difflib
-from typing import Any, Optional
+from typing import Any
 
 import numpy as np
 
@@ -23,7 +23,7 @@ from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
 from .unit import Unit
 
 # operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only)
-OPERATORS: dict[str, tuple[type, dict[str, Optional[str]]]] = {
+OPERATORS: dict[str, tuple[type, dict[str, str | None]]] = {
     cls.operator: (cls, cls.dml_fields) for cls in DIRECTML_OPERATORS}
 ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
            "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
@@ -34,7 +34,7 @@ ARGUMENT_OF = {f: kw for cls in DIRECTML_OPERATORS for f, kw in cls.dml_fields.i
 """The tensor fields that are program inputs, by the keyword that names them."""
 
 
-def operator_name(text: str) -> Optional[str]:
+def operator_name(text: str) -> str | None:
     """DML_GATHER_OPERATOR_DESC, DML_GATHER, gather -> DML_GATHER (None if unknown)."""
     name = text.upper().removesuffix("_OPERATOR_DESC")
     name = ALIASES.get(name, name)
@@ -67,7 +67,7 @@ def _tensor(f: FieldItem, src: Source) -> TensorDesc:
         if need not in props:
             raise src.error(f"{f.name}: {need} is missing", f.value.loc)
 
-    def ints(name: str) -> Optional[tuple[int, ...]]:
+    def ints(name: str) -> tuple[int, ...] | None:
         if name not in props:
             return None
         value, loc = props[name]
@@ -99,7 +99,7 @@ def _suggest(name: str, options: Any) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def build_unit(op_item: Optional[OperatorItem], fields: list[FieldItem], src: Source) -> Unit:
+def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Source) -> Unit:
     op = operator_name(op_item.name) if op_item is not None else None
     if op_item is not None and op is None:
         names = sorted(OPERATORS) + sorted(a.lower() for a in ALIASES)

@@ -11,14 +11,13 @@ given with it is the expected result that `dmlc run` checks.
 from __future__ import annotations
 
 import dataclasses
-from typing import Optional
 
 import numpy as np
 
-from ..expression import tree as E
 from ..descriptors import ExpressionDesc, TensorDesc
 from ..dtypes import DataType
 from ..errors import ValidationError
+from ..expression import tree as E
 from ..validate import validate
 from .data import Source, array_data
 from .parser import DeclarationItem, StatementItem
@@ -70,7 +69,7 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
         defined[s.name] = final
         data = {n: array_data(declared[n][1].data, t, src, f"{n} data")  # type: ignore[arg-type]
                 for n, t in final.tensors if declared[n][1].data is not None}
-        expected: Optional[np.ndarray] = None
+        expected: np.ndarray | None = None
         if decl is not None and decl[1].data is not None:
             expected = array_data(decl[1].data, decl[0], src, f"{s.name} data")
         locations = {n: declared[n][1].loc for n, _ in final.tensors}
@@ -83,7 +82,7 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
 def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
     """Replace reads of earlier outputs by what those outputs read (their bodies are inlined
     already), so that every statement reads only declared inputs."""
-    def fn(n: E.Expr) -> Optional[E.Expr]:
+    def fn(n: E.Expr) -> E.Expr | None:
         if isinstance(n, E.Load) and n.tensor in defined:
             d = defined[n.tensor]
             return E.substitute(d.body, dict(zip(d.index_vars, n.subscripts)))

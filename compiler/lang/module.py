@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Union
 
 from ..errors import DmlcError, ParseError, ValidationError
 from .data import Source
@@ -62,11 +61,12 @@ def parse_module(text: str, filename: str = "<input>") -> Module:
     return _module(parse(text, filename), src)
 
 
-def load(path: Union[str, os.PathLike]) -> Module:
+def load(path: str | os.PathLike) -> Module:
     """Parse a .dml file."""
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     except OSError as e:
-        raise ParseError(f"cannot read {os.fspath(path)}: {e.strerror}", filename=os.fspath(path))
+        raise ParseError(f"cannot read {os.fspath(path)}: {e.strerror}",
+                         filename=os.fspath(path)) from None
     return parse_module(text, os.fspath(path))

@@ -9,13 +9,13 @@ import functools
 import math
 from dataclasses import dataclass, field
 from importlib import resources
-from typing import Any, Optional, Union
+from typing import Any
 
 import lark
 from lark import Token, Transformer, v_args
 
-from ..expression import tree as E
 from ..errors import ParseError
+from ..expression import tree as E
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,7 @@ class Number:
         t = self.text.lower().lstrip("+-")
         return t.startswith("0x") or t.isdigit()
 
-    def value(self) -> Union[int, float]:
+    def value(self) -> int | float:
         t = self.text.lower()
         if t.lstrip("+-").startswith("0x"):
             return int(t, 16)
@@ -49,7 +49,7 @@ class Number:
 class Array:
     """Nested rows of numbers, as written."""
 
-    items: list[Union["Array", Number]]
+    items: list[Array | Number]
     loc: Loc
 
 
@@ -57,7 +57,7 @@ class Array:
 class TensorSyntax:
     props: list[tuple[str, Any, Loc]]
     """(name, value, location) per property: Sizes, DataType, Strides..."""
-    data: Optional[Array]
+    data: Array | None
     loc: Loc
 
 
@@ -79,7 +79,7 @@ class DeclarationItem:
     name: str
     dtype: str
     sizes: tuple[int, ...]
-    data: Optional[Array]
+    data: Array | None
     loc: Loc
     dtype_loc: Loc = field(default=Loc(0, 0))
 
@@ -93,7 +93,7 @@ class StatementItem:
     text: str = ""
 
 
-Item = Union[OperatorItem, FieldItem, DeclarationItem, StatementItem]
+Item = OperatorItem | FieldItem | DeclarationItem | StatementItem
 
 
 def _loc(x: Any) -> Loc:
@@ -101,7 +101,8 @@ def _loc(x: Any) -> Loc:
 
 
 class _ToItems(Transformer):  # type: ignore[type-arg]
-    """Parse tree -> Items. Index arithmetic is built as dmlc.expression.tree nodes (a - b = a + (-1)*b)."""
+    """Parse tree -> Items. Index arithmetic is built as dmlc.expression.tree nodes
+    (a - b = a + (-1)*b)."""
 
     def start(self, items: list[Item]) -> list[Item]:
         return items

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 
@@ -21,7 +20,7 @@ class Unit:
     """Program input (buffer) name -> the name the file gives that tensor (InputTensor, X)."""
     data: dict[str, np.ndarray] = field(default_factory=dict)
     """Buffers the file gives data for, by program input name."""
-    expected: Optional[np.ndarray] = None
+    expected: np.ndarray | None = None
     """The output the file documents, if any: `dmlc run` checks it."""
     locations: dict[str, Loc] = field(default_factory=dict)
     """Where each field or tensor is written, to point validation errors at a line."""

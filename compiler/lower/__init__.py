@@ -1,9 +1,16 @@
 """Lowering: validated operator descriptors -> IR programs, one module per operator family."""
 from __future__ import annotations
 
-from ..descriptors import ExpressionDesc, GatherDesc, GatherElementsDesc, OperatorDesc, ScatterDesc, Slice1Desc
-from ..ir import Program
+from ..descriptors import (
+    ExpressionDesc,
+    GatherDesc,
+    GatherElementsDesc,
+    OperatorDesc,
+    ScatterDesc,
+    Slice1Desc,
+)
 from ..expression.lower import lower_expression
+from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
 from .scatter import lower_scatter
 from .slice import lower_slice

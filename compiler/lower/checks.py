@@ -11,8 +11,6 @@ again when they were set. The host never scans the indices.
 """
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 
 from ..descriptors import GatherDesc, GatherElementsDesc, ScatterDesc
@@ -22,7 +20,7 @@ from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from .common import address, tensor_buffer, unflatten
 
-Checked = Union[GatherDesc, GatherElementsDesc, ScatterDesc]
+Checked = GatherDesc | GatherElementsDesc | ScatterDesc
 """The descriptors with an IndicesTensor (descriptors' has_indices)."""
 FIRST, VALUE = "check_first", "check_value"
 

@@ -19,5 +19,6 @@ def lower_slice(desc: Slice1Desc) -> Program:
     gid = b.item_id(out.element_count)
     coords = [b.add(start, b.mul(c, stride)) for c, start, stride
               in zip(unflatten(gid, out.sizes), window_starts(desc), desc.strides)]
-    kernel = Kernel("slice", out.element_count, (b.store(b_out, gid, b.load(b_in, address(coords, inp))),))
+    value = b.load(b_in, address(coords, inp))
+    kernel = Kernel("slice", out.element_count, (b.store(b_out, gid, value),))
     return Program("slice", (b_in, b_out), (kernel,), ("input",), "output", out.sizes)

@@ -5,8 +5,6 @@ an address must be the very node those rules simplify the claimed form to.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
@@ -15,7 +13,7 @@ from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
 
 
-def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Optional[Node]:
+def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Node | None:
     """addresses[0] when the addresses are addresses[0] + 0, 1, 2, ... and addresses[0] is a
     multiple of `width` (whole aligned vectors). The proof is structural: each address must be
     the very node that `rules` simplify addresses[0] + j to."""
@@ -27,7 +25,7 @@ def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Optional[N
 
 
 def vector_lane(address: Node, dtype: DataType, count: int,
-                rules: RuleSet) -> Optional[tuple[Node, int]]:
+                rules: RuleSet) -> tuple[Node, int] | None:
     """(start, lane) when the 32/64-bit element at `address` is lane `lane` of the aligned
     16-byte vector at element `start`, proven from the address's form x + c (x a multiple of the
     vector width) and with the whole vector inside a binding of `count` elements (a buffer's
@@ -45,7 +43,7 @@ def vector_lane(address: Node, dtype: DataType, count: int,
 
 
 def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
-             order: Optional[list[Node]] = None) -> tuple[list[Node], list[list[Node]]]:
+             order: list[Node] | None = None) -> tuple[list[Node], list[list[Node]]]:
     """The kernel's LOADs, and per item of `starts` their addresses simplified under `rules`
     (order: toposort of the kernel's effects, when the caller has it)."""
     loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
@@ -55,7 +53,7 @@ def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
 
 
 def vector_lanes(load: Node, addresses: list[Node], p: Program,
-                 rules: RuleSet) -> Optional[list[tuple[Node, int]]]:
+                 rules: RuleSet) -> list[tuple[Node, int]] | None:
     """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
     of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
     count = p.buffer(load.arg).padded_count  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..ir import Program
 from ..ir.algebra import COALESCE, FOLD_CONSTANTS, GROUPS, SIMPLIFY_DIVMOD, RuleSet, rule_set
@@ -53,8 +53,8 @@ def env_names(env: str) -> set[str]:
     return {x.strip() for x in os.environ.get(env, "").split(",") if x.strip()}
 
 
-def run_pipeline(p: Program, dump_after: Optional[set[str]] = None,
-                 disabled: Optional[set[str]] = None) -> Program:
+def run_pipeline(p: Program, dump_after: set[str] | None = None,
+                 disabled: set[str] | None = None) -> Program:
     dump_after = env_names("DMLC_DUMP_AFTER") if dump_after is None else dump_after
     disabled = env_names("DMLC_DISABLE_PASSES") if disabled is None else disabled
     if "lower" in dump_after or "all" in dump_after:

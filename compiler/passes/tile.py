@@ -13,8 +13,6 @@ Kernels it tiles run several items each; the unroll pass then leaves them alone.
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
@@ -47,7 +45,7 @@ def _tile_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0,
             for c in range(1 if first_column else cols)]
 
 
-def tile_kernel(k: Kernel, p: Program, rules: RuleSet) -> Optional[Kernel]:
+def tile_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
     """`k` tiled (module docstring), or None. Only a single store of the whole output, not
     vectorized, whose item's load steps a cache line or more from one column to the next; the
     register transpose is kept only where no scalar load is left, and column strips not where
@@ -78,7 +76,7 @@ def tile_kernel(k: Kernel, p: Program, rules: RuleSet) -> Optional[Kernel]:
                          lambda g: _tile_starts(g, rows, cols, width, bands))
 
 
-def _far(load: Node, a: Node, c: Node) -> Optional[bool]:
+def _far(load: Node, a: Node, c: Node) -> bool | None:
     """Whether address c is a constant step of a cache line (64 bytes) or more from a; None
     where the step is not a constant (it depends on index values)."""
     (x, i), (y, j) = const_tail(a) or (a, 0), const_tail(c) or (c, 0)

@@ -22,12 +22,12 @@ of those, and needs each such store to write element gid: ir/kernel.py's packed_
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ..ir import Kernel, Node, Program
-from ..ir.kernel import packed_stores
 from ..ir import build as b
 from ..ir.algebra import RuleSet
+from ..ir.kernel import packed_stores
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
@@ -95,7 +95,7 @@ def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
 
 
 def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
-                  items: Optional[Callable[[Node], list[Node]]] = None) -> Optional[Kernel]:
+                  items: Callable[[Node], list[Node]] | None = None) -> Kernel | None:
     """`k` running `factor` consecutive items per item, or None where that is not proven the
     same. items: instead, the `factor` items that item g runs (a permutation of all items
     when g takes every value; passes/tile.py's blocks)."""

@@ -8,8 +8,6 @@ both sides are simplified under the pipeline's rules and must be the same intern
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ..dtypes import DataType
 from ..ir import Kernel, Program
 from ..ir import build as b
@@ -19,7 +17,7 @@ from ..ir.rewrite import fold, substitute
 from .lanes import aligned_run
 
 
-def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Optional[Kernel]:
+def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
     if len(k.effects) != 1 or k.steps > 1:
         return None
     store = k.effects[0]

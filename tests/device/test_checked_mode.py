@@ -127,7 +127,8 @@ def test_compiled_kernel_and_interpreter_agree():
 
 
 def test_checked_mode_needs_an_indices_tensor():
-    desc = dmlc.Slice1Desc(input=dmlc.TensorDesc(data_type=dmlc.DataType.FLOAT32, sizes=(4,)), offsets=(0,),
+    desc = dmlc.Slice1Desc(input=dmlc.TensorDesc(data_type=dmlc.DataType.FLOAT32, sizes=(4,)),
+                           offsets=(0,),
                            sizes=(4,), strides=(1,))
     with pytest.raises(dmlc.ValidationError, match="check_indices"):
         dmlc.compile(desc, check_indices=True)

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 
 import dmlc
-from dmlc.compiled import clear_caches
 import dmlc.passes.unroll as unroll
 from cases import ALL_CASES
+from dmlc.compiled import clear_caches
 from reference import assert_bits_equal
 
 pytestmark = pytest.mark.vulkan

@@ -80,7 +80,7 @@ def test_threads_share_kernels_safely():
                 i = rng.integers(-8, 8, (8, 8)).astype(np.int32)
                 assert_bits_equal(dmlc.gather_elements(x, i, axis=1),
                                   ref.gather_elements(x, i, 1))
-        except BaseException as e:  # noqa: BLE001
+        except BaseException as e:
             errors.append(e)
 
     threads = [threading.Thread(target=work, args=(s,)) for s in range(4)]

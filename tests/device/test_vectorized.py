@@ -11,7 +11,6 @@ import reference as ref
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits
 
-
 pytestmark = pytest.mark.skipif(bool(os.environ.get("DMLC_DISABLE_PASSES")),
                                 reason="checks what the vectorize pass produces")
 
