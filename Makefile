@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan test-nopasses test-validation demo info shaders-check bench clean
+.PHONY: install test test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench clean
 
 install: $(STAMP)
 
@@ -24,6 +24,10 @@ test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 
 test-nopasses: install  ## the whole suite with every optimization pass disabled
 	DMLC_DISABLE_PASSES=all $(PYTEST) -q
+
+lint: install            ## ruff (style, imports, 100 columns) and mypy (types) over the sources; both must be clean
+	$(VENV)/bin/ruff check compiler runtime tests tools examples shaders
+	$(VENV)/bin/mypy
 
 test-validation: install  ## the suite and the examples under the Vulkan validation layer (sync checks on); fails on any message
 	bash tools/validation.sh $(MAKE) --no-print-directory test demo

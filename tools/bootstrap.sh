@@ -42,5 +42,5 @@ if ! "$VPY" -c "import kp" 2>/dev/null; then
 fi
 
 log "installing dmlc (editable) and its pinned dependencies"
-"$VPY" -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test]"
+"$VPY" -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test,lint]"
 log "done: $("$VPY" -c 'import kp, numpy, lark; print("kp ok, numpy", numpy.__version__, "lark", lark.__version__)')"
