@@ -31,14 +31,14 @@ from .program import compile_module, run_module
 __version__ = "0.1.0"
 
 
-def to_device(array):  # type: ignore[no-untyped-def]
+def to_device(array):
     """Upload an array to the Vulkan device: a DeviceTensor that kernels and the one-shot
     functions accept (and then return one), `.numpy()` to download."""
     from dmlc.runtime.tensor import to_device as upload
     return upload(array)
 
 
-def empty(shape, dtype):  # type: ignore[no-untyped-def]
+def empty(shape, dtype):
     """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
     from dmlc.runtime.tensor import empty as allocate
     return allocate(shape, dtype)

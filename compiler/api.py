@@ -8,7 +8,7 @@ Input arrays are never modified.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -129,9 +129,12 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     out = None
     if output_sizes is not None:
         out = TensorDesc(data_type=DataType.of(x.dtype),
-                         sizes=as_tuple(op, "OutputTensor.Sizes", output_sizes))
-    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=offsets, sizes=sizes,
-                                       strides=strides, output=out))
+                         sizes=cast(tuple[int, ...],
+                                    as_tuple(op, "OutputTensor.Sizes", output_sizes)))
+    # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
+    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=cast(tuple[int, ...], offsets),
+                                       sizes=cast(tuple[int, ...], sizes),
+                                       strides=cast(tuple[int, ...], strides), output=out))
     return kernel(buffer_of(x))
 
 

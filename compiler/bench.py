@@ -9,6 +9,7 @@ cache only, and warm (compiled before in this process).
 """
 from __future__ import annotations
 
+import functools
 import json
 import statistics
 import time
@@ -30,6 +31,7 @@ from .descriptors import (
     Slice1Desc,
     TensorDesc,
 )
+from .dtypes import DataType
 from .plan import LaunchPlan, PlanBuffer, PlanKernel
 from .target import resolve as resolve_target
 
@@ -48,12 +50,25 @@ class BenchCase:
 
 
 def _t(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> TensorDesc:
-    return TensorDesc(data_type=dtype, sizes=sizes, strides=strides)
+    return TensorDesc(data_type=DataType.of(dtype), sizes=sizes, strides=strides)
 
 
 def _bits(rng: np.random.Generator, shape: Any, dtype: str) -> np.ndarray:
     d = np.dtype(dtype)
-    return rng.integers(0, 2 ** (8 * d.itemsize), size=shape, dtype=f"uint{8 * d.itemsize}").view(d)
+    bits = np.dtype(f"uint{8 * d.itemsize}")
+    return rng.integers(0, 2 ** (8 * d.itemsize), size=shape, dtype=bits).view(d)
+
+
+def _row_gather_inputs(r: np.random.Generator, rows: int, width: int, dtype: str,
+                       itype: str) -> tuple[np.ndarray, ...]:
+    return _bits(r, (rows, width), dtype), r.integers(0, rows, (1, rows)).astype(itype)
+
+
+def _scatter_inputs(r: np.random.Generator, m: int, unique: bool) -> tuple[np.ndarray, ...]:
+    """Unique targets (a permutation per column) or colliding ones (8 rows)."""
+    data = _bits(r, (m, m), "float32")  # draws in this order: the same bytes as before
+    targets = np.argsort(r.random((m, m)), axis=0) if unique else r.integers(0, 8, (m, m))
+    return data, targets.astype(np.int32), _bits(r, (m, m), "float32")
 
 
 def suite(quick: bool = False) -> list[BenchCase]:
@@ -70,8 +85,8 @@ def suite(quick: bool = False) -> list[BenchCase]:
             f"gather rows {dtype} [{rows},{width}] {itype} idx",
             GatherDesc(input=_t(dtype.upper(), (rows, width)), indices=_t(itype.upper(), (1, rows)),
                        axis=0, index_dimensions=1),
-            lambda r, d=dtype, i=itype: (_bits(r, (rows, width), d),
-                                         r.integers(0, rows, (1, rows)).astype(i)),
+            functools.partial(_row_gather_inputs, rows=rows, width=width, dtype=dtype,
+                              itype=itype),
             lambda x, i: np.take(x, i[0], axis=0), 0.8))
     cases.append(BenchCase(
         "gather_elements f32 [M,M] axis 1",
@@ -83,10 +98,7 @@ def suite(quick: bool = False) -> list[BenchCase]:
             f"scatter f32 [M,M] axis 0 {label}",
             ScatterDesc(input=_t("FLOAT32", (m, m)), indices=_t("INT32", (m, m)),
                         updates=_t("FLOAT32", (m, m)), axis=0),
-            lambda r, u=unique: (_bits(r, (m, m), "float32"),
-                                 (np.argsort(r.random((m, m)), axis=0) if u else
-                                  r.integers(0, 8, (m, m))).astype(np.int32),
-                                 _bits(r, (m, m), "float32")),
+            functools.partial(_scatter_inputs, m=m, unique=unique),
             _numpy_scatter, 0.4))
     cases.append(BenchCase(
         "slice of transposed f32 [N,N] rows::2",
@@ -117,8 +129,8 @@ def bytes_moved(desc: OperatorDesc) -> int:
     if isinstance(desc, ScatterDesc):
         return 2 * size + sum(t.element_count * t.data_type.itemsize
                               for t in (desc.indices, desc.updates))
-    extra = 0 if isinstance(desc, Slice1Desc) else (
-        desc.indices.element_count * desc.indices.data_type.itemsize)
+    extra = (desc.indices.element_count * desc.indices.data_type.itemsize
+             if isinstance(desc, (GatherDesc, GatherElementsDesc)) else 0)
     return 2 * size + extra
 
 

@@ -36,8 +36,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")
     for key, value in dev.info().items():
         if key == "limits":
-            print("  limits (" + value.pop("source") + "):")  # type: ignore[attr-defined]
-            for name, limit in value.items():  # type: ignore[attr-defined]
+            print("  limits (" + value.pop("source") + "):")
+            for name, limit in value.items():
                 print(f"    {name}: {limit}")
         elif key not in ("index", "name"):
             print(f"  {key}: {value}")

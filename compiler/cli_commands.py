@@ -45,10 +45,12 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
 
 
 def _text(items: list[Artifact]) -> str:
-    if len(items) == 1:
-        return str(items[0][2])
+    """Text artifacts (binary SPIR-V goes to a file or a pipe whole, cmd_compile)."""
+    texts = [(name, e, c) for name, e, c in items if isinstance(c, str)]
+    if len(texts) == 1:
+        return texts[0][2]
     comment = {"ir": "#", "glsl": "//", "spvasm": ";"}
-    return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in items)
+    return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in texts)
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
@@ -107,7 +109,7 @@ def _inputs(specs: list[str]) -> dict[str, np.ndarray]:
 def format_number(x: np.generic) -> str:
     if isinstance(x, np.floating):
         return np.format_float_positional(x, trim="-")
-    return str(int(x))
+    return str(int(x.item()))
 
 
 def format_array(a: np.ndarray, indent: int) -> str:
@@ -177,7 +179,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
-def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:  # type: ignore[type-arg]
+def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     c = sub.add_parser("compile", help="compile a .dml file to IR, GLSL or SPIR-V",
                        description="Compile every operator or expression of FILE. Artifacts go to "
                        "stdout, or to -o: a file for one artifact, a directory for several.")

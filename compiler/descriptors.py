@@ -20,7 +20,7 @@ def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
     if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
         raise ValidationError(op, field, "a list of integers", repr(values))
     try:
-        return tuple(values)  # type: ignore[call-overload]
+        return tuple(values)
     except Exception as e:
         raise ValidationError(op, field, "a list of integers", repr(values), str(e)) from None
 

@@ -61,13 +61,20 @@ class DataType(enum.Enum):
             if name in cls.__members__:
                 return cls[name]
         try:
-            return cls(np.dtype(value).name)  # type: ignore[arg-type]
+            return cls(np.dtype(value).name)  # type: ignore[call-overload]
         except (TypeError, ValueError):
             pass
         raise ValueError(f"not a DirectML data type: {value!r}")
 
 
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)
+
+
+def padded_words(count: int, itemsize: int) -> int:
+    """32-bit words that `count` elements of `itemsize` bytes occupy on the device: whole
+    16-byte vectors (at least one), so that shaders may read any buffer as uvec4s. The one place
+    this layout rule is written: IR buffers and the runtime's tensors both use it."""
+    return max(4, -(-count * itemsize // 16) * 4)
 
 
 def as_ndarray(op: str, field: str, value: Any) -> np.ndarray:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import TypeGuard
 
 from .descriptors import OperatorDesc, TensorDesc
 from .dtypes import DataType
@@ -23,7 +24,7 @@ def fmt(sizes: Sequence[int]) -> str:
     return "{" + ", ".join(str(s) for s in sizes) + "}"
 
 
-def is_int(x: object) -> bool:
+def is_int(x: object) -> TypeGuard[int]:  # numpy integers too: they act as ints here
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 

@@ -33,9 +33,9 @@ from .tensor_checks import (
 
 
 def check_axis(op: str, axis: object, rank: int) -> int:
-    if not is_int(axis) or not 0 <= axis < rank:  # type: ignore[operator]
+    if not is_int(axis) or not 0 <= axis < rank:
         raise ValidationError(op, "Axis", f"an integer in [0, {rank})", repr(axis))
-    return int(axis)  # type: ignore[arg-type]
+    return int(axis)
 
 
 def check_index_type(op: str, t: TensorDesc) -> None:

@@ -200,8 +200,8 @@ class Device:
             total = sum(n * 4 * len(ts) for n, ts in self._pool.items())
             if len(kept) < self.POOL_PER_SIZE and total + size * 4 <= self.POOL_BYTES:
                 kept.append(t)  # else dropped: kp frees it with its last reference
-        kept = self._pool.get(words)
-        return kept.pop() if kept else None
+        same_size = self._pool.get(words)
+        return same_size.pop() if same_size else None
 
     @contextlib.contextmanager
     def use(self, what: str) -> Iterator[Device]:

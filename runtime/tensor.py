@@ -16,16 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from dmlc.dtypes import as_ndarray, data_type_of
+from dmlc.dtypes import as_ndarray, data_type_of, padded_words
 from dmlc.errors import DeviceError, ValidationError
 
 from .buffers import from_words, to_words
 from .device import Device, _import_kp, check_kp_size, get_device
-
-
-def padded_words(count: int, itemsize: int) -> int:
-    """uint32 words for `count` elements, rounded up to whole 16-byte vectors (as ir.Buffer)."""
-    return max(4, -(-count * itemsize // 16) * 4)
 
 
 class _Slot:

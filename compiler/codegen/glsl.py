@@ -10,6 +10,7 @@ per-axis workgroup limit.
 from __future__ import annotations
 
 from importlib import resources
+from typing import cast
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
@@ -71,7 +72,7 @@ class _KernelWriter:
         if n.op is Op.CONST:
             return _const(n)
         if n.op is Op.VAR:  # gid or step; the step of a kernel without steps is 0 (no loop)
-            name, lo, hi = n.arg  # type: ignore[misc]
+            name, lo, hi = cast(tuple[str, int, int], n.arg)  # ops.var
             return str(lo) if name == "step" and lo == hi else str(name)
         return self.names[n]
 

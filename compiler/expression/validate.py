@@ -71,7 +71,7 @@ MAX_CONSTANT = 2**31 - 1
 def check_tree(op: str, e: object, where: str = "body") -> None:
     """Every node of `e` is an expression node whose fields have the right types (the trees
     are plain data: a program may build them by hand)."""
-    fields = _FIELDS.get(type(e))  # type: ignore[arg-type]
+    fields = _FIELDS.get(type(e))
     if fields is None:
         raise ValidationError(op, where, "an expression node (dmlc.expression.tree)",
                               type(e).__name__)

@@ -7,7 +7,8 @@ on a GPU). Every address is checked against its buffer at run time as well.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -15,9 +16,10 @@ from ..dtypes import DataType
 from .kernel import VECTOR_BYTES, Kernel, Program
 from .ops import IRError, Node, Op, VType, toposort
 
-_BINARY = {Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide,
-           Op.FLOORMOD: np.mod, Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less,
-           Op.CMPNE: np.not_equal, Op.AND: np.logical_and}
+_BINARY: dict[Op, Callable[[Any, Any], np.ndarray]] = {
+    Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide, Op.FLOORMOD: np.mod,
+    Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less, Op.CMPNE: np.not_equal,
+    Op.AND: np.logical_and}
 
 
 def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
@@ -73,7 +75,8 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)
     if n.op is Op.VEXTRACT:
         bits = n.dtype.bits_dtype  # type: ignore[union-attr]
-        return np.ascontiguousarray(s[0]).view(bits).reshape(len(gid), -1)[:, n.arg]
+        lane = int(n.arg)  # type: ignore[call-overload]
+        return np.ascontiguousarray(s[0]).view(bits).reshape(len(gid), -1)[:, lane]
     if n.op is Op.VPACK:
         bits = n.src[0].dtype.bits_dtype  # type: ignore[union-attr]
         lanes = [np.broadcast_to(np.asarray(x, bits), gid.shape) for x in s]
@@ -82,7 +85,8 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         bits = n.src[0].dtype.bits  # type: ignore[union-attr]
         word = np.zeros(gid.shape, np.uint32)
         for lane, x in enumerate(s):
-            word |= np.broadcast_to(np.asarray(x).astype(np.uint32), gid.shape) << (lane * bits)
+            part = np.broadcast_to(np.asarray(x).astype(np.uint32), gid.shape)
+            word |= part << np.uint32(lane * bits)
         return word
     if n.op is Op.INDEX:
         return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore

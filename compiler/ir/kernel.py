@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from ..dtypes import DataType
+from ..dtypes import DataType, padded_words
 from .ops import EFFECTS, Node, Op, VType, item_id, step_id, toposort
 
 VECTOR_BYTES = 16
@@ -27,12 +27,6 @@ def vector_width(dtype: DataType) -> int:
 def word_lanes(dtype: DataType) -> int:
     """Elements of an 8/16-bit type in one 32-bit word (1 for wider types)."""
     return max(1, 4 // dtype.itemsize)
-
-
-def padded_words(count: int, itemsize: int) -> int:
-    """32-bit words that `count` elements of `itemsize` bytes occupy in a binding: whole
-    16-byte vectors (the one place this padding rule is written on the compiler side)."""
-    return -(-count * itemsize // VECTOR_BYTES) * (VECTOR_BYTES // 4)
 
 
 @dataclass(frozen=True)
@@ -141,7 +135,7 @@ def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
     element gid of a buffer of `items` elements, unpredicated (ir/verify.py), so that
     passes/legalize.py can give each invocation whole 32-bit words: the one rule of sub-word
     ownership, stated here and relied on there."""
-    names = sorted({e.arg for e in k.effects if e.op is Op.STORE})  # type: ignore[type-var]
+    names = sorted({str(e.arg) for e in k.effects if e.op is Op.STORE})
     return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
 
 

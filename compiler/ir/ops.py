@@ -74,6 +74,7 @@ class Node:
     src: tuple[Node, ...]
     arg: object
     is_const: bool
+    _hash: int
 
     def __new__(cls, op: Op, dtype: DType, src: tuple[Node, ...] = (), arg: object = None):
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.

@@ -18,7 +18,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
 
     if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
         fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
-    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const and n.src[1].arg > 0):
+    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const
+                                                    and int(n.src[1].arg) > 0):  # type: ignore[call-overload]
         fail("divisor must be a positive constant")
     if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
         fail("the only variables are the item id gid and the kernel's step")

@@ -29,8 +29,9 @@ ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
            "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
            "DML_SCATTER_ELEMENTS": "DML_SCATTER", "SLICE": "DML_SLICE1", "SLICE1": "DML_SLICE1"}
 TENSOR_FIELDS = ("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor")
-ARGUMENT_OF = {f: kw for cls in DIRECTML_OPERATORS for f, kw in cls.dml_fields.items()
-               if f in TENSOR_FIELDS and f != "OutputTensor"}
+ARGUMENT_OF: dict[str, str] = {f: kw for cls in DIRECTML_OPERATORS
+                               for f, kw in cls.dml_fields.items()
+                               if kw is not None and f in TENSOR_FIELDS and f != "OutputTensor"}
 """The tensor fields that are program inputs, by the keyword that names them."""
 
 
@@ -121,9 +122,10 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
     data: dict[str, np.ndarray] = {}
     expected = None
     for name, keyword in allowed.items():
-        f = by_name.get(name)
-        if f is None:
+        given = by_name.get(name)
+        if given is None:
             continue
+        f = given
         if name in TENSOR_FIELDS:
             t = _tensor(f, src)
             kwargs[keyword] = t  # type: ignore[index]

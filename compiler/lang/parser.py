@@ -100,7 +100,7 @@ def _loc(x: Any) -> Loc:
     return Loc(getattr(x, "line", 0) or 0, getattr(x, "column", 0) or 0)
 
 
-class _ToItems(Transformer):  # type: ignore[type-arg]
+class _ToItems(Transformer):
     """Parse tree -> Items. Index arithmetic is built as dmlc.expression.tree nodes
     (a - b = a + (-1)*b)."""
 
@@ -235,8 +235,9 @@ def parse(text: str, filename: str = "<input>") -> list[Item]:
         elif isinstance(e, lark.exceptions.UnexpectedToken):
             found, expected = repr(str(e.token)), e.expected
         else:  # UnexpectedCharacters
-            found = repr(text[e.pos_in_stream]) if e.pos_in_stream < len(text) else "?"
-            expected = e.allowed or set()
+            pos = getattr(e, "pos_in_stream", None)
+            found = repr(text[pos]) if pos is not None and pos < len(text) else "?"
+            expected = getattr(e, "allowed", None) or set()
         want = sorted({_spell(t) for t in expected})
         raise ParseError(f"unexpected {found}; expected " + (
             " or ".join(want) if len(want) <= 2 else "one of " + ", ".join(want)),
