@@ -46,9 +46,25 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 def cmd_bench(args: argparse.Namespace) -> int:
     from . import bench
+    if args.only:
+        names = [c.name for c in bench.suite(args.quick)]
+        if not any(text in name for text in args.only for name in names):
+            raise UsageError(f"--only {' '.join(args.only)} matches no case; the cases are: "
+                             + "; ".join(names))
     report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json,
                        only=args.only)
     return 0 if report["cases"] else 1
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an integer >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -60,7 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     info.set_defaults(func=cmd_info)
     bench = sub.add_parser("bench", help="time every operator against copies of the same bytes")
     bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension")
-    bench.add_argument("--repeats", type=int, default=7, help="timed runs per case (default 7)")
+    bench.add_argument("--repeats", type=positive_int, default=7,
+                       help="timed runs per case (default 7)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
     bench.add_argument("--only", metavar="TEXT", action="append",
                        help="run only the cases whose name contains TEXT (repeatable; skips the "

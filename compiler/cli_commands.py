@@ -61,6 +61,10 @@ def cmd_compile(args: argparse.Namespace) -> int:
     produced = [artifacts(kernels, e) for e in emits]
     flat = [a for group in produced for a in group]
     if args.output and len(flat) > 1:  # a directory: one file per artifact
+        if os.path.splitext(args.output)[1] and not os.path.isdir(args.output):
+            names = ", ".join(f"{name}.{SUFFIX[emit]}" for name, emit, _ in flat)
+            raise UsageError(f"{len(flat)} artifacts ({names}): -o takes a directory for them, "
+                             f"and {args.output!r} looks like a file name")
         os.makedirs(args.output, exist_ok=True)
         for name, emit, content in flat:
             path = os.path.join(args.output, f"{name}.{SUFFIX[emit]}")

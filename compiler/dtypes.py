@@ -52,19 +52,25 @@ class DataType(enum.Enum):
 
     @classmethod
     def of(cls, value: object) -> DataType:
-        """Accept a DataType, a DML name ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32") or a numpy
-        dtype."""
+        """Accept a DataType, a DirectML name ("FLOAT32", "DML_TENSOR_DATA_TYPE_FLOAT32"), numpy's
+        exact spelling ("float32") or a numpy dtype or scalar type. Nothing looser: "int",
+        "float", "half" or None would each mean a type the caller may not have meant."""
         if isinstance(value, cls):
             return value
         if isinstance(value, str):
-            name = value.upper().removeprefix("DML_TENSOR_DATA_TYPE_")
+            name = value.removeprefix("DML_TENSOR_DATA_TYPE_")
             if name in cls.__members__:
                 return cls[name]
-        try:
-            return cls(np.dtype(value).name)  # type: ignore[call-overload]
-        except (TypeError, ValueError):
-            pass
-        raise ValueError(f"not a DirectML data type: {value!r}")
+            if value in cls._value2member_map_:
+                return cls(value)
+        elif isinstance(value, np.dtype) or (isinstance(value, type)
+                                             and issubclass(value, np.generic)):
+            name = np.dtype(value).name
+            if name in cls._value2member_map_:
+                return cls(name)
+        raise ValueError(f"not a DirectML data type: {value!r} (accepted: "
+                         + ", ".join(cls.__members__) + ", or numpy's "
+                         + ", ".join(t.value for t in cls) + ")")
 
 
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)

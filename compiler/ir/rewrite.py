@@ -22,19 +22,23 @@ MEMO_SIZE = 1 << 14
 """Rewrites remembered: (rule set, node with simplified sources) -> its fixed point. The keys
 hold their nodes, so an interned node's id cannot be reused while it is remembered."""
 _MEMO: dict[tuple[frozenset, Node], Node] = {}
-_TABLES: dict[tuple[Op, frozenset], tuple] = {}
+_BUILT: dict[tuple, Node] = {}
+"""substitute()'s memo: (rule set, op, dtype, simplified sources, arg) -> the fixed point."""
+_TABLES: dict[tuple[int, frozenset], tuple] = {}
 
 
 def clear_memo() -> None:
     """Forget every remembered rewrite."""
     _MEMO.clear()
+    _BUILT.clear()
 
 
 def _table(op: Op, rules: RuleSet) -> tuple:
     """The rules of `op`'s table that `rules` enables, in order."""
-    table = _TABLES.get((op, rules))
+    key = (id(op), rules)  # enum members are singletons; their ids hash faster
+    table = _TABLES.get(key)
     if table is None:
-        table = _TABLES[(op, rules)] = tuple(r for r in RULES.get(op, ()) if r.group in rules)
+        table = _TABLES[key] = tuple(r for r in RULES.get(op, ()) if r.group in rules)
     return table
 
 
@@ -130,7 +134,19 @@ def substitute(roots: list[Node], mapping: Mapping[Node, Node], rules: RuleSet,
         src = tuple(new[s] for s in n.src)
         if src == n.src:
             new[n] = done[n] = n
-        else:
+            continue
+        if not rules:
+            new[n] = Node(n.op, n.dtype, src, n.arg)
+            continue
+        # The sources are simplified already: only the node itself may rewrite. Unrolling
+        # rebuilds the same nodes many times, so the result is looked up before the node is.
+        key = (rules, id(n.op), id(n.dtype), src, type(n.arg), n.arg)
+        out = _BUILT.get(key)
+        if out is None:
             m = Node(n.op, n.dtype, src, n.arg)
-            new[n] = _simplify(m, rules, done) if rules else m
+            out = done.get(m) or _rewrite(m, rules, done)
+            if len(_BUILT) >= MEMO_SIZE:
+                _BUILT.clear()
+            _BUILT[key] = out
+        new[n] = done[out] = out
     return [new[r] for r in roots]

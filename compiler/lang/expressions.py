@@ -52,6 +52,9 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
         if s.name in defined:
             raise src.error(f"{s.name} is defined twice", s.loc)
         decl = declared.get(s.name)
+        if any(isinstance(n, E.Load) and n.tensor == s.name for n in E.walk(s.body)):
+            raise src.error(f"{s.text}: a statement cannot read the tensor it writes ({s.name}); "
+                            f"write the result to a new tensor", s.loc)
         # First check the statement as written, with earlier outputs as tensors of their shapes.
         visible = {**inputs, **{n: d.output for n, d in defined.items() if d.output}}
         desc = ExpressionDesc(name=s.name, index_vars=s.index_vars, body=s.body,

@@ -55,18 +55,36 @@ def _module(items: list, src: Source) -> Module:
     return Module("expressions", build_units(decls, stmts, src), src)
 
 
-def parse_module(text: str, filename: str = "<input>") -> Module:
-    """Parse and check a .dml source (raises ParseError or ValidationError with its location)."""
+def parse_module(text: str | bytes, filename: str = "<input>") -> Module:
+    """Parse and check a .dml source, text or UTF-8 bytes (raises ParseError or ValidationError
+    with its location)."""
+    text = _decoded(text, filename)
     src = Source(text, filename)
     return _module(parse(text, filename), src)
 
 
 def load(path: str | os.PathLike) -> Module:
-    """Parse a .dml file."""
+    """Parse a .dml file (UTF-8)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValidationError("dmlc.lang.load", "path", "a file path (str or os.PathLike)",
+                              type(path).__name__)
     try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except OSError as e:
         raise ParseError(f"cannot read {os.fspath(path)}: {e.strerror}",
                          filename=os.fspath(path)) from None
-    return parse_module(text, os.fspath(path))
+    return parse_module(data, os.fspath(path))
+
+
+def _decoded(text: object, filename: str) -> str:
+    if isinstance(text, str):
+        return text
+    if not isinstance(text, (bytes, bytearray)):
+        raise ValidationError("dmlc.lang.parse_module", "text", ".dml source as str or UTF-8 "
+                              "bytes", type(text).__name__)
+    try:
+        return bytes(text).decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ParseError(f"{filename}: not UTF-8 text: byte {e.start} is "
+                         f"{bytes(text)[e.start]:#04x}", filename=filename) from None
