@@ -52,13 +52,15 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
         if name not in known:
             raise ValidationError(module.kind, "input name", "one of " + ", ".join(
                 sorted(known)), repr(name))
-    results = {}
+    results: dict[str, np.ndarray] = {}
     for u in module.units:
         kernel = _compile(module, u, check_indices=check_indices)
         arrays = []
         for arg in kernel.program.inputs:
             label = u.arguments[arg]
-            value = inputs.get(label, inputs.get(arg, u.data.get(arg)))
+            # the caller's, the file's, or an earlier statement's result (an intermediate that
+            # could not be fused: lang/expressions.py)
+            value = inputs.get(label, inputs.get(arg, u.data.get(arg, results.get(label))))
             if value is None:
                 raise ValidationError(u.name, label, "data in the file or --input "
                                       f"{label}=FILE.npy", "none")

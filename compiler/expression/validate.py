@@ -27,7 +27,16 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
                                       tensors[s.tensor].data_type.value)
             return E.IndexValue(loaded, tensors[tensor].sizes[k])
         if isinstance(s, E.IndexValue):
-            return subscript(tensor, k, s.load)
+            # Already normalized (composed from an intermediate tensor: lang/expressions.py):
+            # it keeps that tensor's clamping, which must stay inside this dimension.
+            inner = subscript(tensor, k, s.load)
+            assert isinstance(inner, E.IndexValue)
+            dim = tensors[tensor].sizes[k]
+            if not 1 <= s.size <= dim:
+                raise ValidationError(op, f"{tensor} subscript {k} ({E.render(s)})",
+                                      f"an index normalized against at most {dim} elements "
+                                      f"({tensor} is {fmt(tensors[tensor].sizes)})", s.size)
+            return E.IndexValue(inner.load, s.size)
         return arith(tensor, k, s)
 
     def arith(tensor: str, k: int, s: E.Expr) -> E.Expr:

@@ -67,15 +67,16 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
         assert isinstance(checked, ExpressionDesc)
         body = _inline(checked.body, defined)
         used = {n.tensor for n in E.walk(body) if isinstance(n, E.Load)}
+        readable = {**inputs, **{n: d.output for n, d in defined.items() if d.output}}
         final = dataclasses.replace(checked, body=body, tensors=tuple(
-            (n, t) for n, t in inputs.items() if n in used))
+            (n, t) for n, t in readable.items() if n in used))
         defined[s.name] = final
         data = {n: array_data(declared[n][1].data, t, src, f"{n} data")  # type: ignore[arg-type]
-                for n, t in final.tensors if declared[n][1].data is not None}
+                for n, t in final.tensors if n in inputs and declared[n][1].data is not None}
         expected: np.ndarray | None = None
         if decl is not None and decl[1].data is not None:
             expected = array_data(decl[1].data, decl[0], src, f"{s.name} data")
-        locations = {n: declared[n][1].loc for n, _ in final.tensors}
+        locations = {n: declared[n][1].loc for n, _ in final.tensors if n in declared}
         locations[s.name] = s.loc
         units.append(Unit(s.name, final, {n: n for n, _ in final.tensors}, data, expected,
                           locations))
@@ -84,12 +85,27 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
 
 def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
     """Replace reads of earlier outputs by what those outputs read (their bodies are inlined
-    already), so that every statement reads only declared inputs."""
+    already), so that a statement reads declared inputs only, in one kernel. A read through a
+    loaded index keeps the clamping of the tensor it indexes (its IndexValue's size), so the
+    fused program gives the bits of running the statements one at a time. Where that index
+    would land inside arithmetic of the earlier body (A[j] = X[j + 1], then A[I[k]]), the read
+    is not composed: the statement reads the intermediate tensor (its own kernel, run after the
+    one that writes it)."""
     def fn(n: E.Expr) -> E.Expr | None:
         if isinstance(n, E.Load) and n.tensor in defined:
             d = defined[n.tensor]
-            return E.substitute(d.body, dict(zip(d.index_vars, n.subscripts)))
+            env = dict(zip(d.index_vars, n.subscripts))
+            loaded = {v for v, s in env.items() if isinstance(s, E.IndexValue)}
+            if loaded & _arithmetic_variables(d.body):
+                return None
+            return E.substitute(d.body, env)
         return None
     out = E.transform(body, fn)
     assert isinstance(out, E.Load)
     return out
+
+
+def _arithmetic_variables(body: E.Expr) -> set[str]:
+    """Index variables that occur in a subscript other than alone (x + 1, 2*x, x // 2)."""
+    return {v for n in E.walk(body) if isinstance(n, E.Load) for s in n.subscripts
+            if not isinstance(s, (E.Var, E.IndexValue)) for v in E.variables(s)}
