@@ -80,11 +80,14 @@ def compile(desc: OperatorDesc, *,
     kernels are tuned for (default: $DMLC_TARGET, else the selected device's kind).
     A descriptor compiled before in this process comes from memory (dump_after, which asks for
     the IR to be printed, always builds afresh); each call returns a new kernel, bound to the
-    device on its own first call."""
+    device on its own first call. Validation runs on every call: the memory is keyed by the
+    validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
+    index_dimensions=True) is refused however often a valid one was compiled."""
     _check_options(check_indices, guard_words)
     target = resolve_target(target)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
-    key = None if dumping else _cache_key(desc, bool(check_indices), guard_words, target)
+    key = None if dumping else _cache_key(validate(desc), bool(check_indices), guard_words,
+                                          target)
     if key is None:
         return CompiledKernel(compile_program(desc, dump_after=dump_after,
                                               check_indices=bool(check_indices),
@@ -97,7 +100,7 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
     _check_options(check_indices, 0)
-    key = _cache_key(desc, bool(check_indices), 0, resolve_target(target))
+    key = _cache_key(validate(desc), bool(check_indices), 0, resolve_target(target))
     if key is None:  # a list where a number belongs: compile() says which field
         return compile(desc, check_indices=check_indices, target=target)
     return _cached(key)

@@ -11,7 +11,7 @@ from typing import ClassVar
 
 from .dtypes import DataType
 from .errors import ValidationError
-from .expression.tree import Load
+from .expression.tree import MAX_NESTING, Load, nesting_depth
 
 
 def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
@@ -213,6 +213,10 @@ class ExpressionDesc:
     dml_fields: ClassVar[dict[str, str | None]] = {}
 
     def __post_init__(self) -> None:
+        depth = nesting_depth(self.body)
+        if depth > MAX_NESTING:
+            raise ValidationError("expression", "body", f"at most {MAX_NESTING} levels of "
+                                  "nesting", f"more than {MAX_NESTING}")
         object.__setattr__(self, "index_vars", as_tuple("expression", "indices", self.index_vars))
         object.__setattr__(self, "tensors", as_tuple("expression", "tensors", self.tensors))
 

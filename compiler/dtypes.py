@@ -84,11 +84,16 @@ def padded_words(count: int, itemsize: int) -> int:
 
 
 def as_ndarray(op: str, field: str, value: Any) -> np.ndarray:
-    """np.asarray(value); what numpy refuses (a ragged list...) is a ValidationError."""
+    """np.asarray(value), in the machine's byte order (a big-endian array is converted: one
+    copy; the device sees its values, not its raw bytes). What numpy refuses (a ragged
+    list...) is a ValidationError."""
     try:
-        return np.asarray(value)
+        a = np.asarray(value)
     except Exception as e:
         raise ValidationError(op, field, "an array", type(value).__name__, str(e)) from None
+    if a.dtype.byteorder not in ("=", "|"):  # "<" or ">" differs from this machine's order
+        a = a.astype(a.dtype.newbyteorder("="))
+    return a
 
 
 def data_type_of(op: str, field: str, dtype: Any) -> DataType:

@@ -86,3 +86,91 @@ def test_python_dash_m_dmlc_runs_the_cli():
 def test_the_package_ships_its_type_marker():
     import importlib.resources
     assert importlib.resources.files("dmlc").joinpath("py.typed").is_file()
+
+
+def test_validation_runs_on_every_call_not_only_before_the_cache():
+    from dmlc.compiled import cached_compile
+    x = dmlc.TensorDesc(data_type="FLOAT32", sizes=(3, 2))
+    i = dmlc.TensorDesc(data_type="INT32", sizes=(1, 2))
+    cached_compile(dmlc.GatherDesc(input=x, indices=i, axis=0, index_dimensions=1))
+    for kw, field in ((dict(axis=0.0, index_dimensions=1), "Axis"),
+                      (dict(axis=0, index_dimensions=True), "IndexDimensions")):
+        with pytest.raises(dmlc.ValidationError, match=field):
+            cached_compile(dmlc.GatherDesc(input=x, indices=i, **kw))
+        with pytest.raises(dmlc.ValidationError, match=field):
+            dmlc.compile(dmlc.GatherDesc(input=x, indices=i, **kw))
+    s = dmlc.TensorDesc(data_type="FLOAT32", sizes=(4,))
+    dmlc.compile(dmlc.Slice1Desc(input=s, offsets=(0,), sizes=(2,), strides=(1,)))
+    for field in ("offsets", "sizes", "strides"):
+        args = {"offsets": (0,), "sizes": (2,), "strides": (1,), field: (float(1 + 0),)}
+        with pytest.raises(dmlc.ValidationError, match="InputWindow"):
+            dmlc.compile(dmlc.Slice1Desc(input=s, **args))
+
+
+def test_big_endian_arrays_are_read_by_value():
+    from dmlc.dtypes import as_ndarray
+    x = np.arange(4, dtype=">f4")
+    native = as_ndarray("t", "x", x)
+    assert native.dtype == np.dtype("float32") and native.dtype.byteorder == "="
+    np.testing.assert_array_equal(native, np.arange(4, dtype=np.float32))
+    desc = dmlc.GatherDesc(input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(4,)),
+                           indices=dmlc.TensorDesc(data_type="INT32", sizes=(2,)), axis=0,
+                           index_dimensions=1)
+    got = dmlc.compile(desc).reference(x, np.array([3, 0], dtype=">i4"))
+    np.testing.assert_array_equal(got, np.array([3, 0], np.float32))
+
+
+@pytest.mark.vulkan
+def test_big_endian_arrays_on_the_device():
+    x = np.arange(4, dtype=">f4")
+    np.testing.assert_array_equal(dmlc.to_device(x).numpy(), np.arange(4, dtype=np.float32))
+    got = dmlc.gather(x, np.array([3, 0], dtype=">i4"), axis=0, index_dimensions=1)
+    np.testing.assert_array_equal(got, np.array([3, 0], np.float32))
+
+
+@pytest.mark.parametrize("text, line", [
+    ("X: float32[2]\nY: float32[2]\nY[i] = X[i" + " + 0" * 500 + "]\n", 3),
+    ("X: float32[1] = " + "[" * 1000 + "1" + "]" * 1000 + "\n", 1),
+    ("X: int32[2] = [0, 1]\nY: int32[2]\nY[i] = " + "X[" * 400 + "i" + "]" * 400 + "\n", 3),
+])
+def test_deep_nesting_is_refused_at_its_line(text, line):
+    with pytest.raises(dmlc.ParseError, match="nested more than 100 levels") as info:
+        parse_module(text, "deep.dml")
+    assert str(info.value).startswith(f"deep.dml:{line}:")
+
+
+def test_deep_nesting_built_in_python_is_refused_at_construction():
+    from dmlc.expression import tree as E
+    body: E.Expr = E.Var("i")
+    for _ in range(600):
+        body = E.Add(body, E.Const(0))
+    with pytest.raises(dmlc.ValidationError, match="at most 100 levels of nesting"):
+        dmlc.ExpressionDesc(name="Y", index_vars=("i",), body=E.Load("X", (body,)),
+                            tensors=(("X", dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,))),))
+
+
+@pytest.mark.parametrize("literal, dtype", [("9" * 400, "float64"), ("9" * 400 + ".0", "float64"),
+                                            ("1e400", "float32"), ("65520", "float16")])
+def test_a_float_literal_beyond_its_type_names_the_value_and_line(literal, dtype):
+    with pytest.raises(dmlc.ParseError, match=f"outside {dtype.upper()}'s range") as info:
+        parse_module(f"X: {dtype}[1] = [{literal}]\nY[i] = X[i]\n", "big.dml")
+    assert str(info.value).startswith("big.dml:1:")
+    assert len(str(info.value).splitlines()[0]) < 200  # a long literal is shortened
+
+
+def test_inf_and_values_that_round_into_range_are_accepted():
+    (unit,) = [u for u in parse_module("X: float16[3] = [inf, -inf, 65519]\nY[i] = X[i]\n").units]
+    np.testing.assert_array_equal(unit.data["X"], np.array([np.inf, -np.inf, 65504], np.float16))
+
+
+@pytest.mark.parametrize("name", ["X" * 5000, "Xé", "A__B", "a_"])
+def test_a_tensor_name_of_any_length_or_spelling_never_reaches_the_glsl(name):
+    from dmlc.expression import tree as E
+    desc = dmlc.ExpressionDesc(  # built in Python: any identifier, also non-ASCII
+        name="Y", index_vars=("i",),
+        body=E.Load(name, (E.Add(E.Const(1), E.Mul(E.Var("i"), -1)),)),
+        tensors=((name, dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,))),))
+    kernel = dmlc.compile(desc)  # glslang accepts the shader
+    assert name not in kernel.glsl
+    got = kernel.reference(np.array([1, 2], np.float32))
+    np.testing.assert_array_equal(got, np.array([2, 1], np.float32))

@@ -9,6 +9,7 @@ per-axis workgroup limit.
 """
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import cast
 
@@ -49,6 +50,24 @@ def _const(n: Node) -> str:
     if glsl_type(n.dtype) == "uvec2":
         return f"uvec2({bits & 0xFFFFFFFF}u, {bits >> 32}u)"
     return f"{bits}u"
+
+
+SAFE_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*")
+MAX_NAME = 32
+
+
+def glsl_name(p: Program, name: str) -> str:
+    """How buffer `name` is called in GLSL: as written when it is a short ASCII name GLSL takes
+    as it is (no `__`, which GLSL reserves); otherwise by its index in the program, so that no
+    user's name of any length or spelling reaches the shader."""
+    if len(name) <= MAX_NAME and SAFE_NAME.fullmatch(name):
+        return name
+    return str([b.name for b in p.buffers].index(name))
+
+
+def _shown(name: str) -> str:
+    """A kernel's or program's name for a GLSL comment."""
+    return name if len(name) <= MAX_NAME and SAFE_NAME.fullmatch(name) else "(unnamed)"
 
 
 def _load(buf: str, dtype: DataType, a: str) -> str:
@@ -93,11 +112,11 @@ class _KernelWriter:
         if n.op is Op.WHERE:
             return f"{a[0]} ? {a[1]} : {a[2]}"
         if n.op is Op.LOAD:
-            return _load(n.arg, n.dtype, a[0])  # type: ignore[arg-type]
+            return _load(glsl_name(self.p, str(n.arg)), n.dtype, a[0])  # type: ignore[arg-type]
         if n.op is Op.VLOAD:
             width = vector_width(self.p.buffer(n.arg).dtype)  # type: ignore[arg-type]
             # aligned and >= 0 (verify.py): a shift finds the vector
-            return f"b_{n.arg}_v.data[{a[0]} >> {width.bit_length() - 1}]"
+            return f"b_{glsl_name(self.p, str(n.arg))}_v.data[{a[0]} >> {width.bit_length() - 1}]"
         if n.op is Op.REVERSE:
             return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
         if n.op is Op.VEXTRACT:  # 32-bit: one component; 64-bit: a pair (low word first)
@@ -120,13 +139,14 @@ class _KernelWriter:
     def effect(self, e: Node, indent: str) -> list[str]:
         buf = self.p.buffer(e.arg)  # type: ignore[arg-type]
         addr, value = self.name(e.src[0]), self.name(e.src[1])
-        data = f"b_{buf.name}.data"
+        name = glsl_name(self.p, buf.name)
+        data = f"b_{name}.data"
         if e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
         elif e.op is Op.WSTORE:  # a whole word of 8/16-bit elements (passes/legalize.py)
             body = [f"{data}[{addr}] = {value};"]
         elif e.op is Op.VSTORE:
-            body = [f"b_{buf.name}_v.data[{addr} >> {vector_width(buf.dtype).bit_length() - 1}] "
+            body = [f"b_{name}_v.data[{addr} >> {vector_width(buf.dtype).bit_length() - 1}] "
                     f"= {value};"]
         elif buf.dtype.bits == 64:
             body = [f"{data}[uint({addr}) * 2u] = {value}.x;",
@@ -175,10 +195,11 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
         note = f"  // {buf.dtype.name.lower()}[{buf.count}]"
         if scalar or not vector:
             lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i} {{ {guard}uint data[]; }} b_{buf.name};{note}")
+                         f"Buffer{i} {{ {guard}uint data[]; }} b_{glsl_name(p, buf.name)};{note}")
         if vector:
             lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i}v {{ {vguard}uvec4 data[]; }} b_{buf.name}_v;{note}")
+                         f"Buffer{i}v {{ {vguard}uvec4 data[]; }} b_{glsl_name(p, buf.name)}_v;"
+                         f"{note}")
     return lines
 
 
@@ -191,7 +212,7 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0) -> str:
     if sched is None:
         raise ValueError(f"kernel {k.name} has no schedule: run the pipeline (passes.schedule)")
     w = _KernelWriter(k, p)
-    lines = ["#version 450", f"// dmlc: kernel {k.name} of program {p.name}",
+    lines = ["#version 450", f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words)
     lines += ["", helpers().rstrip(), "", "void main() {",

@@ -139,3 +139,23 @@ def render(e: Expr) -> str:
 def _operand(e: Expr) -> str:
     text = render(e)
     return f"({text})" if isinstance(e, (Add, FloorDiv, Mod)) else text
+
+
+MAX_NESTING = 100
+"""How deeply an expression may nest (the .dml front end has the same limit): the layers after
+construction walk trees recursively, so deeper ones are refused when an ExpressionDesc is built,
+before anything hashes or walks them."""
+
+
+def nesting_depth(e: object) -> int:
+    """How deep tree `e` nests, measured without recursion (nodes of other types count as
+    leaves: validation reports them)."""
+    deepest, stack = 0, [(e, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        if depth <= MAX_NESTING and isinstance(node, (Add, Mul, FloorDiv, Mod, Load, IndexValue)):
+            kids = node.subscripts if isinstance(node, Load) else children(node)
+            if isinstance(kids, tuple):
+                stack.extend((k, depth + 1) for k in kids)
+    return deepest

@@ -48,7 +48,18 @@ def _numbers(a: Array) -> list[Number]:
 def _convert(n: Number, dtype: DataType, src: Source, what: str) -> object:
     value = n.value()
     if dtype.value.startswith("float"):
-        return float(value)
+        try:
+            x = float(value)
+        except OverflowError:  # an integer literal beyond every float
+            x = math.inf
+        # A finite literal must stay finite in the tensor's type (`inf` is written as inf),
+        # after numpy's round-to-nearest (65519 is float16's 65504; 65520 is too large).
+        with np.errstate(over="ignore"):
+            rounded = float(np.asarray(x).astype(dtype.numpy))
+        if "inf" not in n.text.lower() and math.isinf(rounded):
+            raise src.error(f"{what}: {_short(n.text)} is outside {dtype.name}'s range "
+                            f"(largest magnitude {np.finfo(dtype.numpy).max})", n.loc)
+        return x
     if isinstance(value, float):
         if not math.isfinite(value) or value != int(value):
             raise src.error(f"{what}: {n.text} is not an integer ({dtype.name} data)", n.loc)
@@ -58,6 +69,11 @@ def _convert(n: Number, dtype: DataType, src: Source, what: str) -> object:
         raise src.error(f"{what}: {n.text} is outside {dtype.name}'s range "
                         f"[{info.min}, {info.max}]", n.loc)
     return value
+
+
+def _short(text: str) -> str:
+    """A literal for a message: long ones shortened."""
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-8:]} ({len(text)} characters)"
 
 
 def array_data(a: Array, t: TensorDesc, src: Source, what: str) -> np.ndarray:

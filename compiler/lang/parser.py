@@ -222,6 +222,27 @@ def _line(text: str, line: int) -> str:
     return lines[line - 1].rstrip() if 0 < line <= len(lines) else ""
 
 
+MAX_NESTING = 100
+"""How deeply a .dml file may nest expressions, loads or data rows (a statement of 100 nested
+operations is far past any real program; deeper ones would exhaust Python's recursion in the
+layers after the parser, so they are refused here, at their line)."""
+
+
+def _check_depth(tree: lark.Tree, text: str, filename: str) -> None:
+    """Refuse nesting deeper than MAX_NESTING (measured without recursion)."""
+    stack: list[tuple[lark.Tree, int]] = [(tree, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            meta = node.meta
+            line = getattr(meta, "line", 0) if not meta.empty else 0
+            raise ParseError(f"nested more than {MAX_NESTING} levels deep (expressions, loads "
+                             "and data rows)", filename=filename, line=line,
+                             column=getattr(meta, "column", 0) if line else 0,
+                             source_line=_line(text, line))
+        stack.extend((c, depth + 1) for c in node.children if isinstance(c, lark.Tree))
+
+
 def parse(text: str, filename: str = "<input>") -> list[Item]:
     """The items of a .dml source, in order. Raises ParseError (with line and column)."""
     try:
@@ -243,6 +264,7 @@ def parse(text: str, filename: str = "<input>") -> list[Item]:
             " or ".join(want) if len(want) <= 2 else "one of " + ", ".join(want)),
             filename=filename, line=line, column=column,
             source_line=_line(text, line)) from None
+    _check_depth(tree, text, filename)
     try:
         items: list[Item] = _ToItems().transform(tree)
     except lark.exceptions.VisitError as e:
