@@ -37,6 +37,21 @@ def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None
         raise ValidationError(op, f"{field_name} shape", fmt(want), fmt(a.shape))
 
 
+def check_out_overlap(desc: OperatorDesc, names: Sequence[str], args: Sequence[Any],
+                      out: Any) -> None:
+    """`out` must share no memory with an argument, as PyTorch requires of out=: a kernel that
+    reads what it writes (a reversing slice, a permuting gather) would give wrong values. The
+    one exception is scatter's data tensor: each element is read before it is written, by the
+    same invocation, so out= that tensor updates it in place."""
+    for name, a in zip(names, args):
+        if not is_device_tensor(a) or (desc.operator == "DML_SCATTER" and name == "input"):
+            continue
+        if a is out or a.kp_tensor is out.kp_tensor:
+            field_name = argument(desc, name)[1]
+            raise ValidationError(desc.operator, "out", f"a tensor that shares no memory with "
+                                  f"{field_name}", f"the same device tensor as {field_name}")
+
+
 def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     """The tensor behind the program input `name`, and how errors call it."""
     if isinstance(desc, ExpressionDesc):

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import check_device_tensor, is_device_tensor
+from .arguments import check_device_tensor, check_out_overlap, is_device_tensor
 from .artifact import CompiledProgram, Stage
 from .descriptors import OperatorDesc, TensorDesc
 from .errors import ValidationError
@@ -121,4 +121,5 @@ class CompiledKernel:
             out = empty(self.output.sizes, self.output.data_type.numpy, zeroed=False)
         else:
             check_device_tensor(self.descriptor.operator, "out", out, self.output)
+            check_out_overlap(self.descriptor, self.program.inputs, checked, out)
         return self.executable().run_device(checked, out)
