@@ -24,7 +24,7 @@ from .descriptors import (
 )
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
-from .tensor_checks import MAX_RANK
+from .tensor_checks import MAX_RANK, is_int
 
 
 def as_array(op: str, field: str, value: Any) -> Any:
@@ -42,7 +42,10 @@ def same_ndim(op: str, **arrays: np.ndarray) -> None:
     for name, b in rest:
         if b.ndim != a.ndim:
             raise ValidationError(op, f"{name}.ndim", f"{a.ndim} ({first}.ndim: one "
-                                  "DimensionCount for all tensors)", b.ndim)
+                                  "DimensionCount for all tensors)", b.ndim,
+                                  f"pad {name} with leading 1s to {a.ndim} dimensions"
+                                  + (" and set index_dimensions to the dimensions that count"
+                                     if name == "indices" and op == "DML_GATHER" else ""))
 
 
 def tensor_of(a: Any) -> TensorDesc:
@@ -73,30 +76,49 @@ def buffer_of(a: Any) -> Any:
                                            writeable=False)
 
 
-def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int,
+def numpy_axis(axis: Any, rank: int) -> Any:
+    """numpy's convention, for the one-shot functions: an axis in [-rank, -1] counts from the
+    end. Anything else goes to the descriptor as given (validation names what is wrong)."""
+    if is_int(axis) and -rank <= axis < 0:
+        return int(axis) + rank
+    return axis
+
+
+def significant_dimensions(shape: tuple[int, ...]) -> int:
+    """The trailing dimensions of a shape after its leading 1s (at least one)."""
+    lead = next((k for k, s in enumerate(shape) if s != 1), len(shape) - 1)
+    return max(1, len(shape) - lead)
+
+
+def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None = None,
            check_indices: bool = False) -> np.ndarray:
-    """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis`.
+    """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis` (negative counts
+    from the end, as in numpy).
 
     All arrays share one ndim (DirectML's DimensionCount); pad lower ranks with leading 1s.
-    Out-of-range indices are clamped, or raise IndexOutOfRangeError with check_indices=True.
+    index_dimensions says how many trailing dimensions of `indices` count (default: all but
+    its leading 1s, so indices of shape (1, n) are n rows). Out-of-range indices are clamped,
+    or raise IndexOutOfRangeError with check_indices=True.
     """
     op = GatherDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
-    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=axis,
-                                       index_dimensions=index_dimensions),
+    dims = significant_dimensions(i.shape) if index_dimensions is None else index_dimensions
+    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i),
+                                       axis=numpy_axis(axis, x.ndim), index_dimensions=dims),
                          _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
 
 def gather_elements(input: Any, indices: Any, *, axis: int,
                     check_indices: bool = False) -> np.ndarray:
-    """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc."""
+    """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc.
+    (negative axes count from the end, as in numpy)."""
     op = GatherElementsDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=axis),
+                                               axis=numpy_axis(axis, x.ndim)),
                          _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i))
 
@@ -106,13 +128,13 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
     """DML_SCATTER (ScatterElements): a copy of `input` with
     output[indices[i,j,k], j, k] = updates[i,j,k] for axis 0, etc. When several updates hit one
     element, the last in row-major order of `updates` wins; out-of-range updates are dropped
-    (or raise IndexOutOfRangeError with check_indices=True)."""
+    (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end."""
     op = ScatterDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=axis),
+                                        updates=tensor_of(u), axis=numpy_axis(axis, x.ndim)),
                          _flag(op, "check_indices", check_indices))
     return kernel(buffer_of(x), buffer_of(i), buffer_of(u))
 
