@@ -174,3 +174,11 @@ def test_a_tensor_name_of_any_length_or_spelling_never_reaches_the_glsl(name):
     assert name not in kernel.glsl
     got = kernel.reference(np.array([1, 2], np.float32))
     np.testing.assert_array_equal(got, np.array([2, 1], np.float32))
+
+
+def test_a_negative_stride_in_directml_notation_names_the_field_and_line():
+    text = ("DML_GATHER_OPERATOR_DESC\nAxis: 0\nIndexDimensions: 1\n"
+            "InputTensor: (Sizes:{3}, DataType:FLOAT32, Strides:{-1}) [1,2,3]\n"
+            "IndicesTensor: (Sizes:{1}, DataType:UINT32) [0]\n")
+    with pytest.raises(dmlc.ParseError, match=r"InputTensor.Strides\[0\]: expected >= 0, got -1"):
+        parse_module(text, "s.dml")

@@ -18,6 +18,8 @@ import numpy as np
 
 from ..descriptors import DIRECTML_OPERATORS, OperatorDesc, TensorDesc
 from ..dtypes import DataType
+from ..errors import ValidationError
+from ..tensor_checks import check_tensor
 from .data import Source, array_data, buffer_for
 from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
 from .unit import Unit
@@ -91,8 +93,13 @@ def _tensor(f: FieldItem, src: Source) -> TensorDesc:
         raise src.error(f"{f.name}.DimensionCount: expected {len(sizes)} (the number of Sizes), "
                         f"got {count[0]}", props["DimensionCount"][1])
     total = ints("TotalTensorSizeInBytes")
-    return TensorDesc(data_type=dtype, sizes=sizes, strides=ints("Strides"),
-                      total_bytes=total[0] if total else None)
+    t = TensorDesc(data_type=dtype, sizes=sizes, strides=ints("Strides"),
+                   total_bytes=total[0] if total else None)
+    try:  # before its data is laid out by these sizes and strides (buffer_for)
+        check_tensor("DML_BUFFER_TENSOR_DESC", f.name, t)
+    except ValidationError as e:
+        raise src.error(str(e), f.loc) from None
+    return t
 
 
 def _suggest(name: str, options: Any) -> str:
