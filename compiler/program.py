@@ -46,6 +46,9 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
     operators' argument names input/indices/updates) adds to or replaces the file's data.
     check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
     outside its axis instead of clamping or dropping it."""
+    if inputs is not None and not isinstance(inputs, Mapping):
+        raise ValidationError("dmlc.run_module", "inputs", "a mapping of tensor names to arrays",
+                              type(inputs).__name__)
     inputs = dict(inputs or {})
     known = {n for u in module.units for n in (*u.arguments, *u.arguments.values())}
     for name in inputs:

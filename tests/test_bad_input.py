@@ -182,3 +182,19 @@ def test_a_negative_stride_in_directml_notation_names_the_field_and_line():
             "IndicesTensor: (Sizes:{1}, DataType:UINT32) [0]\n")
     with pytest.raises(dmlc.ParseError, match=r"InputTensor.Strides\[0\]: expected >= 0, got -1"):
         parse_module(text, "s.dml")
+
+
+def test_run_module_inputs_must_be_a_mapping():
+    module = parse_module("X: float32[2] = [1, 2]\nY[i] = X[1 - i]\n")
+    for bad in ("X", ["X"], 3):
+        with pytest.raises(dmlc.ValidationError, match="inputs: expected a mapping"):
+            dmlc.run_module(module, bad)  # type: ignore[arg-type]
+
+
+def test_slice_window_fields_are_checked_in_the_one_shot_function_too():
+    x = np.arange(4, dtype=np.float32)
+    for kw in (dict(offsets=[0.0]), dict(sizes=[2.0]), dict(strides=[1.0]),
+               dict(output_sizes=[2.0])):
+        args = {"offsets": [0], "sizes": [2], "strides": [1], **kw}
+        with pytest.raises(dmlc.ValidationError):
+            dmlc.slice(x, **args)
