@@ -51,9 +51,35 @@ def close_device() -> None:
     close()
 
 
+def cache_info() -> dict[str, dict[str, int]]:
+    """What dmlc holds between calls: "kernels", the in-memory compile cache (entries, bytes,
+    limits, hits, misses), and "buffers", the device's pool of idle buffers shared by all
+    kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
+    import sys
+
+    from .compiled import KERNELS
+    device = sys.modules.get("dmlc.runtime.device")  # no device opened: nothing pooled
+    pool = device.pool_info() if device is not None else None
+    return {"kernels": KERNELS.info(),
+            "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
+                                "created": 0, "reused": 0}}
+
+
+def clear_cache() -> None:
+    """Drop every compiled kernel kept in memory and destroy the device's idle pooled buffers
+    (device tensors and kernels you hold keep working)."""
+    import sys
+
+    from .compiled import clear_caches
+    clear_caches()
+    device = sys.modules.get("dmlc.runtime.device")
+    if device is not None:
+        device.pool_info(clear=True)
+
+
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
-           "close_device", "__version__"]
+           "close_device", "cache_info", "clear_cache", "__version__"]

@@ -1,5 +1,5 @@
 """The one-shot operator functions: numpy arrays in, a new numpy array out (device tensors in: a
-device tensor out, nothing crossing to the host).
+device tensor out, nothing crossing to the host); out= as numpy's ufuncs take it.
 
 Each builds a descriptor from its arguments, compiles it once (kernels are memoized per
 descriptor, so a repeated call reuses its pipelines) and runs it on the process's Vulkan device.
@@ -13,7 +13,7 @@ from typing import Any, cast
 import numpy as np
 
 from .arguments import is_device_tensor
-from .compiled import cached_compile
+from .compiled import CompiledKernel, cached_compile
 from .descriptors import (
     GatherDesc,
     GatherElementsDesc,
@@ -24,7 +24,7 @@ from .descriptors import (
 )
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
-from .tensor_checks import MAX_RANK, is_int
+from .tensor_checks import MAX_RANK, fmt, is_int
 
 
 def as_array(op: str, field: str, value: Any) -> Any:
@@ -61,9 +61,14 @@ def tensor_of(a: Any) -> TensorDesc:
 
 
 def _folds_strides(a: Any) -> bool:
-    """A non-contiguous numpy view whose strides a TensorDesc can describe (all >= 0)."""
-    return (not is_device_tensor(a) and not a.flags.c_contiguous and a.size > 0
-            and all(st >= 0 and st % a.itemsize == 0 for st in a.strides))
+    """A non-contiguous numpy view whose strides a TensorDesc can describe (all >= 0), and
+    dense enough to upload as it lies: one that spans more than twice its elements' bytes
+    (`big[::1000]`) is compacted on the host instead, as the upload copies it anyway."""
+    if (is_device_tensor(a) or a.flags.c_contiguous or a.size == 0
+            or not all(st >= 0 and st % a.itemsize == 0 for st in a.strides)):
+        return False
+    span = 1 + sum((n - 1) * st // a.itemsize for st, n in zip(a.strides, a.shape))
+    return span <= 2 * a.size
 
 
 def buffer_of(a: Any) -> Any:
@@ -91,7 +96,7 @@ def significant_dimensions(shape: tuple[int, ...]) -> int:
 
 
 def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None = None,
-           check_indices: bool = False) -> np.ndarray:
+           check_indices: bool = False, out: Any = None) -> Any:
     """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis` (negative counts
     from the end, as in numpy).
 
@@ -107,11 +112,11 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i),
                                        axis=numpy_axis(axis, x.ndim), index_dimensions=dims),
                          _flag(op, "check_indices", check_indices))
-    return kernel(buffer_of(x), buffer_of(i))
+    return call(kernel, (buffer_of(x), buffer_of(i)), out)
 
 
 def gather_elements(input: Any, indices: Any, *, axis: int,
-                    check_indices: bool = False) -> np.ndarray:
+                    check_indices: bool = False, out: Any = None) -> Any:
     """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc.
     (negative axes count from the end, as in numpy)."""
     op = GatherElementsDesc.operator
@@ -120,15 +125,16 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
                                                axis=numpy_axis(axis, x.ndim)),
                          _flag(op, "check_indices", check_indices))
-    return kernel(buffer_of(x), buffer_of(i))
+    return call(kernel, (buffer_of(x), buffer_of(i)), out)
 
 
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
-            check_indices: bool = False) -> np.ndarray:
+            check_indices: bool = False, out: Any = None) -> Any:
     """DML_SCATTER (ScatterElements): a copy of `input` with
     output[indices[i,j,k], j, k] = updates[i,j,k] for axis 0, etc. When several updates hit one
     element, the last in row-major order of `updates` wins; out-of-range updates are dropped
-    (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end."""
+    (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end.
+    out= the data tensor (a DeviceTensor) updates it in place: only the updates are written."""
     op = ScatterDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
@@ -136,28 +142,51 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
                                         updates=tensor_of(u), axis=numpy_axis(axis, x.ndim)),
                          _flag(op, "check_indices", check_indices))
-    return kernel(buffer_of(x), buffer_of(i), buffer_of(u))
+    return call(kernel, (buffer_of(x), buffer_of(i), buffer_of(u)), out)
 
 
 scatter_elements = scatter
 
 
 def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
-          output_sizes: Sequence[int] | None = None) -> np.ndarray:
+          output_sizes: Sequence[int] | None = None, out: Any = None) -> Any:
     """DML_SLICE1: per dimension, the window [offset, offset + size) read with a signed stride
     (negative: from the window's end). output_sizes=None takes the most each window allows."""
     op = Slice1Desc.operator
     x = as_array(op, "input", input)
-    out = None
+    output = None
     if output_sizes is not None:
-        out = TensorDesc(data_type=DataType.of(x.dtype),
-                         sizes=cast(tuple[int, ...],
-                                    as_tuple(op, "OutputTensor.Sizes", output_sizes)))
+        output = TensorDesc(data_type=DataType.of(x.dtype),
+                            sizes=cast(tuple[int, ...],
+                                       as_tuple(op, "OutputTensor.Sizes", output_sizes)))
     # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
     kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=cast(tuple[int, ...], offsets),
                                        sizes=cast(tuple[int, ...], sizes),
-                                       strides=cast(tuple[int, ...], strides), output=out))
-    return kernel(buffer_of(x))
+                                       strides=cast(tuple[int, ...], strides), output=output))
+    return call(kernel, (buffer_of(x),), out)
+
+
+def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
+    """Run a one-shot function's kernel, with out= as numpy's ufuncs take it: None, a new
+    result; a DeviceTensor, written on the device (a scatter's data tensor: in place); a numpy
+    array of the output's shape and dtype, written and returned."""
+    if out is None:
+        return kernel(*args)
+    if is_device_tensor(out):
+        return kernel(*args, out=out)
+    op, want = kernel.descriptor.operator, kernel.output
+    if not isinstance(out, np.ndarray):
+        raise ValidationError(op, "out", "a numpy array or a dmlc DeviceTensor",
+                              type(out).__name__)
+    if out.dtype != want.data_type.numpy:
+        raise ValidationError(op, "out dtype", want.data_type.numpy.name, out.dtype.name)
+    if out.shape != want.sizes:
+        raise ValidationError(op, "out shape", fmt(want.sizes), fmt(out.shape))
+    if not out.flags.writeable:
+        raise ValidationError(op, "out", "a writeable array", "a read-only array")
+    result = kernel(*args)
+    np.copyto(out, result.numpy() if is_device_tensor(result) else result, casting="no")
+    return out
 
 
 def _flag(op: str, field: str, value: Any) -> bool:

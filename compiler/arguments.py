@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .descriptors import ExpressionDesc, OperatorDesc, TensorDesc, dml_field
+from .descriptors import ExpressionDesc, OperatorDesc, ScatterDesc, TensorDesc, dml_field
 from .dtypes import as_ndarray
 from .errors import ValidationError
 from .tensor_checks import fmt
@@ -25,26 +25,31 @@ def is_device_tensor(a: Any) -> bool:
 
 
 def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:
-    """A DeviceTensor argument must hold exactly the tensor the kernel was compiled for."""
+    """A DeviceTensor argument must hold the tensor the kernel was compiled for, as a numpy
+    argument must: its shape, or for a tensor with explicit strides any buffer of at least the
+    elements they span (a flat one, say)."""
     if not is_device_tensor(a):
         raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
                               "dmlc.empty)", type(a).__name__)
     a.check_usable(f"{op}: {field_name}")
     if a.dtype != t.data_type.numpy:
         raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
-    want = t.sizes if t.is_packed else (t.buffer_elements,)
-    if a.shape != want:
-        raise ValidationError(op, f"{field_name} shape", fmt(want), fmt(a.shape))
+    if t.strides is None and a.shape != t.sizes:
+        raise ValidationError(op, f"{field_name} shape", fmt(t.sizes), fmt(a.shape))
+    if t.strides is not None and a.size < t.buffer_elements:
+        raise ValidationError(op, f"{field_name} buffer", f">= {t.buffer_elements} elements "
+                              f"for strides {fmt(t.strides)}", a.size)
 
 
 def check_out_overlap(desc: OperatorDesc, names: Sequence[str], args: Sequence[Any],
                       out: Any) -> None:
     """`out` must share no memory with an argument, as PyTorch requires of out=: a kernel that
     reads what it writes (a reversing slice, a permuting gather) would give wrong values. The
-    one exception is scatter's data tensor: each element is read before it is written, by the
-    same invocation, so out= that tensor updates it in place."""
+    one exception is scatter's data tensor laid out as the output (packed): out= that tensor
+    updates it in place."""
     for name, a in zip(names, args):
-        if not is_device_tensor(a) or (desc.operator == "DML_SCATTER" and name == "input"):
+        if not is_device_tensor(a) or (isinstance(desc, ScatterDesc) and name == "input"
+                                       and desc.input.is_packed):
             continue
         if a is out or a.kp_tensor is out.kp_tensor:
             field_name = argument(desc, name)[1]

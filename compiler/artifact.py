@@ -51,6 +51,9 @@ class CompiledProgram:
     codegen.glsl._declarations and Executable.guard_damage); numpy arguments only."""
     target: str = "gpu"
     """What the kernels are tuned for: "cpu" or "gpu" (compiler/target.py)."""
+    in_place: bool = False
+    """A scatter that updates its data tensor: the program's inputs are the indices and
+    updates, and its output is the data tensor (lower/scatter.py)."""
 
     @property
     def ir(self) -> str:
@@ -71,6 +74,11 @@ class CompiledProgram:
     def output(self) -> TensorDesc:
         assert self.descriptor.output is not None
         return self.descriptor.output
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the artifact's text and code (GLSL and SPIR-V of every stage)."""
+        return sum(len(s.glsl) + len(s.spirv) for s in self.stages)
 
     @functools.cached_property
     def plan(self) -> LaunchPlan:

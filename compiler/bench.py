@@ -153,19 +153,23 @@ def _median_ms(xs: list[float]) -> float:
 
 def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
     from dmlc.runtime import Executable, get_device, timing
+    from dmlc.runtime.tensor import empty, to_device
     kernel = compile_desc(case.descriptor)
     inputs = case.make_inputs(rng)
     exe = kernel.executable()
-    exe.upload(inputs)
+    on_device = [to_device(a) for a in inputs]
+    out = empty(kernel.output.sizes, kernel.output.data_type.numpy, zeroed=False)
     moved = bytes_moved(kernel.descriptor)
     plan = copy_plan(-(-moved // 8))
     copy = Executable(get_device(), plan)
-    copy.upload([np.zeros(plan.buffers[0].count, np.uint32)])
+    src = to_device(np.zeros(plan.buffers[0].count, np.uint32))
+    dst = empty((plan.buffers[1].count,), np.uint32, zeroed=False)
     times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
                                      "numpy": []}
     for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
-        t_op, t_copy = timing.time_kernels(exe), timing.time_kernels(copy)
-        t_vk = timing.time_buffer_copy(copy)
+        t_op = timing.time_kernels(exe, on_device, out)
+        t_copy = timing.time_kernels(copy, [src], dst)
+        t_vk = timing.time_buffer_copy(copy.device, src, dst)
         t0 = time.perf_counter()
         case.numpy_fn(*inputs)
         t_np = time.perf_counter() - t0
@@ -236,6 +240,46 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
             "ratio": kernel_us / bare_us, "target": 2.0}
 
 
+IN_PLACE_TARGET = 0.25
+
+
+def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> dict[str, Any]:
+    """A KV cache's per-token update: one row of an [8192, 1024] float16 cache ([2048, 1024]
+    with --quick) scattered in place (out= the cache) against the copying form (out= another
+    tensor) and a bare pre-recorded dispatch of an empty shader; wall time per call on device
+    tensors, what an engine pays, interleaved, median of the repeats' means."""
+    from dmlc.runtime import get_device
+    from dmlc.runtime.tensor import empty, to_device
+    from dmlc.runtime.timing import RecordedDispatch
+    rows, width = (2048 if quick else 8192), 1024
+    rng = np.random.default_rng(0)
+    cache = to_device(_bits(rng, (rows, width), "float16"))
+    idx = to_device(np.full((1, width), rows // 2, np.int32))
+    row = to_device(_bits(rng, (1, width), "float16"))
+    other = empty((rows, width), np.float16, zeroed=False)
+    kernel = compile_desc(ScatterDesc(input=_t("FLOAT16", (rows, width)),
+                                      indices=_t("INT32", (1, width)),
+                                      updates=_t("FLOAT16", (1, width)), axis=0))
+    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
+    ways: dict[str, Callable[[], Any]] = {
+        "in_place": lambda: kernel(cache, idx, row, out=cache),
+        "copying": lambda: kernel(cache, idx, row, out=other),
+        "empty_dispatch": bare.run}
+    samples: dict[str, list[float]] = {k: [] for k in ways}
+    for r in range(repeats + 1):  # the first round warms up
+        for name, fn in ways.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            if r:
+                samples[name].append((time.perf_counter() - t0) / calls)
+    ms = {k: _median_ms(v) for k, v in samples.items()}
+    return {"case": f"scatter one row into f16 [{rows},{width}]", "ms": ms,
+            "in_place_vs_copying": ms["in_place"] / ms["copying"],
+            "in_place_vs_empty_dispatch": ms["in_place"] / ms["empty_dispatch"],
+            "target": IN_PLACE_TARGET}
+
+
 def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
         echo: Callable[[str], None] = print, only: list[str] | None = None) -> dict[str, Any]:
     from dmlc.runtime import get_device
@@ -278,10 +322,18 @@ def _latency_and_overhead(cases: list[BenchCase], quick: bool,
         mark = "ok" if fast else "MISS"
         echo(f"  {row['case']:44} cold {row['cold_ms']:6.1f} ms   disk {row['disk_ms']:5.2f} ms"
              f"   warm {row['warm_ms']:6.3f} ms  {mark}")
+    update = in_place_update(quick)
+    ms = update["ms"]
+    echo("\nin-place update: a KV cache's one-row scatter, out= the cache vs out= another tensor "
+         "(wall time per call on device tensors)")
+    echo(f"  {update['case']:44} in place {ms['in_place']:7.3f} ms   copying "
+         f"{ms['copying']:7.3f} ms   empty dispatch {ms['empty_dispatch']:6.3f} ms   "
+         f"ratio {update['in_place_vs_copying']:.3f} (target <= {IN_PLACE_TARGET}) "
+         + ("ok" if update["in_place_vs_copying"] <= IN_PLACE_TARGET else "MISS"))
     overhead = call_overhead(calls=500 if quick else 2000)
     echo("\ncall overhead: a cached kernel on device tensors (out=) vs a bare pre-recorded kp "
          "dispatch of an empty shader")
     echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
          f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (target <= 2) "
          + ("ok" if overhead["ratio"] <= 2 else "MISS"))
-    return {"compile_latency": latency, "call_overhead": overhead}
+    return {"compile_latency": latency, "in_place_update": update, "call_overhead": overhead}

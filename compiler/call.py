@@ -7,6 +7,7 @@ runtime is imported at that first call, not before: compiling needs no device.
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -26,10 +27,13 @@ class CompiledKernel:
     tensors in (or out=) keep the result on the device. Everything but the call itself (`ir`,
     `glsl`, `spirv`, `stages`, `reference()`, ...) is the wrapped CompiledProgram's."""
 
-    def __init__(self, compiled: CompiledProgram) -> None:
+    def __init__(self, compiled: CompiledProgram,
+                 in_place: Callable[[], CompiledKernel] | None = None) -> None:
         self.compiled = compiled
         """The device-free artifact: descriptor, IR, GLSL, SPIR-V, launch plan."""
         self._executable: Any = None
+        self._in_place = in_place
+        """A scatter's kernel that updates the data tensor itself (lower/scatter.py)."""
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.compiled!r})"
@@ -84,6 +88,13 @@ class CompiledKernel:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
         return self.compiled.reference(*arrays)
 
+    @property
+    def held_bytes(self) -> int:
+        """Memory the kernel holds between calls: its artifact, and what its executable owns
+        on the device (status buffers only: calls take the rest from the buffer pool)."""
+        exe = self._executable
+        return self.compiled.nbytes + (exe.owned_bytes if exe is not None else 0)
+
     def executable(self) -> Any:
         """The program bound to device buffers (created on first use, then reused; again after
         the device was closed)."""
@@ -122,4 +133,13 @@ class CompiledKernel:
         else:
             check_device_tensor(self.descriptor.operator, "out", out, self.output)
             check_out_overlap(self.descriptor, self.program.inputs, checked, out)
+            if self._updates_in_place(checked, out):
+                assert self._in_place is not None
+                return self._in_place().executable().run_device(checked[1:], out)
         return self.executable().run_device(checked, out)
+
+    def _updates_in_place(self, checked: list[Any], out: Any) -> bool:
+        """A scatter whose out= is its data tensor: only the updates are written (the copying
+        form would also be right, at the cost of the whole tensor)."""
+        return (self._in_place is not None and self.program.inputs[0] == "input"
+                and checked[0].kp_tensor is out.kp_tensor)

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 
@@ -16,14 +19,14 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
-from .descriptors import OperatorDesc
+from .descriptors import OperatorDesc, ScatterDesc
 from .errors import ValidationError
 from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import verify_program
 from .lower import lower
-from .lower.checks import add_index_check
+from .lower.checks import add_index_check, writes_only_if_valid
 from .passes import run_pipeline
 from .passes.pipeline import env_names
 from .target import resolve as resolve_target
@@ -34,35 +37,43 @@ __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "build_program", "cache
 
 
 def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
-                  check_indices: bool = False,
-                  target: str | None = None) -> tuple[OperatorDesc, Program]:
+                  check_indices: bool = False, target: str | None = None,
+                  in_place: bool = False) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
     check_indices: add the kernels of checked mode (lower/checks.py).
-    target: "cpu" or "gpu" (default: compiler/target.py's choice)."""
+    target: "cpu" or "gpu" (default: compiler/target.py's choice).
+    in_place: the scatter that updates its data tensor (lower/scatter.py)."""
     target = resolve_target(target)
     checked = validate(desc)
     if check_indices and not checked.has_indices:
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
-    program = lower(checked, target)
+    if in_place and not isinstance(checked, ScatterDesc):
+        raise ValidationError(checked.operator, "in_place", "False (only DML_SCATTER updates "
+                              "its input in place)", True)
+    program = lower(checked, target, in_place)
     if check_indices:
         program = add_index_check(program, checked)  # type: ignore[arg-type]
+        if in_place:
+            program = writes_only_if_valid(program)
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)
 
 
 def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
                     check_indices: bool = False, guard_words: int = 0,
-                    target: str | None = None, spirv_cache: bool = True) -> CompiledProgram:
+                    target: str | None = None, spirv_cache: bool = True,
+                    in_place: bool = False) -> CompiledProgram:
     """What compile() builds on a miss, without its in-memory cache: the device-free artifact.
     spirv_cache=False also skips the SPIR-V cache on disk (the bench's cold compile)."""
     target = resolve_target(target)
-    checked, program = build_program(desc, dump_after, check_indices, target)
+    checked, program = build_program(desc, dump_after, check_indices, target, in_place)
     sources = [glsl.render_glsl(k, program, guard_words) for k in program.kernels]
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
-    return CompiledProgram(checked, program, stages, check_indices, guard_words, target)
+    return CompiledProgram(checked, program, stages, check_indices, guard_words, target,
+                           in_place)
 
 
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
@@ -92,7 +103,7 @@ def compile(desc: OperatorDesc, *,
         return CompiledKernel(compile_program(desc, dump_after=dump_after,
                                               check_indices=bool(check_indices),
                                               guard_words=guard_words, target=target))
-    return CompiledKernel(_cached(key).compiled)
+    return CompiledKernel(KERNELS.get(key).compiled, in_place=_in_place_of(key))
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,
@@ -103,7 +114,7 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     key = _cache_key(validate(desc), bool(check_indices), 0, resolve_target(target))
     if key is None:  # a list where a number belongs: compile() says which field
         return compile(desc, check_indices=check_indices, target=target)
-    return _cached(key)
+    return KERNELS.get(key)
 
 
 def _check_options(check_indices: object, guard_words: object) -> None:
@@ -114,16 +125,70 @@ def _check_options(check_indices: object, guard_words: object) -> None:
                               repr(guard_words))
 
 
-CACHE_SIZE = 256
-"""Compiled programs kept in memory: compile() of a descriptor seen before skips lowering, the
-passes and codegen (the SPIR-V cache on disk then only serves new processes)."""
+class KernelCache:
+    """The in-memory compile cache: compile() of a descriptor seen before skips lowering, the
+    passes and codegen (the SPIR-V cache on disk then only serves new processes). Bounded by
+    entries and by bytes held (artifacts, and what their executables own on the device), least
+    recently used dropped first."""
+
+    ENTRIES = 256
+    BYTES = 64 * 2**20
+
+    def __init__(self) -> None:
+        self._kernels: OrderedDict[tuple, CompiledKernel] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple) -> CompiledKernel:
+        """The kernel for `key`, compiled on a miss (outside the lock: compiles may overlap,
+        and the first one stored wins)."""
+        with self._lock:
+            found = self._kernels.get(key)
+            if found is not None:
+                self.hits += 1
+                self._kernels.move_to_end(key)
+                return found
+            self.misses += 1
+        desc, check_indices, guard_words, target, _disabled, in_place = key  # _disabled: passes
+        built = CompiledKernel(compile_program(desc, check_indices=check_indices,
+                                               guard_words=guard_words, target=target,
+                                               in_place=in_place), in_place=_in_place_of(key))
+        with self._lock:
+            kernel = self._kernels.setdefault(key, built)
+            self._trim()
+            return kernel
+
+    def _trim(self) -> None:
+        held = sum(k.held_bytes for k in self._kernels.values())
+        while len(self._kernels) > 1 and (len(self._kernels) > self.ENTRIES
+                                          or held > self.BYTES):
+            _, dropped = self._kernels.popitem(last=False)
+            held -= dropped.held_bytes
+
+    def clear(self) -> None:
+        with self._lock:
+            self._kernels.clear()
+
+    def info(self) -> dict[str, int]:
+        with self._lock:
+            return {"entries": len(self._kernels),
+                    "bytes": sum(k.held_bytes for k in self._kernels.values()),
+                    "max_entries": self.ENTRIES, "max_bytes": self.BYTES,
+                    "hits": self.hits, "misses": self.misses}
+
+
+KERNELS = KernelCache()
+"""The one in-memory cache: per key, the compiled program, wrapped in the kernel that
+cached_compile() hands out (its device binding made at its first call, then kept). compile()
+wraps the same program in a kernel of its own."""
 
 
 def _cache_key(desc: OperatorDesc, check_indices: bool, guard_words: int,
                target: str) -> tuple | None:
     """What decides the compiled result: the descriptor, the options and the passes disabled
     (None where the descriptor is unhashable: compiling it reports the bad field)."""
-    key = (desc, check_indices, guard_words, target, os.environ.get("DMLC_DISABLE_PASSES", ""))
+    key = (desc, check_indices, guard_words, target, os.environ.get("DMLC_DISABLE_PASSES", ""),
+           False)
     try:
         hash(key)
     except TypeError:
@@ -131,18 +196,17 @@ def _cache_key(desc: OperatorDesc, check_indices: bool, guard_words: int,
     return key
 
 
-@functools.lru_cache(maxsize=CACHE_SIZE)
-def _cached(key: tuple) -> CompiledKernel:
-    """The one in-memory cache: per key, the compiled program, wrapped in the kernel that
-    cached_compile() hands out (its device binding made at its first call, then kept).
-    compile() wraps the same program in a kernel of its own."""
-    desc, check_indices, guard_words, target, _disabled = key  # _disabled: read by the passes
-    return CompiledKernel(compile_program(desc, check_indices=check_indices,
-                                          guard_words=guard_words, target=target))
+def _in_place_of(key: tuple) -> Callable[[], CompiledKernel] | None:
+    """For a scatter, how to get the kernel that updates its data tensor in place (compiled on
+    the first call with out= that tensor, then cached like any other)."""
+    desc, check_indices, guard_words, target, disabled, in_place = key
+    if not isinstance(desc, ScatterDesc) or in_place or guard_words:
+        return None
+    return functools.partial(KERNELS.get, (*key[:-1], True))
 
 
 def clear_caches() -> None:
     """Forget every compiled program and rule rewrite kept in memory (tests that change pass
     settings; the bench's cold and disk compile latencies)."""
-    _cached.cache_clear()
+    KERNELS.clear()
     clear_rewrite_memo()

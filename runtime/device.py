@@ -11,7 +11,7 @@ variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md
 - A destroyed tensor or manager used again is a SIGSEGV: all work goes through Device.use(),
   which refuses a closed device, and released tensors refuse before that.
 - A new tensor, algorithm or sequence per call grows kp's bookkeeping: repeated paths reuse
-  pre-recorded sequences, and device-tensor buffers are pooled with the pipelines bound to them.
+  pre-recorded sequences, and buffers are pooled (pool.py) with the pipelines bound to them.
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ import numpy as np
 from dmlc.errors import DeviceError
 
 from .limits import CPU_TYPE, device_limits, probe
+from .pool import BufferPool
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 def check_kp_size(what: str, nbytes: int) -> None:
@@ -120,6 +121,18 @@ def close_device() -> None:
         _device = None
 
 
+def pool_info(clear: bool = False) -> dict[str, int] | None:
+    """The open device's buffer pool (pool.py): what it holds (None with no device open);
+    clear=True destroys its idle buffers first."""
+    with _lock:
+        if _device is None or _device.closed:
+            return None
+        with _device.use("dmlc.cache_info"):
+            if clear:
+                _device.pool.clear()
+            return _device.pool.info()
+
+
 def dispatch_grid(invocations: int, local_size: int,
                   max_groups: Sequence[int]) -> tuple[int, int, int]:
     """A 2-D grid of at least `invocations` invocations within the per-axis group limits
@@ -179,29 +192,8 @@ class Device:
         self.closed = False
         self._lock = threading.RLock()
         self.created: collections.Counter[str] = collections.Counter()
-        self._pool: dict[int, list[Any]] = {}
-        self._returned: collections.deque[tuple[int, Any]] = collections.deque()
-
-    POOL_PER_SIZE = 4
-    POOL_BYTES = 256 * 2**20
-    """Buffers of garbage-collected device tensors kept for reuse, per size and in all."""
-
-    def pool_return(self, words: int, buffer: Any) -> None:
-        """Give back the buffer of a device tensor nobody references (called from __del__, so
-        it takes no lock: deque.append is atomic)."""
-        if not self.closed:
-            self._returned.append((words, buffer))
-
-    def pool_take(self, words: int) -> Any:
-        """A pooled buffer of `words` words, or None (caller holds the device)."""
-        while self._returned:
-            size, t = self._returned.popleft()
-            kept = self._pool.setdefault(size, [])
-            total = sum(n * 4 * len(ts) for n, ts in self._pool.items())
-            if len(kept) < self.POOL_PER_SIZE and total + size * 4 <= self.POOL_BYTES:
-                kept.append(t)  # else dropped: kp frees it with its last reference
-        same_size = self._pool.get(words)
-        return same_size.pop() if same_size else None
+        self.pool = BufferPool(self)
+        """Idle buffers shared by every kernel and device tensor (pool.py)."""
 
     @contextlib.contextmanager
     def use(self, what: str) -> Iterator[Device]:
@@ -230,6 +222,15 @@ class Device:
         self.created["sequences"] += 1
         return self.manager.sequence(0, timestamps) if timestamps else self.manager.sequence()
 
+    def sync_sequence(self, tensor: Any, direction: str) -> Any:
+        """A sequence that copies a tensor's staging memory to the device ("up") or back
+        ("down"), recorded once to be evaluated again."""
+        kp = _import_kp()
+        seq = self.sequence()
+        seq.record((kp.OpTensorSyncDevice if direction == "up" else kp.OpTensorSyncLocal)(
+            [tensor]))
+        return seq
+
     def run_op(self, op: Any) -> None:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused
         sequence would be re-begun without a reset, which Vulkan forbids; paths that repeat
@@ -241,8 +242,6 @@ class Device:
         with self._lock:
             if not self.closed:
                 self.closed = True
-                self._pool.clear()
-                self._returned.clear()
                 self.manager.destroy()
 
     def info(self) -> dict[str, object]:

@@ -20,27 +20,8 @@ from dmlc.dtypes import as_ndarray, data_type_of, padded_words
 from dmlc.errors import DeviceError, ValidationError
 
 from .buffers import from_words, to_words
-from .device import Device, _import_kp, check_kp_size, get_device
-
-
-class _Slot:
-    """A kp tensor and its upload and download sequences, recorded on first use and evaluated
-    again after (re-recording a sequence is invalid Vulkan); a pooled buffer keeps them."""
-
-    __slots__ = ("tensor", "up", "down")
-
-    def __init__(self, tensor: Any) -> None:
-        self.tensor, self.up, self.down = tensor, None, None
-
-    def sync(self, device: Device, direction: str) -> None:
-        seq = getattr(self, direction)
-        if seq is None:
-            kp = _import_kp()
-            seq = device.sequence()
-            op = kp.OpTensorSyncDevice if direction == "up" else kp.OpTensorSyncLocal
-            seq.record(op([self.tensor]))
-            setattr(self, direction, seq)
-        seq.eval()
+from .device import Device, check_kp_size, get_device
+from .pool import Slot
 
 
 class DeviceTensor:
@@ -57,11 +38,7 @@ class DeviceTensor:
         self.words = words = padded_words(self.size, self.dtype.itemsize)
         check_kp_size(f"a {self.shape} {self.dtype} tensor", words * 4)
         with device.use("dmlc.to_device"):
-            slot = device.pool_take(words)
-            self._slot = slot or _Slot(device.tensor(np.zeros(words, np.uint32)))
-            if slot is not None and zeroed:
-                self._slot.tensor.data()[:] = 0
-                self._slot.sync(device, "up")
+            self._slot: Slot = device.pool.take(words, zeroed=zeroed)
         self.released = False
 
     @property
@@ -70,8 +47,8 @@ class DeviceTensor:
         return None if self.released else self._slot.tensor
 
     def __del__(self) -> None:
-        if not self.released:  # nobody can use it any more: its buffer goes back to the pool
-            self.device.pool_return(self.words, self._slot)
+        if not self.released and not self.device.closed:  # its buffer goes back to the pool
+            self.device.pool.give(self._slot)
 
     def check_usable(self, what: str) -> None:
         """DeviceError if the tensor was released or its device closed (kp would crash)."""
@@ -93,7 +70,6 @@ class DeviceTensor:
             if not self.released and not self.device.closed:
                 self._slot.tensor.destroy()
             self.released = True
-            self._slot = None
 
     def __enter__(self) -> DeviceTensor:
         return self

@@ -7,6 +7,7 @@ made through the Device (and counted in Device.created like any other).
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,21 +33,28 @@ def time_op(device: Device, op: Any) -> float:
     return time.perf_counter() - t0
 
 
-def time_kernels(exe: Executable) -> float:
-    """Seconds of device time for one run of every kernel of `exe` (no transfers; the inputs
-    are whatever Executable.upload() or the last run left)."""
+def time_kernels(exe: Executable, inputs: Sequence[Any], out: Any) -> float:
+    """Seconds of device time for one run of every kernel of `exe` on device tensors (no
+    transfers), each kernel timed in a sequence of its own."""
     kp = _import_kp()
+    given = {n: t.kp_tensor for n, t in zip(exe.plan.inputs, inputs)}
+    given[exe.plan.output] = out.kp_tensor
     with exe.device.use(exe.plan.name):
-        return sum(time_op(exe.device, kp.OpAlgoDispatch(a)) for a in exe.algorithms)
+        tensors, taken = exe._slots(given)
+        try:
+            binding = exe.binding(tensors, host=False)
+            return sum(time_op(exe.device, kp.OpAlgoDispatch(a)) for a in binding.algorithms)
+        finally:
+            for slot, clean in taken:
+                exe.device.pool.give(slot, clean)
 
 
-def time_buffer_copy(exe: Executable) -> float:
-    """Seconds vkCmdCopyBuffer (kp's OpTensorCopy) takes to copy `exe`'s first input to its
-    output (buffers of the same size: the bench's copy plan)."""
-    kp, plan = _import_kp(), exe.plan
-    with exe.device.use(plan.name):
-        src, dst = exe.tensors[plan.inputs[0]], exe.tensors[plan.output]
-        return time_op(exe.device, kp.OpTensorCopy([src, dst]))
+def time_buffer_copy(device: Device, src: Any, dst: Any) -> float:
+    """Seconds vkCmdCopyBuffer (kp's OpTensorCopy) takes to copy device tensor `src` to `dst`
+    (of the same size)."""
+    kp = _import_kp()
+    with device.use("time_buffer_copy"):
+        return time_op(device, kp.OpTensorCopy([src.kp_tensor, dst.kp_tensor]))
 
 
 class RecordedDispatch:

@@ -145,6 +145,13 @@ class _KernelWriter:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
         elif e.op is Op.WSTORE:  # a whole word of 8/16-bit elements (passes/legalize.py)
             body = [f"{data}[{addr}] = {value};"]
+        elif e.op is Op.ATOMIC_STORE:  # other invocations may own the word's other elements
+            lanes, bits = 32 // buf.dtype.bits, buf.dtype.bits
+            mask = "0xFFu" if bits == 8 else "0xFFFFu"
+            word = f"{data}[uint({addr}) / {lanes}u]"
+            shift = f"((uint({addr}) & {lanes - 1}u) * {bits}u)"
+            body = [f"atomicAnd({word}, ~({mask} << {shift}));",
+                    f"atomicOr({word}, (uint({value}) & {mask}) << {shift});"]
         elif e.op is Op.VSTORE:
             body = [f"b_{name}_v.data[{addr} >> {vector_width(buf.dtype).bit_length() - 1}] "
                     f"= {value};"]
@@ -186,10 +193,12 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     lines = []
     for i, buf in enumerate(kernel_buffers(k, p)):
         mine = [n for n in nodes if n.arg == buf.name and n.op in BUFFER_OPS]
-        scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.WSTORE)]
+        scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.WSTORE,
+                                              Op.ATOMIC_STORE)]
         vector = [n for n in mine if n.op in (Op.VLOAD, Op.VSTORE)]
-        reads = any(n.op in (Op.LOAD, Op.VLOAD, Op.ATOMIC_MAX) for n in mine)
-        writes = any(n.op in (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE) for n in mine)
+        atomic = (Op.ATOMIC_MAX, Op.ATOMIC_STORE)  # read-modify-write: never writeonly
+        reads = any(n.op in (Op.LOAD, Op.VLOAD, *atomic) for n in mine)
+        writes = any(n.op in (Op.STORE, Op.VSTORE, Op.WSTORE, *atomic) for n in mine)
         access = "writeonly " if writes and not reads else ("" if writes else "readonly ")
         restrict = "restrict " if not (scalar and vector) else ""
         note = f"  // {buf.dtype.name.lower()}[{buf.count}]"

@@ -16,7 +16,7 @@ from .ops import Node, Op, VType, const, const_bool, const_data, item_id, step_i
 __all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "add", "mul",
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
-           "vextract", "vpack", "vstore", "store", "atomic_max", "pack", "wstore"]
+           "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "pack", "wstore"]
 
 IntLike = Node | int
 
@@ -148,6 +148,15 @@ def atomic_max(buf: Buffer, idx: IntLike, value: IntLike, pred: Node | None = No
     if buf.dtype is not DataType.UINT32:
         raise TypeError("atomic_max needs a UINT32 buffer")
     return _effect(Op.ATOMIC_MAX, buf, idx, _int(value), pred)
+
+
+def atomic_store(buf: Buffer, idx: IntLike, value: Node, pred: Node | None = None) -> Node:
+    """Store one 8/16-bit element where other invocations may store other elements of its
+    32-bit word (a scatter's targets): its bits go into the word by atomic and, then or."""
+    if buf.dtype.bits >= 32 or value.dtype != buf.dtype:
+        raise TypeError(f"atomic_store of {value.dtype} into {buf.name}: {buf.dtype} "
+                        "(8/16-bit buffers only)")
+    return _effect(Op.ATOMIC_STORE, buf, idx, value, pred)
 
 
 def pack(elements: list[Node]) -> Node:

@@ -127,7 +127,7 @@ def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
     addr, value = addr[mask], value[mask]
     if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
         raise IRError(f"write {e.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
-    if e.op is Op.STORE:
+    if e.op in (Op.STORE, Op.ATOMIC_STORE):
         buf[addr] = value
     else:
         np.maximum.at(buf, addr, value.astype(buf.dtype))

@@ -127,7 +127,8 @@ class Program:
         raise KeyError(name)
 
 
-BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE)
+BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE,
+              Op.ATOMIC_STORE)
 
 
 def packed_stores(k: Kernel, p: Program) -> list[Buffer]:

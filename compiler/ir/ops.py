@@ -43,6 +43,8 @@ class Op(enum.Enum):
     VSTORE = enum.auto()     # arg: buffer name; src: (first element, VEC16) -> VOID
     ATOMIC_MAX = enum.auto() # arg: uint32 buffer; src: (index, INT value[, predicate]) -> VOID
     WSTORE = enum.auto()     # arg: 8/16-bit buffer; src: (word index, UINT32 word) -> VOID
+    ATOMIC_STORE = enum.auto()  # arg: 8/16-bit buffer; src: (index, value[, predicate]) -> VOID:
+    #                             the element's bits put into its word atomically (and, then or)
 
 
 class VType(enum.Enum):
@@ -243,7 +245,7 @@ INFIX = {Op.ADD: "+", Op.MUL: "*", Op.FLOORDIV: "//", Op.FLOORMOD: "%", Op.CMPLT
 FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
          Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
          Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
-EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE)
+EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE, Op.ATOMIC_STORE)
 
 
 def type_name(n: Node) -> str:

@@ -23,7 +23,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         fail("divisor must be a positive constant")
     if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
         fail("the only variables are the item id gid and the kernel's step")
-    if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX):
+    if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE):
         try:
             buf = p.buffer(n.arg)  # type: ignore[arg-type]
         except KeyError:
@@ -33,6 +33,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             fail(f"address range [{addr.vmin}, {addr.vmax}] may leave {buf.name}[{buf.count}]")
         if n.op is Op.LOAD and n.dtype != buf.dtype:
             fail("load type differs from the buffer's")
+        if n.op is Op.ATOMIC_STORE and (buf.dtype.bits >= 32 or n.src[1].dtype != buf.dtype):
+            fail("atomic_store puts an 8/16-bit element of the buffer's type")
         if n.op is Op.STORE and n.src[1].dtype != buf.dtype:
             fail("stored value's type differs from the buffer's")
         if n.op is Op.STORE and buf.dtype.bits < 32 and (

@@ -12,7 +12,7 @@ from ..descriptors import (
 from ..expression.lower import lower_expression
 from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
-from .scatter import lower_scatter
+from .scatter import lower_scatter, lower_scatter_in_place
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
@@ -20,10 +20,12 @@ _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
           ExpressionDesc: lower_expression}
 
 
-def lower(desc: OperatorDesc, target: str = "gpu") -> Program:
+def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Program:
     """Lower a descriptor that `validate()` returned (its OutputTensor is filled in) to naive
     IR (the IR builders are pure: the pipeline's rule passes do the simplifying).
-    target: "cpu" or "gpu" (compiler/target.py), for the lowerings that differ."""
+    target: "cpu" or "gpu" (compiler/target.py), for the lowerings that differ.
+    in_place: the scatter that updates its data tensor, given as the output (scatter.py)."""
     if isinstance(desc, ScatterDesc):
-        return lower_scatter(desc, target)
+        return lower_scatter_in_place(desc) if in_place else lower_scatter(desc, target)
+    assert not in_place, "only scatter updates in place"
     return _LOWER[type(desc)](desc)  # type: ignore[operator]

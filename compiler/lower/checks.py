@@ -11,12 +11,14 @@ again when they were set. The host never scans the indices.
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..descriptors import GatherDesc, GatherElementsDesc, ScatterDesc
 from ..dtypes import DataType
 from ..errors import IndexOutOfRangeError
-from ..ir import Buffer, Kernel, Program
+from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from .common import address, tensor_buffer, unflatten
 
@@ -43,6 +45,19 @@ def add_index_check(p: Program, desc: Checked) -> Program:
     k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),))
     return Program(p.name, (*p.buffers, b_first, b_value), (k_check, k_report, *p.kernels),
                    p.inputs, p.output, p.output_shape)
+
+
+def writes_only_if_valid(p: Program) -> Program:
+    """Checked mode in place: the first kernel after the checks writes nothing when an index
+    was bad, so that a call that raises leaves the data tensor as it was."""
+    b_first = p.buffer(FIRST)
+    valid = b.less(b.clamp(b.bits(b.load(b_first, 0)), 0, 1), 1)  # check_first[0] == 0
+    k = p.kernels[2]
+    effects = tuple(Node(e.op, e.dtype, (e.src[0], e.src[1], b.logical_and(e.src[2], valid)
+                                         if len(e.src) > 2 else valid), e.arg)
+                    for e in k.effects)
+    return p.with_kernels((*p.kernels[:2], dataclasses.replace(k, effects=effects),
+                           *p.kernels[3:]))
 
 
 def raise_for_status(desc: Checked, status: dict[str, np.ndarray]) -> None:

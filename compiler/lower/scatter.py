@@ -20,6 +20,12 @@ scratch buffer `winner` (one uint32 per output element):
 The largest u wins every collision, and kernel 2 is in gather form: each output element, and
 so each packed output word, has exactly one writer, which keeps 8- and 16-bit outputs
 race-free.
+
+In place (out= the data tensor: a KV cache updated per token), the data tensor is the output
+and nothing is copied: the lines kernel alone, whose cost follows the updates, for any data
+width (lines own disjoint elements, but 8/16-bit elements of different lines may share a
+word: they are stored with atomic and/or on the word). Where the lines would be few and long
+(or longer than a kernel's loop may be), the vote runs with the output as its own original.
 """
 from __future__ import annotations
 
@@ -46,7 +52,22 @@ def lower_scatter(desc: ScatterDesc, target: str = "gpu") -> Program:
     return lower_scatter_vote(desc)
 
 
-def lower_scatter_lines(desc: ScatterDesc) -> Program:
+IN_PLACE_SHORT = 64
+"""In place, lines of at most this many steps run as lines however few they are."""
+
+
+def lower_scatter_in_place(desc: ScatterDesc) -> Program:
+    """The scatter with the data tensor as its output, updated in place (inputs: indices and
+    updates only)."""
+    out, steps = desc.output, desc.updates.sizes[desc.axis]
+    assert out is not None, "validate() first"
+    lines = desc.updates.element_count // steps
+    if steps <= MAX_STEPS and (lines >= LINES_MIN or steps <= IN_PLACE_SHORT):
+        return lower_scatter_lines(desc, in_place=True)
+    return lower_scatter_vote(desc, in_place=True)
+
+
+def lower_scatter_lines(desc: ScatterDesc, in_place: bool = False) -> Program:
     inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
     assert out is not None, "validate() first"
     axis, steps = desc.axis, upd.sizes[desc.axis]
@@ -54,26 +75,34 @@ def lower_scatter_lines(desc: ScatterDesc) -> Program:
     b_in, b_idx = tensor_buffer("input", inp, "input"), tensor_buffer("indices", idx, "input")
     b_upd, b_out = tensor_buffer("updates", upd, "input"), tensor_buffer("output", out, "output")
 
-    t = b.item_id(out.element_count)
-    copy = b.store(b_out, t, b.load(b_in, address(unflatten(t, out.sizes), inp)))
-    k_copy = Kernel("scatter_copy", out.element_count, (copy,))
-
     line_sizes = tuple(1 if d == axis else n for d, n in enumerate(upd.sizes))
     uc = replace(unflatten(b.item_id(lines), line_sizes), axis, b.step_id(steps))
     i = b.index(b.load(b_idx, address(uc, idx)), inp.sizes[axis], "mask")
     target = address(replace(uc, axis, b.maximum(i, 0)), out)
-    store = b.store(b_out, target, b.load(b_upd, address(uc, upd)), pred=b.not_equal(i, -1))
+    value, keep = b.load(b_upd, address(uc, upd)), b.not_equal(i, -1)
+    if out.data_type.bits < 32:  # other lines may own the word's other elements
+        store = b.atomic_store(b_out, target, value, pred=keep)
+    else:
+        store = b.store(b_out, target, value, pred=keep)
     k_lines = Kernel("scatter_lines", lines, (store,), steps=steps)
+    if in_place:
+        return Program("scatter_in_place", (b_idx, b_upd, b_out), (k_lines,),
+                       ("indices", "updates"), "output", out.sizes)
+    t = b.item_id(out.element_count)
+    copy = b.store(b_out, t, b.load(b_in, address(unflatten(t, out.sizes), inp)))
+    k_copy = Kernel("scatter_copy", out.element_count, (copy,))
     return Program("scatter", (b_in, b_idx, b_upd, b_out), (k_copy, k_lines),
                    ("input", "indices", "updates"), "output", out.sizes)
 
 
-def lower_scatter_vote(desc: ScatterDesc) -> Program:
+def lower_scatter_vote(desc: ScatterDesc, in_place: bool = False) -> Program:
     inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
     assert out is not None, "validate() first"
     axis, n_upd, n_out = desc.axis, upd.element_count, out.element_count
-    b_in, b_idx = tensor_buffer("input", inp, "input"), tensor_buffer("indices", idx, "input")
-    b_upd, b_out = tensor_buffer("updates", upd, "input"), tensor_buffer("output", out, "output")
+    b_idx, b_out = tensor_buffer("indices", idx, "input"), tensor_buffer("output", out, "output")
+    b_upd = tensor_buffer("updates", upd, "input")
+    # in place, the output holds the original (its own element: read before it is written)
+    b_in, inp = (b_out, out) if in_place else (tensor_buffer("input", inp, "input"), inp)
     b_win = Buffer("winner", DataType.UINT32, n_out, "scratch")
 
     u = b.item_id(n_upd)
@@ -92,5 +121,8 @@ def lower_scatter_vote(desc: ScatterDesc) -> Program:
         b.store(b_out, t, result),
         b.store(b_win, t, b.const_data(DataType.UINT32, 0)),
     ))
+    if in_place:
+        return Program("scatter_in_place", (b_idx, b_upd, b_out, b_win), (k_vote, k_resolve),
+                       ("indices", "updates"), "output", out.sizes)
     return Program("scatter", (b_in, b_idx, b_upd, b_out, b_win), (k_vote, k_resolve),
                    ("input", "indices", "updates"), "output", out.sizes)

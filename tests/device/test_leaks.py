@@ -11,6 +11,7 @@ import pytest
 import dmlc
 from dmlc.descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
 from dmlc.runtime import get_device
+from memory import resident_bytes
 
 pytestmark = pytest.mark.vulkan
 
@@ -46,11 +47,6 @@ DESCS = {
                             axis=0), (X, ELEMS, UPD)),
     "slice": (Slice1Desc(input=_tensor(X), **{k: tuple(v) for k, v in SLICE.items()}), (X,)),
 }
-
-
-def resident_bytes() -> int:
-    with open("/proc/self/statm") as f:
-        return int(f.read().split()[1]) * 4096
 
 
 def calls(op: str, mode: str):

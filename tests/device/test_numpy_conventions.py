@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
+from dmlc.api import tensor_of
 from reference import assert_bits_equal
 
 pytestmark = pytest.mark.vulkan
@@ -53,3 +54,38 @@ def test_an_axis_past_minus_rank_is_still_refused():
 def test_indices_of_another_rank_say_how_to_pad_them():
     with pytest.raises(dmlc.ValidationError, match="leading 1s.*index_dimensions"):
         dmlc.gather(np.zeros((2, 3), np.float32), np.zeros(4, np.int32), axis=0)
+
+
+def test_a_sparse_view_is_compacted_not_uploaded_whole():
+    """big[::1000] of a 156 MiB array spans more than kp's 128 MiB buffers: it is compacted
+    on the host (it spans far more than twice its bytes); a dense view still folds."""
+    big = np.arange(41_000_000, dtype=np.float32)
+    view = big[::1000]
+    assert_bits_equal(dmlc.slice(view, [0], [view.size], [-1]), view[::-1])
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    assert tensor_of(x.T).strides == (1, 8) and tensor_of(x[::3]).strides is None
+    assert_bits_equal(dmlc.gather(x.T, np.array([[1]], np.int32), axis=0), x.T[[1]])
+
+
+def test_a_strided_kernel_takes_a_flat_device_tensor_as_it_takes_a_flat_array():
+    flat = np.arange(288, dtype=np.float32)
+    kernel = dmlc.compile(dmlc.Slice1Desc(
+        input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(9, 2, 16), strides=(32, 16, 1)),
+        offsets=(0, 0, 0), sizes=(9, 2, 16), strides=(1, 1, -1)))
+    want = flat.reshape(9, 2, 16)[:, :, ::-1]
+    assert_bits_equal(kernel(flat), want)
+    assert_bits_equal(kernel(dmlc.to_device(flat)).numpy(), want)
+    with pytest.raises(dmlc.ValidationError, match=r"InputTensor buffer: expected >= 288"):
+        kernel(dmlc.to_device(flat[:100]))
+
+
+def test_out_of_a_strided_scatter_input_is_refused():
+    """In place needs the data tensor laid out as the output: a transposed data tensor would
+    be read and written at different places."""
+    t = dmlc.TensorDesc(data_type="FLOAT32", sizes=(4, 4), strides=(1, 4))
+    kernel = dmlc.compile(dmlc.ScatterDesc(
+        input=t, indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 4)),
+        updates=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4)), axis=0))
+    data = dmlc.to_device(np.arange(16, dtype=np.float32).reshape(4, 4))
+    with pytest.raises(dmlc.ValidationError, match="out: expected a tensor that shares no"):
+        kernel(data, np.zeros((1, 4), np.int32), np.ones((1, 4), np.float32), out=data)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import dmlc
 from dmlc.bench import EMPTY_SHADER, copy_plan
 from dmlc.runtime import Executable, get_device, timing
 from dmlc.toolchain import compile_glsl
@@ -25,14 +26,16 @@ def test_timings_are_positive_and_counted():
     device = get_device()
     before = dict(device.created)
     exe = Executable(device, copy_plan(4096))
-    exe.upload([np.ones(4096, np.uint32)])
-    assert timing.time_kernels(exe) > 0 and timing.time_buffer_copy(exe) > 0
+    src, dst = dmlc.to_device(np.ones(4096, np.uint32)), dmlc.empty((4096,), np.uint32)
+    assert timing.time_kernels(exe, [src], dst) > 0
+    assert timing.time_buffer_copy(device, src, dst) > 0
     assert exe.run([np.ones(4096, np.uint32)])[0].sum() == 4096
     bare = timing.RecordedDispatch(device, compile_glsl(EMPTY_SHADER))
     for _ in range(3):
         bare.run()
     made = {k: device.created[k] - before.get(k, 0) for k in device.created}
-    # the copy: 2 tensors, 1 algorithm and 5 sequences (the first zeroing, the kernel's, the
-    # upload's, and one per timing: time_op records a sequence of its own); the bare dispatch:
-    # 1 tensor, 1 algorithm, 1 sequence
-    assert made == {"tensors": 3, "algorithms": 2, "sequences": 6}
+    # src and dst: 2 tensors and 1 upload sequence (dst is zeroed: another); the timings: 1
+    # algorithm (binding src and dst) and one sequence per time_op; run(): 2 pooled tensors
+    # (src and dst are in use), 1 algorithm, 1 sequence; the bare dispatch: 1 tensor,
+    # 1 algorithm, 1 sequence
+    assert made == {"tensors": 5, "algorithms": 3, "sequences": 7}

@@ -1,0 +1,135 @@
+"""The buffer pool: device buffers held between uses, shared by every kernel and device tensor.
+
+A compiled kernel owns no tensor-sized memory between calls. A call takes the buffers it needs
+here (host arrays are written into a buffer's staging memory and synced; outputs and scratch
+come from here too) and gives them back when done; a device tensor's buffer comes back when its
+last reference goes. So memory follows the work in flight, not the number of shapes seen.
+
+kp 0.9 ties a staging buffer to each device buffer (a copy between tensors must be of equal
+size), so the staging pool is this pool: a pooled buffer keeps its staging memory and its
+recorded upload and download sequences. Idle buffers are kept per exact size, the most recently
+used first, up to LIMIT bytes in all, and dropped after IDLE_SECONDS unused: dropped buffers are
+destroyed at once (their memory freed even where a binding still names them; bindings check
+is_init() before use).
+"""
+from __future__ import annotations
+
+import collections
+import time
+from typing import Any, Protocol
+
+import numpy as np
+
+
+class Device(Protocol):
+    """What the pool needs of device.Device (which owns the pool: no import back)."""
+
+    def tensor(self, words: np.ndarray) -> Any: ...
+    def sync_sequence(self, tensor: Any, direction: str) -> Any: ...
+
+
+class Slot:
+    """A kp tensor (a device buffer with its staging memory), with its upload and download
+    sequences, recorded on first use and evaluated again after (re-recording a sequence is
+    invalid Vulkan)."""
+
+    __slots__ = ("tensor", "words", "up", "down", "clean", "idle_since")
+
+    def __init__(self, tensor: Any, words: int) -> None:
+        self.tensor, self.words, self.up, self.down = tensor, words, None, None
+        self.clean = False
+        """The device copy is known to hold zeros (scratch given back by kernels that leave
+        it zeroed)."""
+        self.idle_since = 0.0
+
+    @property
+    def nbytes(self) -> int:
+        """Memory held: the device buffer and its staging buffer."""
+        return 2 * 4 * self.words
+
+    def sync(self, device: Device, direction: str) -> None:
+        """"up": staging to device; "down": device to staging (caller holds the device)."""
+        seq = getattr(self, direction)
+        if seq is None:
+            seq = device.sync_sequence(self.tensor, direction)
+            setattr(self, direction, seq)
+        seq.eval()
+        self.clean = False if direction == "up" else self.clean
+
+    def zero(self, device: Device) -> None:
+        """Zero the device copy (unless known zero)."""
+        if not self.clean:
+            self.tensor.data()[:] = 0
+            self.sync(device, "up")
+            self.clean = True
+
+
+class BufferPool:
+    """Idle buffers by size, for one device. take() and trim() run under the device's lock;
+    give() may run in a finalizer and only appends to a queue."""
+
+    LIMIT = 256 * 2**20
+    """Bytes of idle buffers kept at most (device and staging memory together)."""
+    IDLE_SECONDS = 10.0
+    """An idle buffer unused this long is dropped at the next take()."""
+
+    def __init__(self, device: Device) -> None:
+        self.device = device
+        self._idle: dict[int, list[Slot]] = {}
+        self._returned: collections.deque[Slot] = collections.deque()
+        self.created = 0
+        self.reused = 0
+
+    def give(self, slot: Slot, clean: bool = False) -> None:
+        """Return a buffer nobody uses any more; clean: its device copy holds zeros."""
+        slot.clean = clean
+        self._returned.append(slot)  # atomic: safe from __del__ without the lock
+
+    def take(self, words: int, zeroed: bool = False) -> Slot:
+        """A buffer of exactly `words` words, idle or new; zeroed: its device copy holds
+        zeros (else its contents are whatever the last user left)."""
+        self._settle()
+        same = self._idle.get(words)
+        if same:
+            slot = same.pop()
+            self.reused += 1
+        else:
+            slot = Slot(self.device.tensor(np.zeros(words, np.uint32)), words)
+            self.created += 1
+        if zeroed:
+            slot.zero(self.device)
+        return slot
+
+    def _settle(self) -> None:
+        """File the buffers given back since, then drop what is past the limits."""
+        now = time.monotonic()
+        while self._returned:
+            slot = self._returned.popleft()
+            slot.idle_since = now
+            self._idle.setdefault(slot.words, []).append(slot)
+        self.trim(self.LIMIT, now - self.IDLE_SECONDS)
+
+    def trim(self, limit: int, older_than: float = float("-inf")) -> None:
+        """Destroy idle buffers, least recently used first, until at most `limit` bytes are
+        idle, and every one idle since before `older_than`."""
+        slots = sorted((s for same in self._idle.values() for s in same),
+                       key=lambda s: s.idle_since)
+        held = sum(s.nbytes for s in slots)
+        for s in slots:
+            if held <= limit and s.idle_since >= older_than:
+                break
+            self._idle[s.words].remove(s)
+            held -= s.nbytes
+            s.tensor.destroy()
+        self._idle = {w: same for w, same in self._idle.items() if same}
+
+    def clear(self) -> None:
+        """Destroy every idle buffer."""
+        self._settle()
+        self.trim(0)
+
+    def info(self) -> dict[str, int]:
+        self._settle()
+        idle = [s for same in self._idle.values() for s in same]
+        return {"idle_buffers": len(idle), "idle_bytes": sum(s.nbytes for s in idle),
+                "limit_bytes": self.LIMIT, "created": self.created, "reused": self.reused}

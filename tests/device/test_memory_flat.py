@@ -1,0 +1,130 @@
+"""Memory that follows the work in flight, not the shapes seen: kernels own no tensor-sized
+memory between calls (buffers come from one pool), the compile cache is bounded by bytes, and
+dmlc.cache_info() / dmlc.clear_cache() report and drop what is held."""
+from __future__ import annotations
+
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import dmlc
+from dmlc.compiled import KERNELS
+from dmlc.runtime import get_device
+from memory import resident_bytes
+
+pytestmark = pytest.mark.vulkan
+
+MiB = 2**20
+
+
+def test_twenty_shapes_over_a_48_mib_table_stay_under_160_mib():
+    """The newcomer's embedding workload, in a fresh process (so that nothing else is pooled):
+    20 gathers of different token counts from a 48 MiB table on the device, and the same with
+    the table as a host array. Before the pool each shape kept ~95 MiB (2,058 MiB in all)."""
+    code = textwrap.dedent("""
+        import gc, numpy as np, dmlc
+        from memory import resident_bytes
+        rng = np.random.default_rng(0)
+        host = rng.random((12288, 1024), dtype=np.float32)          # 48 MiB
+        table = dmlc.to_device(host)
+        def rows(n):
+            return (np.arange(n, dtype=np.int32) * 7 % 12288).reshape(1, n)
+        for where, x in (("device", table), ("host", host)):
+            y = dmlc.gather(x, rows(3), axis=0)
+            base = resident_bytes()
+            for k in range(20):
+                n = 16 + 37 * k
+                y = dmlc.gather(x, dmlc.to_device(rows(n)) if where == "device" else rows(n),
+                                axis=0)
+                got = y.numpy() if where == "device" else y
+                assert np.array_equal(got, host[rows(n)[0]]), (where, n)
+            del y
+            gc.collect()
+            print(where, (resident_bytes() - base) / 2**20)
+    """)
+    tests = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=300, env={**os.environ, "PYTHONPATH": tests})
+    assert run.returncode == 0, run.stderr
+    grown = dict(line.split() for line in run.stdout.splitlines())
+    for where, mib in grown.items():
+        assert float(mib) < 160, f"{where}: grew {mib} MiB over 20 shapes"
+
+
+def test_a_kernel_owns_no_tensor_sized_memory():
+    x = np.zeros((1024, 1024), np.float32)
+    kernel = dmlc.compile(dmlc.GatherDesc(
+        input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1024, 1024)),
+        indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 512)), axis=0,
+        index_dimensions=1))
+    kernel(x, np.zeros((1, 512), np.int32))
+    assert kernel.executable().owned_bytes == 0 and kernel.held_bytes < 64 * 1024
+
+
+def test_alternating_shapes_leave_memory_and_vulkan_objects_flat():
+    """10,000 calls cycling through three shapes, on host arrays and on device tensors."""
+    x = np.random.default_rng(1).standard_normal((256, 64)).astype(np.float32)
+    on_device = dmlc.to_device(x)
+    shapes = [(1, 5), (1, 9), (1, 33)]
+    idx = [np.arange(n, dtype=np.int32).reshape(s) % 256 for s, n in
+           zip(shapes, (5, 9, 33))]
+    idx_device = [dmlc.to_device(i) for i in idx]
+
+    def call(k: int) -> None:
+        j = k % 3
+        dmlc.gather(x, idx[j], axis=0)
+        dmlc.gather(on_device, idx_device[j], axis=0).numpy()
+
+    for k in range(300):
+        call(k)
+    gc.collect()
+    device, rss, created = get_device(), resident_bytes(), dict(get_device().created)
+    for k in range(10_000 // 2):
+        call(k)
+    gc.collect()
+    assert dict(device.created) == created, "Vulkan objects were created in the steady state"
+    assert resident_bytes() - rss < 3 * MiB
+
+
+def test_cache_info_and_clear_cache():
+    x = np.zeros((64, 64), np.float32)
+    dmlc.gather(x, np.zeros((1, 3), np.int32), axis=0)
+    info = dmlc.cache_info()
+    assert info["kernels"]["entries"] >= 1 and info["kernels"]["bytes"] > 0
+    assert info["buffers"]["idle_buffers"] >= 2 and info["buffers"]["limit_bytes"] > 0
+    dmlc.clear_cache()
+    info = dmlc.cache_info()
+    assert info["kernels"]["entries"] == 0
+    assert info["buffers"]["idle_buffers"] == 0 and info["buffers"]["idle_bytes"] == 0
+    assert np.array_equal(dmlc.gather(x + 1, np.zeros((1, 3), np.int32), axis=0),
+                          np.ones((3, 64), np.float32))
+
+
+def test_the_compile_cache_is_bounded_by_bytes(monkeypatch):
+    dmlc.clear_cache()
+    monkeypatch.setattr(KERNELS, "BYTES", 1)  # every kernel is over: only the newest stays
+    for n in range(1, 5):
+        dmlc.gather(np.zeros((8, n), np.float32), np.zeros((1, 2), np.int32), axis=0)
+        assert dmlc.cache_info()["kernels"]["entries"] == 1
+    monkeypatch.setattr(KERNELS, "BYTES", 2**30)
+    monkeypatch.setattr(KERNELS, "ENTRIES", 3)
+    for n in range(1, 6):
+        dmlc.gather(np.zeros((8, n), np.float32), np.zeros((1, 2), np.int32), axis=0)
+    assert dmlc.cache_info()["kernels"]["entries"] == 3
+
+
+def test_the_pool_is_bounded_and_drops_idle_buffers(monkeypatch):
+    pool = get_device().pool
+    dmlc.clear_cache()
+    monkeypatch.setattr(type(pool), "LIMIT", 4 * MiB)
+    for n in range(1, 40):  # 39 buffers of 8 KiB to 312 KiB (6.1 MiB), released at once
+        dmlc.empty((n, 1024), np.float32)
+    assert 0 < dmlc.cache_info()["buffers"]["idle_bytes"] <= 4 * MiB
+    monkeypatch.setattr(type(pool), "IDLE_SECONDS", 0.0)
+    dmlc.empty((1,), np.float32)  # the next take drops everything idle
+    assert dmlc.cache_info()["buffers"]["idle_buffers"] <= 1
