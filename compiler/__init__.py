@@ -34,14 +34,14 @@ __version__ = "0.1.0"
 def to_device(array):
     """Upload an array to the Vulkan device: a DeviceTensor that kernels and the one-shot
     functions accept (and then return one), `.numpy()` to download."""
-    from dmlc.runtime.tensor import to_device as upload
-    return upload(array)
+    from .views import runtime_tensor
+    return runtime_tensor().to_device(array)
 
 
 def empty(shape, dtype):
     """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
-    from dmlc.runtime.tensor import empty as allocate
-    return allocate(shape, dtype)
+    from .views import runtime_tensor
+    return runtime_tensor().empty(shape, dtype)
 
 
 def close_device() -> None:

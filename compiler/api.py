@@ -7,6 +7,7 @@ Input arrays are never modified.
 """
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -25,6 +26,7 @@ from .descriptors import (
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import ValidationError
 from .tensor_checks import MAX_RANK, fmt, is_int
+from .views import owner, view_tensor
 
 
 def as_array(op: str, field: str, value: Any) -> Any:
@@ -49,35 +51,45 @@ def same_ndim(op: str, **arrays: np.ndarray) -> None:
 
 
 def tensor_of(a: Any) -> TensorDesc:
-    """The tensor an argument holds. A non-contiguous numpy view with non-negative strides (a
-    transpose, every n-th row, a broadcast) keeps its layout: its strides fold into the kernel,
-    and the call uploads the memory it spans as is (see `buffer_of`)."""
-    dtype = DataType.of(a.dtype)
-    if not _folds_strides(a):
-        return TensorDesc(data_type=dtype, sizes=a.shape)
-    return TensorDesc(data_type=dtype, sizes=a.shape,
-                      strides=tuple(st // a.itemsize if n > 1 else 0
-                                    for st, n in zip(a.strides, a.shape)))
+    """The tensor an argument holds. A view keeps its layout: its strides (any sign) and offset
+    fold into the kernel, which reads the memory it spans as it lies (see `buffer_of`): a
+    numpy transpose, every n-th row, a reversal, a broadcast; a device tensor's view."""
+    if is_device_tensor(a):
+        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape) if a.is_contiguous \
+            else view_tensor(a)
+    layout = _numpy_layout(a)
+    if layout is None:
+        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape)
+    strides, offset, _ = layout
+    return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape, strides=strides,
+                      offset=offset)
 
 
-def _folds_strides(a: Any) -> bool:
-    """A non-contiguous numpy view whose strides a TensorDesc can describe (all >= 0), and
-    dense enough to upload as it lies: one that spans more than twice its elements' bytes
+def _numpy_layout(a: np.ndarray) -> tuple[tuple[int, ...], int, int] | None:
+    """A non-contiguous numpy view's element strides, the offset of its first element from
+    the lowest one it touches, and the elements it spans; None for a contiguous array, and for
+    a view too sparse to upload as it lies: one that spans more than twice its elements
     (`big[::1000]`) is compacted on the host instead, as the upload copies it anyway."""
-    if (is_device_tensor(a) or a.flags.c_contiguous or a.size == 0
-            or not all(st >= 0 and st % a.itemsize == 0 for st in a.strides)):
-        return False
-    span = 1 + sum((n - 1) * st // a.itemsize for st, n in zip(a.strides, a.shape))
-    return span <= 2 * a.size
+    if a.flags.c_contiguous or a.size == 0 or any(st % a.itemsize for st in a.strides):
+        return None
+    strides = tuple(st // a.itemsize if n > 1 else 0 for st, n in zip(a.strides, a.shape))
+    offset = -sum((n - 1) * st for st, n in zip(strides, a.shape) if st < 0)
+    span = offset + sum((n - 1) * st for st, n in zip(strides, a.shape) if st > 0) + 1
+    return (strides, offset, span) if span <= 2 * a.size else None
 
 
 def buffer_of(a: Any) -> Any:
-    """What the kernel reads for an argument: the array, or for a strided view the flat run of
-    elements its strides span (the same memory, not a copy)."""
-    if not _folds_strides(a):
+    """What the kernel reads for an argument: the array; for a strided numpy view the flat run
+    of elements its strides span, from the lowest (the same memory, not a copy); for a device
+    view, the tensor that owns its buffer."""
+    if is_device_tensor(a):
+        return a if a.is_contiguous else owner(a)
+    layout = _numpy_layout(a)
+    if layout is None:
         return a
-    span = tensor_of(a).buffer_elements
-    return np.lib.stride_tricks.as_strided(a, shape=(span,), strides=(a.itemsize,),
+    lowest = a[tuple(builtins.slice(n - 1, n) if st < 0 else builtins.slice(0, 1)
+                     for st, n in zip(a.strides, a.shape))]
+    return np.lib.stride_tricks.as_strided(lowest, shape=(layout[2],), strides=(a.itemsize,),
                                            writeable=False)
 
 

@@ -32,6 +32,10 @@ def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None
         raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
                               "dmlc.empty)", type(a).__name__)
     a.check_usable(f"{op}: {field_name}")
+    if not a.is_contiguous:
+        raise ValidationError(op, field_name, "a contiguous tensor (its elements first in its "
+                              "buffer, in order)", f"a view with strides {fmt(a.strides)} at "
+                              f"offset {a.offset}", "pass view.contiguous()")
     if a.dtype != t.data_type.numpy:
         raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
     if t.strides is None and a.shape != t.sizes:

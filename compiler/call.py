@@ -108,6 +108,8 @@ class CompiledKernel:
         DeviceTensor argument, or out=: the result stays on the device (a DeviceTensor; `out`,
         of the output's shape and dtype, is written and returned, which makes a repeated call
         one pre-recorded dispatch per kernel)."""
+        # a view's elements packed first, as numpy arrays are made contiguous for the upload
+        arrays = tuple(a.contiguous() if is_device_tensor(a) else a for a in arrays)
         checked = self.compiled.arguments(arrays)
         if out is None and not any(is_device_tensor(a) for a in checked):
             result, status = self.executable().run(checked)

@@ -38,6 +38,11 @@ class TensorDesc:
     0 broadcasts a dimension; a permutation describes a transposed layout."""
     total_bytes: int | None = None
     """TotalTensorSizeInBytes. None: the minimum the sizes and strides need (see min_bytes)."""
+    offset: int = 0
+    """dmlc's extension, not a DML_BUFFER_TENSOR_DESC field: elements of the buffer before
+    element 0 (what a DML_BUFFER_BINDING.Offset of offset * element size does), baked into the
+    kernel. With it, strides may be negative while every element stays in the buffer: how a
+    view such as t[1:, ::-1] is read where it lies, without a copy."""
 
     def __post_init__(self) -> None:
         try:
@@ -74,13 +79,21 @@ class TensorDesc:
 
     @property
     def is_packed(self) -> bool:
-        return self.strides is None or all(
-            st == p for st, p, sz in zip(self.strides, self.packed_strides, self.sizes) if sz > 1)
+        return self.offset == 0 and (self.strides is None or all(
+            st == p for st, p, sz in zip(self.strides, self.packed_strides, self.sizes) if sz > 1))
+
+    @property
+    def reach(self) -> tuple[int, int]:
+        """The lowest and highest element the tensor touches, counted from the buffer's start:
+        offset + the sum of each dimension's (size - 1) * stride where that is < 0, or > 0."""
+        steps = [(s - 1) * st for s, st in zip(self.sizes, self.element_strides)]
+        return (self.offset + sum(x for x in steps if x < 0),
+                self.offset + sum(x for x in steps if x > 0))
 
     @property
     def buffer_elements(self) -> int:
-        """Elements the buffer must hold: sum((size - 1) * stride) + 1."""
-        return sum((s - 1) * st for s, st in zip(self.sizes, self.element_strides)) + 1
+        """Elements the buffer must hold: offset + sum((size - 1) * stride) + 1 (strides >= 0)."""
+        return self.reach[1] + 1
 
     @property
     def min_bytes(self) -> int:

@@ -49,8 +49,16 @@ def check_tensor(op: str, name: str, t: TensorDesc, rank: int | None = None) -> 
     check_int_list(op, f"{name}.Sizes", t.sizes, minimum=1)
     if rank is not None and t.rank != rank:
         raise ValidationError(op, f"{name}.DimensionCount", f"{rank} (InputTensor's)", t.rank)
-    if t.strides is not None:
+    if not is_int(t.offset) or t.offset < 0:
+        raise ValidationError(op, f"{name}.offset", "an integer >= 0", repr(t.offset))
+    if t.strides is not None and t.offset == 0:
         check_int_list(op, f"{name}.Strides", t.strides, length=t.rank, minimum=0)
+    if t.strides is not None and t.offset:
+        check_int_list(op, f"{name}.Strides", t.strides, length=t.rank)
+        if t.reach[0] < 0:
+            raise ValidationError(op, f"{name}.offset", f">= {t.offset - t.reach[0]} (the "
+                                  f"negative strides {fmt(t.strides)} reach that far back)",
+                                  t.offset)
     if t.element_count > MAX_ELEMENTS:
         raise ValidationError(op, f"{name}.Sizes", f"at most {MAX_ELEMENTS} elements",
                               f"{fmt(t.sizes)} = {t.element_count} elements")

@@ -6,13 +6,18 @@
     z.numpy()                          # one download
 
 A tensor is a kp tensor of uint32 words (every dtype travels as raw bits), padded to whole
-16-byte vectors like every dmlc buffer, with the dtype and shape it holds.
+16-byte vectors like every dmlc buffer, with the dtype and shape it holds. Basic indexing,
+`.T`, `transpose()` and `reshape()` give views as numpy's do: a shape, element strides (any
+sign) and an offset into the same buffer (views.py). A view costs no copy: dmlc folds its
+strides into the next kernel; `numpy()` of a view packs its elements on the device first
+(DeviceTensor.packer), so that only they cross to the host.
 """
 from __future__ import annotations
 
 import math
 import operator
-from typing import Any
+from collections.abc import Callable
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -22,33 +27,97 @@ from dmlc.errors import DeviceError, ValidationError
 from .buffers import from_words, to_words
 from .device import Device, check_kp_size, get_device
 from .pool import Slot
+from .views import Layout, index, is_c_contiguous, packed_strides, reshape, transpose
 
 
 class DeviceTensor:
     """An array on the Vulkan device. `numpy()` downloads it; kernels and the one-shot functions
     accept it wherever they accept an array, and then return a DeviceTensor."""
 
+    packer: ClassVar[Callable[[DeviceTensor], DeviceTensor] | None] = None
+    """How a view's elements are packed into a tensor of their own on the device (a copy
+    kernel): dmlc installs it (dmlc.views), as the runtime compiles nothing itself."""
+
     def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any,
                  zeroed: bool = True) -> None:
         """zeroed=False: the caller overwrites every element (an upload, a kernel's output), so
         a pooled buffer need not be cleared first."""
-        self.released = True  # until it holds a buffer (for __del__)
+        self._released = True  # until it holds a buffer (for __del__)
         self.device, self.shape, self.dtype = device, tuple(int(s) for s in shape), np.dtype(dtype)
         self.size = math.prod(self.shape)
         self.words = words = padded_words(self.size, self.dtype.itemsize)
+        self.strides, self.offset = packed_strides(self.shape), 0
+        """The layout in the buffer, in elements (views: any strides, an offset)."""
+        self.base: DeviceTensor | None = None
+        """The tensor that owns the buffer, for a view (None: this one owns it)."""
         check_kp_size(f"a {self.shape} {self.dtype} tensor", words * 4)
         with device.use("dmlc.to_device"):
             self._slot: Slot = device.pool.take(words, zeroed=zeroed)
-        self.released = False
+        self._released = False
+
+    def _view(self, layout: Layout) -> DeviceTensor:
+        """A tensor of `layout` over this tensor's buffer."""
+        owner = self.base or self
+        view = object.__new__(DeviceTensor)
+        view.device, view.dtype, view.base = owner.device, owner.dtype, owner
+        view._slot = owner._slot
+        view.shape, view.strides, view.offset = layout
+        view.size, view.words, view._released = math.prod(view.shape), owner.words, False
+        return view
+
+    @property
+    def released(self) -> bool:
+        return self._released or (self.base is not None and self.base.released)
 
     @property
     def kp_tensor(self) -> Any:
         """The kp tensor holding the data (None once released)."""
         return None if self.released else self._slot.tensor
 
+    @property
+    def is_contiguous(self) -> bool:
+        """Its elements are the buffer's first `size`, in row-major order: it reads as a
+        tensor of its shape (a tensor, or a view such as a reshape of one)."""
+        return self.offset == 0 and is_c_contiguous(self.shape, self.strides)
+
     def __del__(self) -> None:
-        if not self.released and not self.device.closed:  # its buffer goes back to the pool
-            self.device.pool.give(self._slot)
+        if not self._released and self.base is None and not self.device.closed:
+            self.device.pool.give(self._slot)  # its buffer goes back to the pool
+
+    def __getitem__(self, key: Any) -> DeviceTensor:
+        """A view, as numpy's basic indexing gives one (integers, slices, ..., None)."""
+        self.check_usable("DeviceTensor[...]")
+        return self._view(index((self.shape, self.strides, self.offset), key))
+
+    def transpose(self, *axes: Any) -> DeviceTensor:
+        """A view with the axes permuted (reversed when none are given), as numpy's."""
+        self.check_usable("DeviceTensor.transpose")
+        order = axes[0] if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return self._view(transpose((self.shape, self.strides, self.offset), order or None))
+
+    @property
+    def T(self) -> DeviceTensor:
+        return self.transpose()
+
+    def reshape(self, *shape: Any) -> DeviceTensor:
+        """A view of another shape where the elements are in row-major order, else (as numpy)
+        a packed copy reshaped."""
+        self.check_usable("DeviceTensor.reshape")
+        new = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) \
+            else shape
+        layout = reshape((self.shape, self.strides, self.offset), new)
+        if layout is None:
+            return self.contiguous().reshape(*new)
+        return self._view(layout)
+
+    def contiguous(self) -> DeviceTensor:
+        """This tensor if it is contiguous, else a new tensor with its elements packed."""
+        if self.is_contiguous:
+            return self
+        if DeviceTensor.packer is None:
+            raise DeviceError("DeviceTensor.contiguous: no packing kernel installed (import "
+                              "dmlc)")
+        return DeviceTensor.packer(self)
 
     def check_usable(self, what: str) -> None:
         """DeviceError if the tensor was released or its device closed (kp would crash)."""
@@ -67,9 +136,9 @@ class DeviceTensor:
         """Free the tensor's device memory now (idempotent); later uses raise DeviceError.
         Otherwise the buffer is pooled for reuse when the last reference goes."""
         with self.device._lock:
-            if not self.released and not self.device.closed:
+            if not self.released and self.base is None and not self.device.closed:
                 self._slot.tensor.destroy()
-            self.released = True
+            self._released = True
 
     def __enter__(self) -> DeviceTensor:
         return self
@@ -86,13 +155,21 @@ class DeviceTensor:
         return self.size * self.dtype.itemsize
 
     def upload(self, array: np.ndarray) -> DeviceTensor:
+        if not self.is_contiguous:
+            raise ValidationError("DeviceTensor.upload", "tensor", "a tensor or a contiguous "
+                                  "view (its elements first in the buffer, in order)",
+                                  f"a view with strides {self.strides} at offset {self.offset}")
         with self.use("DeviceTensor.upload") as device:
             to_words(array, self.size, out=self._slot.tensor.data())
             self._slot.sync(device, "up")
         return self
 
     def numpy(self) -> np.ndarray:
-        """A fresh host array with the tensor's current contents."""
+        """A fresh host array with the tensor's current contents (of a view: its elements
+        only, packed on the device first)."""
+        if not self.is_contiguous:
+            self.check_usable("DeviceTensor.numpy")
+            return self.contiguous().numpy() if self.size else np.empty(self.shape, self.dtype)
         with self.use("DeviceTensor.numpy") as device:
             self._slot.sync(device, "down")
             return from_words(self._slot.tensor.data(), self.dtype, self.shape)
@@ -104,7 +181,8 @@ class DeviceTensor:
     def __repr__(self) -> str:
         state = ", released" if self.released else (", device closed" if self.device.closed
                                                     else "")
-        return (f"DeviceTensor(shape={self.shape}, dtype={self.dtype.name}, "
+        view = "" if self.is_contiguous else f", view strides={self.strides} offset={self.offset}"
+        return (f"DeviceTensor(shape={self.shape}, dtype={self.dtype.name}{view}, "
                 f"device={self.device.name!r}{state})")
 
 

@@ -25,10 +25,10 @@ def unflatten(linear: Node, sizes: Sequence[int]) -> list[Node]:
 
 
 def address(coords: Sequence[Node], t: TensorDesc) -> Node:
-    """Element offset of `coords` in t's buffer: sum(coord * stride). A size-1 dimension's
+    """Element offset of `coords` in t's buffer: offset + sum(coord * stride). A size-1 dimension's
     coordinate is always 0, so a stride there that no 32-bit int holds counts as 0 (the rules
     fold the others away)."""
-    acc = b.const(0)
+    acc = b.const(t.offset)
     for c, stride, size in zip(coords, t.element_strides, t.sizes):
         if size == 1 and not INT32_MIN <= stride <= INT32_MAX:
             stride = 0

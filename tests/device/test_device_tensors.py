@@ -111,4 +111,7 @@ def test_a_transposed_view_folds_into_the_kernel_not_a_copy():
     assert tensor_of(a.T).strides == (1, 6)
     assert tensor_of(a[::2]).strides == (12, 1)
     assert tensor_of(np.broadcast_to(a[:1], (3, 6))).strides == (0, 1)
-    assert tensor_of(a[::-1]).strides is None  # negative strides: a contiguous copy
+    reversed_rows = tensor_of(a[::-1])  # negative strides: an offset from the lowest element
+    assert (reversed_rows.strides, reversed_rows.offset) == ((-6, 1), 18)
+    assert_bits_equal(dmlc.gather(a[::-1], np.array([[0, 3]], np.int32), axis=0), a[[3, 0]])
+    assert tensor_of(a[::7]).strides is None  # sparse: compacted on the host
