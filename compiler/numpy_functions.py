@@ -131,16 +131,18 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
         raise empty_axis(fn, i)
     ib = broadcast(fn, "indices", i, b)
     # Dimensions where arr has 1 element but the indices more: their updates all land on the
-    # same row of arr, so they join the axis (in their C order, which keeps last-wins right).
+    # same row of arr, so they join the axis: scatter's indices match arr outside the axis.
+    # The merged block takes the axis's place, in C order, which keeps last-wins right.
     merged = [d for d in range(x.ndim) if d == ax or (x.shape[d] == 1 and b[d] > 1)]
-    first = merged[0]
-    perm = [*range(first), *merged, *(d for d in range(first + 1, x.ndim) if d not in merged)]
-    kb = b[:first] + (math.prod(b[d] for d in merged),) + tuple(
-        b[d] for d in perm[first + len(merged):])
-    kx = kb[:first] + (x.shape[ax],) + kb[first + 1:]
-    kshape, kax = collapse(kb, first)
+    before = [d for d in range(ax) if d not in merged]
+    after = [d for d in range(ax + 1, x.ndim) if d not in merged]
+    perm, kax = before + merged + after, len(before)
+    kb = tuple(b[d] for d in before) + (math.prod(b[d] for d in merged),) + tuple(
+        b[d] for d in after)
+    kx = kb[:kax] + (x.shape[ax],) + kb[kax + 1:]
+    kshape, kax = collapse(kb, kax)
     kx = kx if kshape == kb else (kshape[0], x.shape[ax], kshape[2])
-    xk = reshape(fn, "arr", x, kx)  # arr's merged dimensions are 1s: its order is unchanged
+    xk = reshape(fn, "arr", x, kx)  # only 1s of arr moved: a reshape, not a transpose
     ik = _permuted(fn, "indices", ib, perm, kshape)
     vk = _permuted(fn, "values", v, perm, kshape)
     kernel = cached_compile(ScatterDesc(input=tensor_of(xk), indices=tensor_of(ik),
