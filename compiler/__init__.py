@@ -26,6 +26,7 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .numpy_functions import put_along_axis, take, take_along_axis
 from .program import compile_module, run_module
 
 __version__ = "0.1.0"
@@ -77,7 +78,8 @@ def clear_cache() -> None:
         device.pool_info(clear=True)
 
 
-__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "compile",
+__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "take",
+           "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",

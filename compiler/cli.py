@@ -53,6 +53,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
                              + "; ".join(names))
     report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json,
                        only=args.only)
+    if args.markdown:
+        from .bench_markdown import to_markdown
+        flags = ["--quick"] * args.quick + [f"--repeats {args.repeats}"] + [
+            f"--only {text!r}" for text in args.only or []]
+        print("\n" + to_markdown(report, " ".join(["dmlc bench", *flags, "--markdown"])), end="")
     return 0 if report["cases"] else 1
 
 
@@ -82,6 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", metavar="TEXT", action="append",
                        help="run only the cases whose name contains TEXT (repeatable; skips the "
                        "compile-latency and call-overhead sections)")
+    bench.add_argument("--markdown", action="store_true",
+                       help="also print the results as Markdown tables, with date, device and "
+                       "command (what the README pastes)")
     bench.set_defaults(func=cmd_bench)
     add_commands(sub, pass_names())
     return parser

@@ -64,24 +64,20 @@ def norm_axis(fn: str, axis: Any, ndim: int) -> int:
 
 def flat(fn: str, field: str, a: Any) -> Any:
     """axis=None: the array flattened (a view when numpy can make one)."""
-    if is_device_tensor(a):
-        fixed_shape(fn, field, a, (a.size,))
-        return a
     return a.reshape(-1)
 
 
 def fixed_shape(fn: str, field: str, a: Any, shape: Shape) -> None:
-    """A device tensor is used as it is: it cannot be reshaped or broadcast without a copy."""
+    """A device tensor is not broadcast (it has no stride-0 views yet)."""
     if is_device_tensor(a) and tuple(a.shape) != tuple(shape):
-        raise ValidationError(fn, f"{field}.shape", f"{shape} (a DeviceTensor is passed to the "
-                              "kernel as it is, never reshaped or broadcast; pass a numpy "
-                              "array for this call)", tuple(a.shape))
+        raise ValidationError(fn, f"{field}.shape", f"{shape} (a DeviceTensor is not broadcast; "
+                              "pass a numpy array, or one of this shape)", tuple(a.shape))
 
 
 def reshape(fn: str, field: str, a: Any, shape: Shape) -> Any:
-    """A numpy array reshaped (free for a contiguous array); a device tensor must fit as is."""
-    fixed_shape(fn, field, a, shape)
-    return a if is_device_tensor(a) else np.reshape(a, shape)
+    """Reshaped: a view for a contiguous numpy array or device tensor (else numpy copies on
+    the host, and a device tensor's elements are packed on the device)."""
+    return a.reshape(shape) if is_device_tensor(a) else np.reshape(a, shape)
 
 
 def broadcast(fn: str, field: str, a: Any, shape: Shape) -> Any:

@@ -11,8 +11,8 @@ reshaped (leading 1s, or (outer, n, inner) around the axis) and broadcast before
 and its output is reshaped back to numpy's result. For numpy arrays this costs nothing: a
 reshape of a contiguous array and np.broadcast_to are views, and a view's strides fold into the
 kernel's tensor (api.tensor_of), so the kernel reads the caller's memory as it lies. A
-DeviceTensor has no views: it is passed as it is, and a call that would need it reshaped or
-broadcast is refused (numpy_args.fixed_shape).
+DeviceTensor is reshaped as a view too (runtime/views.py); broadcasting one is refused
+(numpy_args.fixed_shape).
 
 Index checking uses the operators' checked mode: an out-of-range index raises
 IndexOutOfRangeError (an IndexError) naming the function and the position in the caller's
@@ -76,14 +76,12 @@ def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") 
     if math.prod(shape) == 0:
         return _empty(fn, shape, x.dtype, x, i)
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
-    kernel_out = tuple(xk.shape[:kax]) + tuple(ik.shape[ik.ndim - k:]) + tuple(xk.shape[kax + 1:])
-    _device_result(fn, kernel_out[len(kernel_out) - xk.ndim:], shape, x, i)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
                                         check_indices=mode == "raise"),
                      unravel(tuple(ik.shape), ishape))
+    result = result.reshape(shape)
     if is_device_tensor(result):
         return result
-    result = result.reshape(shape)
     return result[()] if result.ndim == 0 else result  # numpy returns a scalar for 0-d
 
 
@@ -107,7 +105,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
         ib = reshape(fn, "indices", ib, kshape)
     result = rethrow(fn, lambda: gather_elements(xb, ib, axis=kax, check_indices=True),
                      lambda pos: unbroadcast(unravel(kshape, b)(pos), tuple(i.shape)))
-    return result if is_device_tensor(result) else result.reshape(b)
+    return result.reshape(b)
 
 
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> None:
@@ -202,14 +200,6 @@ def _empty(fn: str, shape: Shape, dtype: np.dtype, *args: Any) -> np.ndarray:
         raise ValidationError(fn, "result shape", "at least one element (with DeviceTensor "
                               "arguments)", shape)
     return np.empty(shape, dtype)
-
-
-def _device_result(fn: str, kernel_shape: Shape, shape: Shape, *args: Any) -> None:
-    """With DeviceTensor arguments the result stays on the device as the kernel shapes it."""
-    if any(is_device_tensor(a) for a in args) and tuple(kernel_shape) != tuple(shape):
-        raise ValidationError(fn, "result shape", f"{tuple(kernel_shape)}, the kernel's, with "
-                              "DeviceTensor arguments (a DeviceTensor is never reshaped; "
-                              "pass numpy arrays for this call)", shape)
 
 
 def _target(fn: str, arr: Any) -> Any:

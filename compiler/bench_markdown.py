@@ -1,0 +1,37 @@
+"""`dmlc bench --markdown`: a bench report as the Markdown the README pastes, with the date,
+the device and the command that produced it, so that a figure never outlives its source."""
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+
+def to_markdown(report: dict[str, Any], command: str) -> str:
+    """The report's tables: per case the GB/s and the ratios to the copies of the same bytes,
+    then the in-place update and the call overhead when the run measured them."""
+    day = datetime.date.today().isoformat()
+    lines = [f"Measured {day} on {report['device']} (target {report['target']}) with "
+             f"`{command}`; median of {report['repeats']} runs. Ratios are taken in one run "
+             "against copies of the same bytes on the same device.", "",
+             "| case | MB | dmlc GB/s | / copy shader | / vkCmdCopyBuffer | / numpy | target |",
+             "|---|---:|---:|---:|---:|---:|---:|"]
+    for r in report["cases"]:
+        mark = "" if r["vs_copy_shader"] >= r["target"] else " (missed)"
+        lines.append(f"| {r['case']} | {r['bytes'] / 1e6:.1f} | {r['GB/s']['dmlc']:.2f} | "
+                     f"{r['vs_copy_shader']:.2f} | {r['vs_vkCmdCopyBuffer']:.2f} | "
+                     f"{r['vs_numpy']:.2f} | {r['target']:.1f}{mark} |")
+    update = report.get("in_place_update")
+    if update:
+        ms = update["ms"]
+        lines += ["", "| in-place update | in place ms | copying ms | empty dispatch ms | "
+                  "in place / copying | target |", "|---|---:|---:|---:|---:|---:|",
+                  f"| {update['case']} | {ms['in_place']:.3f} | {ms['copying']:.3f} | "
+                  f"{ms['empty_dispatch']:.3f} | {update['in_place_vs_copying']:.4f} | "
+                  f"<= {update['target']} |"]
+    overhead = report.get("call_overhead")
+    if overhead:
+        lines += ["", f"Call overhead: a cached kernel on device tensors takes "
+                  f"{overhead['kernel_call_us']:.1f} us against {overhead['bare_dispatch_us']:.1f}"
+                  f" us for a bare pre-recorded dispatch ({overhead['ratio']:.2f}x; target <= "
+                  f"{overhead['target']:.0f}x)."]
+    return "\n".join(lines) + "\n"

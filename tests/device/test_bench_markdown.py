@@ -1,0 +1,35 @@
+"""`dmlc bench --markdown` prints the tables the README pastes, with date, device and command;
+the in-place update case runs (its speed is the bench's to judge, not a unit test's)."""
+from __future__ import annotations
+
+import datetime
+
+import pytest
+
+from dmlc import bench
+from dmlc.bench_markdown import to_markdown
+from dmlc.cli import main
+from dmlc.runtime import get_device
+
+pytestmark = pytest.mark.vulkan
+
+
+def test_bench_markdown_names_date_device_and_command(capsys):
+    assert main(["bench", "--quick", "--repeats", "1", "--only", "slice f32 [N,N] rows::2",
+                 "--markdown"]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("Measured"):]
+    assert datetime.date.today().isoformat() in table and get_device().name in table
+    assert "`dmlc bench --quick --repeats 1 --only 'slice f32 [N,N] rows::2' --markdown`" in table
+    rows = [line for line in table.splitlines() if line.startswith("| slice f32")]
+    assert len(rows) == 1 and rows[0].count("|") == 8
+
+
+def test_the_in_place_update_case_reports_against_copying_and_an_empty_dispatch():
+    update = bench.in_place_update(quick=True, repeats=1, calls=2)
+    assert set(update["ms"]) == {"in_place", "copying", "empty_dispatch"}
+    assert all(v > 0 for v in update["ms"].values())
+    report = {"device": "d", "target": "cpu", "repeats": 1, "cases": [],
+              "in_place_update": update}
+    text = to_markdown(report, "dmlc bench")
+    assert "| scatter one row into f16 [2048,1024] |" in text and "<= 0.25" in text
