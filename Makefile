@@ -4,7 +4,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench clean
+.PHONY: install test test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -51,3 +51,6 @@ clean:
 
 bench: install           ## bandwidth of every operator vs copies of the same bytes (ratios in one run)
 	$(VENV)/bin/dmlc bench $(BENCH_ARGS)
+
+bundle:                  ## dist/bundle/: wheels (Python 3.11 and 3.12) and Debian packages to install dmlc offline
+	bash tools/bundle.sh

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# `make bundle`: dist/bundle/, a folder from which dmlc installs where no package registry can be
+# reached (an air-gapped machine, the lent GPU machine): `bash dist/bundle/install.sh [VENV]`.
+#   wheels/  dmlc, kp 0.9.0 (built here, per Python version), numpy, lark and the test extra's
+#            wheels, for each Python version in $BUNDLE_PYTHONS (default "3.11 3.12")
+#   debs/    the Debian packages dmlc needs beyond a base system: the Vulkan loader, libfmt (kp
+#            links it), glslang and the SPIR-V tools; lavapipe (mesa-vulkan-drivers) only with
+#            BUNDLE_LAVAPIPE=1 (a GPU machine has its vendor's driver)
+#   install.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+OUT=dist/bundle
+PYTHONS=${BUNDLE_PYTHONS:-"3.11 3.12"}
+KP_VERSION=0.9.0
+BUILD_PINS=(wheel==0.45.1 setuptools==75.8.0 pybind11==2.13.6 numpy==1.26.4)
+log() { echo "[bundle] $*"; }
+
+rm -rf "$OUT" && mkdir -p "$OUT/wheels" "$OUT/debs"
+work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
+for v in $PYTHONS; do
+  py=$(command -v "python$v" || true)
+  if [ -z "$py" ] || ! "$py" -V >/dev/null 2>&1; then  # a pyenv shim of a version not selected
+    py=$(ls -d "${PYENV_ROOT:-$HOME/.pyenv}"/versions/"$v".*/bin/python"$v" 2>/dev/null | tail -1)
+  fi
+  [ -n "$py" ] || { echo "[bundle] python$v not found" >&2; exit 1; }
+  log "Python $v: build tools, kp $KP_VERSION, dmlc and its test extra's wheels"
+  "$py" -m venv "$work/venv$v"
+  vpy="$work/venv$v/bin/python"
+  "$vpy" -m pip install -q --disable-pip-version-check "${BUILD_PINS[@]}"
+  PATH="$work/venv$v/bin:$PATH" DMLC_KP_PYTHON="$vpy" \
+  pybind11_DIR=$("$vpy" -c "import pybind11; print(pybind11.get_cmake_dir())") \
+  CMAKE_TOOLCHAIN_FILE="$PWD/tools/kp-offline.cmake" \
+    "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+    -w "$OUT/wheels" "kp==$KP_VERSION"
+  # dmlc's wheel and every dependency's, kp taken from the wheel just built
+  "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
+    --find-links "$OUT/wheels" -w "$OUT/wheels" ".[test]"
+done
+log "Debian packages"
+debs=(libvulkan1 libfmt9 glslang-tools spirv-tools)
+[ "${BUNDLE_LAVAPIPE:-0}" = 1 ] && debs+=(mesa-vulkan-drivers libllvm15 libdrm-amdgpu1 libdrm2 \
+  libelf1 libwayland-client0 libx11-xcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0 \
+  libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb1 libxshmfence1 libzstd1)
+(cd "$OUT/debs" && apt-get download "${debs[@]}" >/dev/null)
+cp tools/bundle-install.sh "$OUT/install.sh"
+log "done: $(ls "$OUT/wheels" | wc -l) wheels, $(ls "$OUT/debs" | wc -l) Debian packages in $OUT"
