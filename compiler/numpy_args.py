@@ -110,12 +110,6 @@ def collapse(shape: Shape, axis: int) -> tuple[Shape, int]:
     return (math.prod(shape[:axis]), shape[axis], math.prod(shape[axis + 1:])), 1
 
 
-def check_rank(fn: str, field: str, rank: int) -> None:
-    if rank > MAX_RANK:
-        raise ValidationError(fn, f"{field}.ndim", f"at most {MAX_RANK} (DirectML's "
-                              "DimensionCount) after collapsing dimensions", rank)
-
-
 def empty_axis(fn: str, indices: Any) -> IndexOutOfRangeError:
     """Indices into an axis of size 0: every one is out of range (numpy: 'cannot do a
     non-empty take from an empty axes')."""

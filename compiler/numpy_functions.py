@@ -36,7 +36,6 @@ from .numpy_args import (
     as_data,
     as_indices,
     broadcast,
-    check_rank,
     collapse,
     empty_axis,
     fixed_shape,
@@ -174,7 +173,6 @@ def _gather_layout(fn: str, x: Any, i: Any, ax: int) -> tuple[Any, Any, int, int
         outer, inner = math.prod(x.shape[:ax]), math.prod(x.shape[ax + 1:])
         return (reshape(fn, "a", x, (outer, n, inner)),
                 reshape(fn, "indices", i, (1, 1, max(1, i.size))), 1, 1)
-    check_rank(fn, "a", rank)
     xk = reshape(fn, "a", x, (1,) * (q - 1) + tuple(x.shape))
     ik = reshape(fn, "indices", i, (1,) * (rank - q) + (tuple(i.shape) or (1,)))
     return xk, ik, ax + q - 1, q

@@ -64,6 +64,13 @@ def test_take_wrap_and_clip_match_numpy(shape, index_shape, index_dtype, mode, d
     assert_bits_equal(bits(take(a, i, axis, mode=mode)), bits(np.take(a, i, axis, mode=mode)))
 
 
+def test_take_wrap_and_clip_with_unsigned_64_bit_indices():
+    a = np.arange(24, dtype=np.uint8)
+    i = np.array([2**63 + 5, 3, 2**64 - 1], np.uint64)  # numpy's take refuses uint64
+    assert_bits_equal(take(a, i, mode="wrap"), a[[(2**63 + 5) % 24, 3, (2**64 - 1) % 24]])
+    assert_bits_equal(take(a, i, mode="clip"), a[[23, 3, 23]])
+
+
 def test_take_0d_indices_give_numpys_reduced_shape_and_a_scalar():
     a = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
     assert_bits_equal(take(a, np.int64(-1), axis=1), np.take(a, np.int64(-1), axis=1))
