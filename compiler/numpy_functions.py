@@ -113,8 +113,8 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
     broadcast against arr as in take_along_axis, values to the result of that; when several
     indices hit one element, the last in C order wins (numpy's rule and DML_SCATTER's).
 
-    On a DeviceTensor the check and the scatter are one dispatch: an out-of-range index raises
-    IndexOutOfRangeError after the in-range updates were written. A numpy arr is unchanged."""
+    An out-of-range index raises IndexOutOfRangeError and leaves arr unchanged (a DeviceTensor
+    too: the in-place scatter writes nothing when its check finds a bad index)."""
     fn = "put_along_axis"
     target = _target(fn, arr)
     i = as_indices(fn, indices)
