@@ -15,8 +15,9 @@ every buffer, each between two guard regions of known contents that guard_damage
 """
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -106,9 +107,9 @@ class Executable:
         guarded)."""
         return sum(s.nbytes for s in self._own.values())
 
-    def _data(self, slot: Slot, buf: PlanBuffer) -> np.ndarray:
-        """The host view of a buffer's words (past its front guard)."""
-        return slot.tensor.data()[self.guard:self.guard + buf.words]
+    def _data(self, tensor: Any, buf: PlanBuffer) -> np.ndarray:
+        """The host view of a buffer's words in its kp tensor (past its front guard)."""
+        return tensor.data()[self.guard:self.guard + buf.words]
 
     def _slots(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
         """kp tensors for every buffer: those given, the executable's own, and the rest from
@@ -127,6 +128,22 @@ class Executable:
                 tensors[b.name] = slot.tensor
                 taken.append((slot, b.role == "scratch"))
         return tensors, taken[::-1]
+
+    @contextlib.contextmanager
+    def bound(self, given: dict[str, Any], host: bool) -> Iterator[Binding]:
+        """The binding for the `given` kp tensors and the rest of the plan's buffers (its own,
+        or borrowed from the pool and given back on leaving; caller holds the device)."""
+        tensors, taken = self._slots(given)
+        try:
+            yield self.binding(tensors, host)
+        finally:
+            for slot, clean in taken:
+                self.device.pool.give(slot, clean)
+
+    def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
+        """The kp tensors of device tensors passed for the inputs and the output, by buffer."""
+        return {n: t.kp_tensor for n, t in zip((*self.plan.inputs, self.plan.output),
+                                               (*inputs, out))}
 
     def binding(self, tensors: dict[str, Any], host: bool) -> Binding:
         """The binding for these tensors, made on first use (caller holds the device)."""
@@ -148,7 +165,7 @@ class Executable:
         status = {}
         for b in self.plan.status:
             slot = self._own[b.name]
-            data = self._data(slot, b)
+            data = self._data(slot.tensor, b)
             status[b.name] = from_words(data, self._dtypes[b.name], (b.count,))
             if data.any():
                 data[:] = 0
@@ -160,39 +177,26 @@ class Executable:
         return the output as a fresh array of its dtype and the program's output shape, with
         the status buffers (see PlanBuffer.role) by name."""
         plan = self.plan
-        with self.device.use(plan.name):
-            tensors, taken = self._slots({})
-            try:
-                for name, array in zip(plan.inputs, arrays):
-                    buf = plan.buffer(name)
-                    to_words(array, buf.count, out=tensors[name].data()[
-                        self.guard:self.guard + buf.words])
-                self.binding(tensors, host=True).run()
-                out = plan.buffer(plan.output)
-                data = tensors[plan.output].data()[self.guard:self.guard + out.words]
-                return (from_words(data, self._dtypes[out.name], plan.output_shape),
-                        self._take_status())
-            finally:
-                for slot, clean in taken:
-                    self.device.pool.give(slot, clean)
+        with self.device.use(plan.name), self.bound({}, host=True) as binding:
+            for name, array in zip(plan.inputs, arrays):
+                buf = plan.buffer(name)
+                to_words(array, buf.count, out=self._data(binding.tensors[name], buf))
+            binding.run()
+            out = plan.buffer(plan.output)
+            return (from_words(self._data(binding.tensors[out.name], out),
+                               self._dtypes[out.name], plan.output_shape), self._take_status())
 
     def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """Run every kernel on device tensors (DeviceTensor, in plan.inputs order) writing
         `out`; only the status buffers (if any) cross to the host."""
+        names = (*self.plan.inputs, self.plan.output)
         with self.device.use(self.plan.name):
-            given = {n: t.kp_tensor for n, t in zip(self.plan.inputs, inputs)}
-            given[self.plan.output] = out.kp_tensor
-            tensors, taken = self._slots(given)
-            try:
-                for k in self.plan.kernels:  # the caller's tensors may be of any size
-                    self.device.check_launch(self.plan.name, k.local_size, [
-                        (n, t.words * 4) for n, t in zip((*self.plan.inputs, self.plan.output),
-                                                         (*inputs, out)) if n in k.buffers])
-                self.binding(tensors, host=False).run()
+            for k in self.plan.kernels:  # the caller's tensors may be of any size
+                self.device.check_launch(self.plan.name, k.local_size, [
+                    (n, t.words * 4) for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+            with self.bound(self.given(inputs, out), host=False) as binding:
+                binding.run()
                 return out, self._take_status()
-            finally:
-                for slot, clean in taken:
-                    self.device.pool.give(slot, clean)
 
     def guard_damage(self) -> list[str]:
         """Guard words that differ from the pattern after the last run(), as 'buffer before[k]'

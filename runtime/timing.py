@@ -37,16 +37,8 @@ def time_kernels(exe: Executable, inputs: Sequence[Any], out: Any) -> float:
     """Seconds of device time for one run of every kernel of `exe` on device tensors (no
     transfers), each kernel timed in a sequence of its own."""
     kp = _import_kp()
-    given = {n: t.kp_tensor for n, t in zip(exe.plan.inputs, inputs)}
-    given[exe.plan.output] = out.kp_tensor
-    with exe.device.use(exe.plan.name):
-        tensors, taken = exe._slots(given)
-        try:
-            binding = exe.binding(tensors, host=False)
-            return sum(time_op(exe.device, kp.OpAlgoDispatch(a)) for a in binding.algorithms)
-        finally:
-            for slot, clean in taken:
-                exe.device.pool.give(slot, clean)
+    with exe.device.use(exe.plan.name), exe.bound(exe.given(inputs, out), host=False) as binding:
+        return sum(time_op(exe.device, kp.OpAlgoDispatch(a)) for a in binding.algorithms)
 
 
 def time_buffer_copy(device: Device, src: Any, dst: Any) -> float:
