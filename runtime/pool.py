@@ -54,7 +54,8 @@ class Slot:
             seq = device.sync_sequence(self.tensor, direction)
             setattr(self, direction, seq)
         seq.eval()
-        self.clean = False if direction == "up" else self.clean
+        if direction == "up":
+            self.clean = False
 
     def zero(self, device: Device) -> None:
         """Zero the device copy (unless known zero)."""
@@ -76,6 +77,8 @@ class BufferPool:
     def __init__(self, device: Device) -> None:
         self.device = device
         self._idle: dict[int, list[Slot]] = {}
+        """Per size, oldest first (buffers are filed in the order they come back)."""
+        self._idle_bytes = 0
         self._returned: collections.deque[Slot] = collections.deque()
         self.created = 0
         self.reused = 0
@@ -92,6 +95,7 @@ class BufferPool:
         same = self._idle.get(words)
         if same:
             slot = same.pop()
+            self._idle_bytes -= slot.nbytes
             self.reused += 1
         else:
             slot = Slot(self.device.tensor(np.zeros(words, np.uint32)), words)
@@ -101,25 +105,29 @@ class BufferPool:
         return slot
 
     def _settle(self) -> None:
-        """File the buffers given back since, then drop what is past the limits."""
+        """File the buffers given back since, then drop what is past the limits (checked
+        without sorting: each size's oldest idle buffer comes first)."""
         now = time.monotonic()
         while self._returned:
             slot = self._returned.popleft()
             slot.idle_since = now
             self._idle.setdefault(slot.words, []).append(slot)
-        self.trim(self.LIMIT, now - self.IDLE_SECONDS)
+            self._idle_bytes += slot.nbytes
+        cutoff = now - self.IDLE_SECONDS
+        if self._idle_bytes > self.LIMIT or any(same and same[0].idle_since < cutoff
+                                                for same in self._idle.values()):
+            self.trim(self.LIMIT, cutoff)
 
     def trim(self, limit: int, older_than: float = float("-inf")) -> None:
-        """Destroy idle buffers, least recently used first, until at most `limit` bytes are
-        idle, and every one idle since before `older_than`."""
+        """Destroy idle buffers, least recently used first, while more than `limit` bytes are
+        idle or the oldest has been idle since before `older_than`."""
         slots = sorted((s for same in self._idle.values() for s in same),
                        key=lambda s: s.idle_since)
-        held = sum(s.nbytes for s in slots)
         for s in slots:
-            if held <= limit and s.idle_since >= older_than:
+            if self._idle_bytes <= limit and s.idle_since >= older_than:
                 break
             self._idle[s.words].remove(s)
-            held -= s.nbytes
+            self._idle_bytes -= s.nbytes
             s.tensor.destroy()
         self._idle = {w: same for w, same in self._idle.items() if same}
 
@@ -130,6 +138,6 @@ class BufferPool:
 
     def info(self) -> dict[str, int]:
         self._settle()
-        idle = [s for same in self._idle.values() for s in same]
-        return {"idle_buffers": len(idle), "idle_bytes": sum(s.nbytes for s in idle),
+        return {"idle_buffers": sum(len(same) for same in self._idle.values()),
+                "idle_bytes": self._idle_bytes,
                 "limit_bytes": self.LIMIT, "created": self.created, "reused": self.reused}
