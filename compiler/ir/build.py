@@ -16,7 +16,8 @@ from .ops import Node, Op, VType, const, const_bool, const_data, item_id, step_i
 __all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "add", "mul",
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
-           "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "pack", "wstore"]
+           "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "only_if", "pack",
+           "wstore"]
 
 IntLike = Node | int
 
@@ -136,6 +137,15 @@ def _effect(op: Op, buf: Buffer, idx: IntLike, value: Node, pred: Node | None) -
     if pred is not None and pred.dtype is not VType.BOOL:
         raise TypeError("predicate must be BOOL")
     return Node(op, VType.VOID, src, buf.name)
+
+
+def only_if(effect: Node, cond: Node) -> Node:
+    """A predicated effect (STORE, ATOMIC_MAX, ATOMIC_STORE) done only where `cond` also
+    holds."""
+    if effect.op not in (Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE) or cond.dtype is not VType.BOOL:
+        raise TypeError("only_if takes a store or atomic effect and a BOOL condition")
+    pred = cond if len(effect.src) < 3 else logical_and(effect.src[2], cond)
+    return Node(effect.op, effect.dtype, (effect.src[0], effect.src[1], pred), effect.arg)
 
 
 def store(buf: Buffer, idx: IntLike, value: Node, pred: Node | None = None) -> Node:

@@ -18,7 +18,7 @@ import numpy as np
 from ..descriptors import GatherDesc, GatherElementsDesc, ScatterDesc
 from ..dtypes import DataType
 from ..errors import IndexOutOfRangeError
-from ..ir import Buffer, Kernel, Node, Program
+from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from .common import address, tensor_buffer, unflatten
 
@@ -53,9 +53,7 @@ def writes_only_if_valid(p: Program) -> Program:
     b_first = p.buffer(FIRST)
     valid = b.less(b.clamp(b.bits(b.load(b_first, 0)), 0, 1), 1)  # check_first[0] == 0
     k = p.kernels[2]
-    effects = tuple(Node(e.op, e.dtype, (e.src[0], e.src[1], b.logical_and(e.src[2], valid)
-                                         if len(e.src) > 2 else valid), e.arg)
-                    for e in k.effects)
+    effects = tuple(b.only_if(e, valid) for e in k.effects)
     return p.with_kernels((*p.kernels[:2], dataclasses.replace(k, effects=effects),
                            *p.kernels[3:]))
 

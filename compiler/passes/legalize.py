@@ -24,8 +24,7 @@ def _predicated(e: Node, valid: Node) -> Node:
     """Effect `e` done only where `valid` holds."""
     if e.op not in (Op.STORE, Op.ATOMIC_MAX):
         raise IRError(f"{e.op.name} beside 8/16-bit stores in one kernel")
-    pred = valid if len(e.src) < 3 else b.logical_and(e.src[2], valid)
-    return Node(e.op, e.dtype, (e.src[0], e.src[1], pred), e.arg)
+    return b.only_if(e, valid)
 
 
 def legalize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
