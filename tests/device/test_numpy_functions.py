@@ -100,17 +100,20 @@ def along_axis_case(data, shape, axis):
     return tuple(arr), tuple(ind)
 
 
+def draw_along_axis(data, shape):
+    """An axis (None: flattened), the shapes of arr and indices, and the axis's length."""
+    axis = data.draw(st.sampled_from([None, *range(-len(shape), len(shape))]), label="axis")
+    if axis is None:
+        return axis, shape, (data.draw(st.integers(1, 6)),), math.prod(shape)
+    arr_shape, ind_shape = along_axis_case(data, shape, axis % len(shape))
+    return axis, arr_shape, ind_shape, arr_shape[axis]
+
+
 @settings(max_examples=40, deadline=None)
 @given(shape=shapes(1, 6, 64), dtype=st.sampled_from(DATA_TYPES),
        index_dtype=st.sampled_from(INDEX_TYPES), data=st.data())
 def test_take_along_axis_matches_numpy(shape, dtype, index_dtype, data):
-    axis = data.draw(st.sampled_from([None, *range(-len(shape), len(shape))]), label="axis")
-    if axis is None:
-        arr_shape, ind_shape = shape, (data.draw(st.integers(1, 6)),)
-        n = math.prod(shape)
-    else:
-        arr_shape, ind_shape = along_axis_case(data, shape, axis % len(shape))
-        n = arr_shape[axis]
+    axis, arr_shape, ind_shape, n = draw_along_axis(data, shape)
     arr = maybe_strided(data, random_bits(data.draw(st.integers(0, 2**32 - 1)), arr_shape,
                                           dtype))
     i = indices_in_range(data, ind_shape, index_dtype, n)
@@ -122,13 +125,7 @@ def test_take_along_axis_matches_numpy(shape, dtype, index_dtype, data):
        index_dtype=st.sampled_from(INDEX_TYPES), data=st.data())
 def test_put_along_axis_matches_numpy(shape, dtype, index_dtype, data):
     """Small axes make collisions common: numpy's last-in-C-order must win."""
-    axis = data.draw(st.sampled_from([None, *range(-len(shape), len(shape))]), label="axis")
-    if axis is None:
-        arr_shape, ind_shape = shape, (data.draw(st.integers(1, 6)),)
-        n = math.prod(shape)
-    else:
-        arr_shape, ind_shape = along_axis_case(data, shape, axis % len(shape))
-        n = arr_shape[axis]
+    axis, arr_shape, ind_shape, n = draw_along_axis(data, shape)
     seed = data.draw(st.integers(0, 2**32 - 1))
     arr = random_bits(seed, arr_shape, dtype)
     i = indices_in_range(data, ind_shape, index_dtype, n)
