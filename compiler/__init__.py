@@ -59,8 +59,9 @@ def cache_info() -> dict[str, dict[str, int]]:
     import sys
 
     from .compiled import KERNELS
-    device = sys.modules.get("dmlc.runtime.device")  # no device opened: nothing pooled
-    pool = device.pool_info() if device is not None else None
+    # no device module loaded (or still loading in another thread): nothing pooled
+    pool_info = getattr(sys.modules.get("dmlc.runtime.device"), "pool_info", None)
+    pool = pool_info() if pool_info is not None else None
     return {"kernels": KERNELS.info(),
             "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
                                 "created": 0, "reused": 0}}
@@ -73,9 +74,9 @@ def clear_cache() -> None:
 
     from .compiled import clear_caches
     clear_caches()
-    device = sys.modules.get("dmlc.runtime.device")
-    if device is not None:
-        device.pool_info(clear=True)
+    pool_info = getattr(sys.modules.get("dmlc.runtime.device"), "pool_info", None)
+    if pool_info is not None:
+        pool_info(clear=True)
 
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "take",

@@ -20,8 +20,10 @@ from .tensor_checks import fmt
 def is_device_tensor(a: Any) -> bool:
     """Whether `a` is a dmlc DeviceTensor. Until dmlc.runtime.tensor is imported, no device
     tensor can exist, so the answer is False without importing it (and kp with it)."""
-    tensor = sys.modules.get("dmlc.runtime.tensor")
-    return tensor is not None and isinstance(a, tensor.DeviceTensor)
+    # getattr: while another thread is still importing the module, the class may not exist yet
+    # (and so neither can an instance of it)
+    cls = getattr(sys.modules.get("dmlc.runtime.tensor"), "DeviceTensor", None)
+    return cls is not None and isinstance(a, cls)
 
 
 def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:

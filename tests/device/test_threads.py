@@ -51,3 +51,30 @@ def test_threads_get_the_same_bits():
     with ThreadPoolExecutor(THREADS) as pool:
         for future in [pool.submit(job, seed) for seed in range(THREADS)]:
             future.result()
+
+
+FIRST_USE = """
+from concurrent.futures import ThreadPoolExecutor
+import numpy as np, dmlc
+def first(seed):
+    x = np.arange(30, dtype=np.int16).reshape(6, 5) + seed
+    i = np.zeros((3, 5), np.int32)
+    dmlc.cache_info()
+    assert (dmlc.gather_elements(x, i, axis=0) == x[:1]).all()
+    assert (dmlc.gather_elements(dmlc.to_device(x), i, axis=0).numpy() == x[:1]).all()
+with ThreadPoolExecutor(8) as pool:
+    for f in [pool.submit(first, s) for s in range(8)]:
+        f.result()
+print("ok")
+"""
+
+
+def test_threads_as_the_first_use_of_the_runtime():
+    """Threads that load dmlc's runtime between them: a thread may see the runtime's modules
+    while another is still importing them (was: 'partially initialized module' errors)."""
+    import subprocess
+    import sys
+    for _ in range(3):
+        done = subprocess.run([sys.executable, "-c", FIRST_USE], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-2000:]
