@@ -11,6 +11,7 @@ Data after OutputTensor is the expected result, as on DirectML's pages.
 """
 from __future__ import annotations
 
+import dataclasses
 import difflib
 from typing import Any
 
@@ -21,7 +22,7 @@ from ..dtypes import DataType
 from ..errors import ValidationError
 from ..tensor_checks import check_tensor
 from .data import Source, array_data, buffer_for
-from .parser import FieldItem, Loc, Number, OperatorItem, TensorSyntax
+from .parser import FieldItem, Loc, Name, Number, OperatorItem, TensorSyntax
 from .unit import Unit
 
 # operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only)
@@ -30,10 +31,21 @@ OPERATORS: dict[str, tuple[type, dict[str, str | None]]] = {
 ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
            "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
            "DML_SCATTER_ELEMENTS": "DML_SCATTER", "SLICE": "DML_SLICE1", "SLICE1": "DML_SLICE1"}
-TENSOR_FIELDS = ("InputTensor", "IndicesTensor", "UpdatesTensor", "OutputTensor")
+
+
+def is_tensor_field(name: str) -> bool:
+    """DirectML names every tensor field ...Tensor (InputTensor, SequenceLengthsTensor)."""
+    return name.endswith("Tensor")
+
+
+def is_output_field(name: str) -> bool:
+    """...and every output Output... (OutputTensor, OutputGradientTensor)."""
+    return name.startswith("Output")
+
+
 ARGUMENT_OF: dict[str, str] = {f: kw for cls in DIRECTML_OPERATORS
                                for f, kw in cls.dml_fields.items()
-                               if kw is not None and f in TENSOR_FIELDS and f != "OutputTensor"}
+                               if kw is not None and is_tensor_field(f) and not is_output_field(f)}
 """The tensor fields that are program inputs, by the keyword that names them."""
 
 
@@ -133,35 +145,43 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
         if given is None:
             continue
         f = given
-        if name in TENSOR_FIELDS:
+        if is_tensor_field(name):
             t = _tensor(f, src)
             kwargs[keyword] = t  # type: ignore[index]
             syntax: TensorSyntax = f.value
             if syntax.data is not None:
                 values = array_data(syntax.data, t, src, f"{name} data")
-                if name == "OutputTensor":
+                if is_output_field(name):
                     expected = values
                 else:
                     data[ARGUMENT_OF[name]] = buffer_for(values, t, src, f"{name} data",
                                                          syntax.data.loc)
         elif keyword is not None:
             kwargs[keyword] = _field_value(f, src)
+    required = {f.name for f in dataclasses.fields(cls)
+                if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     for name, keyword in allowed.items():
-        if keyword not in kwargs and keyword != "output" and keyword is not None:
+        if keyword not in kwargs and keyword in required:
             raise src.error(f"{op}: {name} is missing", op_item.loc if op_item else
                             (fields[0].loc if fields else None))
     desc: OperatorDesc = cls(**kwargs)
-    arguments = {ARGUMENT_OF[n]: n for n in TENSOR_FIELDS if n in ARGUMENT_OF and n in allowed}
+    arguments = {ARGUMENT_OF[n]: n for n in allowed if n in ARGUMENT_OF}
     locations = {f.name: f.loc for f in fields}
     if op_item:
         locations[op] = op_item.loc
-    return Unit("OutputTensor", desc, arguments, data, expected, locations)
+    output = next(n for n in allowed if is_tensor_field(n) and is_output_field(n))
+    return Unit(output, desc, arguments, data, expected, locations)
 
 
 def _field_value(f: FieldItem, src: Source) -> Any:
+    """A field that is not a tensor: an integer (exact), a number (float), integers in braces,
+    or a name (an enumeration's member, such as DML_PADDING_MODE_EDGE: the descriptor checks
+    it)."""
     v = f.value
-    if isinstance(v, Number) and v.is_int:
-        return int(v.value())
+    if isinstance(v, Number):
+        return int(v.value()) if v.is_int else float(v.value())
+    if isinstance(v, Name):
+        return v.text
     if isinstance(v, list) and all(isinstance(n, Number) and n.is_int for n in v):
         return tuple(int(n.value()) for n in v)
-    raise src.error(f"{f.name}: expected an integer or integers in braces", f.loc)
+    raise src.error(f"{f.name}: expected a number, a name or integers in braces", f.loc)

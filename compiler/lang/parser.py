@@ -62,6 +62,14 @@ class TensorSyntax:
 
 
 @dataclass
+class Name:
+    """A field's value written as a name: an enumeration's member (DML_PADDING_MODE_EDGE)."""
+
+    text: str
+    loc: Loc
+
+
+@dataclass
 class OperatorItem:
     name: str
     loc: Loc
@@ -70,7 +78,7 @@ class OperatorItem:
 @dataclass
 class FieldItem:
     name: str
-    value: Any  # Number, list[Number] or TensorSyntax
+    value: Any  # Number, list[Number], Name, TensorSyntax or list[TensorSyntax]
     loc: Loc
 
 
@@ -118,6 +126,12 @@ class _ToItems(Transformer):
 
     def int_list(self, c: list[Any]) -> list[Number]:
         return [x for x in c if x is not None]
+
+    def tensor_list(self, c: list[Any]) -> list[TensorSyntax]:
+        return [x for x in c if x is not None]
+
+    def name_value(self, c: list[Token]) -> Name:
+        return Name(str(c[0]), _loc(c[0]))
 
     @v_args(meta=True)
     def array(self, meta: Any, c: list[Any]) -> Array:
