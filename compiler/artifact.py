@@ -94,7 +94,7 @@ class CompiledProgram:
         from .ir.interp import run_buffers  # numpy work, loaded only by who asks for it
         bufs = run_buffers(self.program, *self.arguments(arrays))
         if self.check_indices:
-            raise_for_status(self.descriptor, bufs)  # type: ignore[arg-type]
+            raise_for_status(self.descriptor, bufs)
         raw = bufs[self.program.output]
         return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
 

@@ -120,7 +120,7 @@ class CompiledKernel:
         else:
             result, status = self._run_device(checked, out)
         if self.check_indices:
-            raise_for_status(self.descriptor, status)  # type: ignore[arg-type]
+            raise_for_status(self.descriptor, status)
         return result
 
     def _run_device(self, checked: list[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:

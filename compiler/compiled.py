@@ -54,7 +54,7 @@ def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
                               "its input in place)", True)
     program = lower(checked, target, in_place)
     if check_indices:
-        program = add_index_check(program, checked)  # type: ignore[arg-type]
+        program = add_index_check(program, checked)
         if in_place:
             program = writes_only_if_valid(program)
     return checked, run_pipeline(verify_program(program), dump_after=dump_after)

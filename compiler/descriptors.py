@@ -101,6 +101,31 @@ class TensorDesc:
         return -(-self.buffer_elements * self.data_type.itemsize // 4) * 4
 
 
+@dataclass(frozen=True)
+class IndexBounds:
+    """What checked mode (lower/checks.py) checks of an operator's indices: which tensor holds
+    them and the size of the axis each of its elements indexes. Signed indices may count from
+    the end once (SPEC.md): an element indexing an axis of size n is valid in [-n, n - 1]
+    (signed) or [0, n - 1] (unsigned)."""
+
+    field: str
+    """The index tensor's DirectML field name (IndicesTensor), for the error."""
+    tensor: TensorDesc
+    dims: tuple[int, ...]
+    """Axis sizes: one for every element, or one per coordinate along `dim_axis`."""
+    dim_axis: int | None = None
+    """None: every element indexes an axis of size dims[0]; else element c indexes
+    dims[c[dim_axis]] (GatherND's index tuples: the last axis picks the input axis)."""
+
+    def dim_at(self, position: tuple[int, ...]) -> int:
+        return self.dims[0] if self.dim_axis is None else self.dims[position[self.dim_axis]]
+
+
+def axis_bounds(desc: GatherDesc | GatherElementsDesc | ScatterDesc) -> IndexBounds:
+    """Every index selects along the input's `axis`."""
+    return IndexBounds("IndicesTensor", desc.indices, (desc.input.sizes[desc.axis],))
+
+
 @dataclass(frozen=True, kw_only=True)
 class GatherDesc:
     """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along `axis`."""
@@ -119,9 +144,13 @@ class GatherDesc:
 
     operator = "DML_GATHER"
     has_indices: ClassVar[bool] = True
+    """It has indices: checked mode applies, and index_bounds() says what it checks."""
     dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
         "Axis": "axis", "IndexDimensions": "index_dimensions"}
+
+    def index_bounds(self) -> IndexBounds:
+        return axis_bounds(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -142,6 +171,9 @@ class GatherElementsDesc:
     dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "OutputTensor": "output",
         "Axis": "axis"}
+
+    def index_bounds(self) -> IndexBounds:
+        return axis_bounds(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -166,6 +198,9 @@ class ScatterDesc:
     dml_fields: ClassVar[dict[str, str | None]] = {
         "InputTensor": "input", "IndicesTensor": "indices", "UpdatesTensor": "updates",
         "OutputTensor": "output", "Axis": "axis"}
+
+    def index_bounds(self) -> IndexBounds:
+        return axis_bounds(self)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,7 +1,7 @@
 """Checked mode (check_indices=True): find out-of-range indices on the device.
 
-Two kernels run before the operator's own, over the IndicesTensor's n elements in row-major
-order:
+Two kernels run before the operator's own, over the index tensor's n elements in row-major
+order (which tensor, and the axis each element indexes: the descriptor's index_bounds()):
   1. check_indices, per element u: if the index is outside its axis (SPEC.md: [-dim, dim - 1]
      signed, [0, dim - 1] unsigned), check_first[0] = max(check_first[0], n - u), atomically,
      so the largest value names the lowest offending position u;
@@ -15,28 +15,44 @@ import dataclasses
 
 import numpy as np
 
-from ..descriptors import GatherDesc, GatherElementsDesc, ScatterDesc
+from ..descriptors import IndexBounds, OperatorDesc
 from ..dtypes import DataType
 from ..errors import IndexOutOfRangeError
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
+from ..ir.ops import Node
 from .common import address, tensor_buffer, unflatten
 
-Checked = GatherDesc | GatherElementsDesc | ScatterDesc
-"""The descriptors with an IndicesTensor (descriptors' has_indices)."""
 FIRST, VALUE = "check_first", "check_value"
 
 
-def add_index_check(p: Program, desc: Checked) -> Program:
-    """`p` with the two checking kernels in front and their status buffers added."""
-    idx, dim = desc.indices, desc.input.sizes[desc.axis]
+def is_bad(raw: Node, coords: list[Node], bounds: IndexBounds) -> Node:
+    """Whether the index `raw` at `coords` is outside the axis it indexes."""
+    def outside(dim: int) -> Node:
+        return b.less(b.index(raw, dim, "mask"), 0)
+    if bounds.dim_axis is None:
+        return outside(bounds.dims[0])
+    along, bad = coords[bounds.dim_axis], outside(bounds.dims[-1])
+    for j in reversed(range(len(bounds.dims) - 1)):
+        bad = b.where(b.not_equal(along, j), bad, outside(bounds.dims[j]))
+    return bad
+
+
+def add_index_check(p: Program, desc: OperatorDesc) -> Program:
+    """`p` with the two checking kernels in front and their status buffers added. The index
+    tensor is the program's input buffer of its field's keyword (IndicesTensor: indices)."""
+    bounds = desc.index_bounds()  # type: ignore[union-attr]
+    idx = bounds.tensor
     n = idx.element_count
-    b_idx = tensor_buffer("indices", idx, "input")
+    keyword = type(desc).dml_fields[bounds.field]
+    assert keyword is not None, f"{bounds.field} is a tensor field: it has a keyword"
+    b_idx = tensor_buffer(keyword, idx, "input")
     b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
     b_value = Buffer(VALUE, idx.data_type, 1, "status")
 
     u = b.item_id(n)
-    bad = b.less(b.index(b.load(b_idx, address(unflatten(u, idx.sizes), idx)), dim, "mask"), 0)
+    coords = unflatten(u, idx.sizes)
+    bad = is_bad(b.load(b_idx, address(coords, idx)), coords, bounds)
     k_check = Kernel("check_indices", n, (b.atomic_max(b_first, 0, b.sub(n, u), pred=bad),))
 
     first = b.clamp(b.bits(b.load(b_first, 0)), 0, n)
@@ -58,14 +74,15 @@ def writes_only_if_valid(p: Program) -> Program:
                            *p.kernels[3:]))
 
 
-def raise_for_status(desc: Checked, status: dict[str, np.ndarray]) -> None:
+def raise_for_status(desc: OperatorDesc, status: dict[str, np.ndarray]) -> None:
     """Raise IndexOutOfRangeError if the checking kernels found a bad index."""
     first = int(status[FIRST].view(np.uint32)[0])
     if first == 0:
         return
-    idx, dim = desc.indices, desc.input.sizes[desc.axis]
-    pos = np.unravel_index(idx.element_count - first, idx.sizes)
+    bounds = desc.index_bounds()  # type: ignore[union-attr]
+    idx = bounds.tensor
+    pos = tuple(int(p) for p in np.unravel_index(idx.element_count - first, idx.sizes))
     value = int(status[VALUE].view(idx.data_type.numpy)[0])
+    dim = bounds.dim_at(pos)
     lo = -dim if idx.data_type.is_signed_int else 0
-    raise IndexOutOfRangeError(desc.operator, "IndicesTensor", tuple(int(p) for p in pos), value,
-                               (lo, dim - 1))
+    raise IndexOutOfRangeError(desc.operator, bounds.field, pos, value, (lo, dim - 1))
