@@ -7,13 +7,16 @@
 """
 from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
+from .api_join import join, split
 from .compiled import CompiledKernel, compile
 from .descriptors import (
     ExpressionDesc,
     GatherDesc,
     GatherElementsDesc,
+    JoinDesc,
     ScatterDesc,
     Slice1Desc,
+    SplitDesc,
     TensorDesc,
 )
 from .dtypes import DataType
@@ -79,10 +82,12 @@ def clear_cache() -> None:
         pool_info(clear=True)
 
 
-__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "take",
+__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
+           "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
-           "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "TensorDesc",
+           "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",
+           "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
            "close_device", "cache_info", "clear_cache", "__version__"]

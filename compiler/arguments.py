@@ -67,6 +67,9 @@ def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     """The tensor behind the program input `name`, and how errors call it."""
     if isinstance(desc, ExpressionDesc):
         return desc.tensor(name), name
+    field, _, k = name.rpartition("_")  # an item of a tensor list (descriptors.list_argument)
+    if k.isdigit() and isinstance(getattr(desc, field, None), tuple):
+        return getattr(desc, field)[int(k)], f"{dml_field(desc, field)}[{k}]"
     return getattr(desc, name), dml_field(desc, name)
 
 

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .arguments import check_arguments
-from .descriptors import OperatorDesc, TensorDesc
+from .descriptors import OperatorDesc, SplitDesc, TensorDesc
 from .ir import Program
 from .ir.printer import render_program
 from .lower.checks import raise_for_status
@@ -96,7 +96,19 @@ class CompiledProgram:
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)
         raw = bufs[self.program.output]
-        return raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy()
+        return results(self.descriptor,
+                       raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy())
+
+
+def results(desc: OperatorDesc, output: Any) -> Any:
+    """What a call returns for the program's output (a numpy array or a DeviceTensor): the
+    output itself, or for DML_SPLIT the tuple of its outputs, each a view of its region of the
+    shared buffer (no copy)."""
+    if not isinstance(desc, SplitDesc):
+        return output
+    flat = output.reshape(-1)
+    return tuple(flat[start:start + t.element_count].reshape(t.sizes)
+                 for start, t in zip(desc.output_starts, desc.outputs))
 
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:

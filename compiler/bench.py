@@ -9,29 +9,21 @@ cache only, and warm (compiled before in this process).
 """
 from __future__ import annotations
 
-import functools
 import json
 import statistics
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
 from . import toolchain
+from .bench_cases import BenchCase, suite
+from .bench_cases.common import bits, tensor
 from .compiled import clear_caches, compile_program
 from .compiled import compile as compile_desc
-from .descriptors import (
-    GatherDesc,
-    GatherElementsDesc,
-    OperatorDesc,
-    ScatterDesc,
-    Slice1Desc,
-    TensorDesc,
-)
-from .dtypes import DataType
+from .descriptors import GatherDesc, OperatorDesc, ScatterDesc
 from .plan import LaunchPlan, PlanBuffer, PlanKernel
 from .target import resolve as resolve_target
 
@@ -39,99 +31,14 @@ COPY_PER_INVOCATION = 4
 COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
 
 
-@dataclass
-class BenchCase:
-    name: str
-    descriptor: OperatorDesc
-    make_inputs: Callable[[np.random.Generator], tuple[np.ndarray, ...]]
-    numpy_fn: Callable[..., np.ndarray]
-    target: float
-    """The ratio to the copy shader this case should reach (issue 3's targets)."""
-
-
-def _t(dtype: str, sizes: tuple[int, ...], strides: tuple[int, ...] | None = None) -> TensorDesc:
-    return TensorDesc(data_type=DataType.of(dtype), sizes=sizes, strides=strides)
-
-
-def _bits(rng: np.random.Generator, shape: Any, dtype: str) -> np.ndarray:
-    d = np.dtype(dtype)
-    bits = np.dtype(f"uint{8 * d.itemsize}")
-    return rng.integers(0, 2 ** (8 * d.itemsize), size=shape, dtype=bits).view(d)
-
-
-def _row_gather_inputs(r: np.random.Generator, rows: int, width: int, dtype: str,
-                       itype: str) -> tuple[np.ndarray, ...]:
-    return _bits(r, (rows, width), dtype), r.integers(0, rows, (1, rows)).astype(itype)
-
-
-def _scatter_inputs(r: np.random.Generator, m: int, unique: bool) -> tuple[np.ndarray, ...]:
-    """Unique targets (a permutation per column) or colliding ones (8 rows)."""
-    data = _bits(r, (m, m), "float32")  # draws in this order: the same bytes as before
-    targets = np.argsort(r.random((m, m)), axis=0) if unique else r.integers(0, 8, (m, m))
-    return data, targets.astype(np.int32), _bits(r, (m, m), "float32")
-
-
-def suite(quick: bool = False) -> list[BenchCase]:
-    """The standard cases; --quick divides every size by 4 (16 in area)."""
-    q = 4 if quick else 1
-    n, rows, width, m = 4096 // q, 65536 // q, 256, 2048 // q
-    cases = [BenchCase(
-        "slice f32 [N,N] rows::2, cols reversed",
-        Slice1Desc(input=_t("FLOAT32", (n, n)), offsets=(0, 0), sizes=(n, n), strides=(2, -1)),
-        lambda r: (_bits(r, (n, n), "float32"),), lambda x: x[::2, ::-1].copy(), 0.8)]
-    for dtype, itype in (("float32", "int32"), ("float16", "int32"), ("int8", "int32"),
-                         ("float32", "int64")):
-        cases.append(BenchCase(
-            f"gather rows {dtype} [{rows},{width}] {itype} idx",
-            GatherDesc(input=_t(dtype.upper(), (rows, width)), indices=_t(itype.upper(), (1, rows)),
-                       axis=0, index_dimensions=1),
-            functools.partial(_row_gather_inputs, rows=rows, width=width, dtype=dtype,
-                              itype=itype),
-            lambda x, i: np.take(x, i[0], axis=0), 0.8))
-    cases.append(BenchCase(
-        "gather_elements f32 [M,M] axis 1",
-        GatherElementsDesc(input=_t("FLOAT32", (m, m)), indices=_t("INT32", (m, m)), axis=1),
-        lambda r: (_bits(r, (m, m), "float32"), r.integers(0, m, (m, m)).astype(np.int32)),
-        lambda x, i: np.take_along_axis(x, i, axis=1), 0.5))
-    for label, unique in (("unique", True), ("colliding", False)):
-        cases.append(BenchCase(
-            f"scatter f32 [M,M] axis 0 {label}",
-            ScatterDesc(input=_t("FLOAT32", (m, m)), indices=_t("INT32", (m, m)),
-                        updates=_t("FLOAT32", (m, m)), axis=0),
-            functools.partial(_scatter_inputs, m=m, unique=unique),
-            _numpy_scatter, 0.4))
-    cases.append(BenchCase(
-        "slice of transposed f32 [N,N] rows::2",
-        Slice1Desc(input=_t("FLOAT32", (n, n), (1, n)), offsets=(0, 0), sizes=(n, n),
-                   strides=(2, 1)),
-        lambda r: (_bits(r, n * n, "float32"),),
-        lambda x: x.reshape(n, n).T[::2].copy(), 0.8))
-    cases.append(BenchCase(
-        "gather rows of transposed f32 [N,N]",
-        GatherDesc(input=_t("FLOAT32", (n, n), (1, n)), indices=_t("INT32", (1, n)), axis=0,
-                   index_dimensions=1),
-        lambda r: (_bits(r, n * n, "float32"), r.integers(0, n, (1, n)).astype(np.int32)),
-        lambda x, i: np.take(x.reshape(n, n).T, i[0], axis=0), 0.8))
-    return cases
-
-
-def _numpy_scatter(x: np.ndarray, i: np.ndarray, u: np.ndarray) -> np.ndarray:
-    out = x.copy()
-    np.put_along_axis(out, i, u, axis=0)
-    return out
-
-
 def bytes_moved(desc: OperatorDesc) -> int:
-    """Bytes an ideal implementation reads plus writes."""
+    """Bytes an ideal implementation reads plus writes: the output's twice (read once from
+    wherever, written once), and any index and update tensors read once."""
     out = desc.output
     assert out is not None
-    size = out.element_count * out.data_type.itemsize
-    if isinstance(desc, ScatterDesc):
-        return 2 * size + sum(t.element_count * t.data_type.itemsize
-                              for t in (desc.indices, desc.updates))
-    extra = (desc.indices.element_count * desc.indices.data_type.itemsize
-             if isinstance(desc, (GatherDesc, GatherElementsDesc)) else 0)
-    return 2 * size + extra
+    extra = [t for t in (getattr(desc, "indices", None), getattr(desc, "updates", None)) if t]
+    return 2 * out.element_count * out.data_type.itemsize + sum(
+        t.element_count * t.data_type.itemsize for t in extra)
 
 
 def copy_plan(words: int) -> LaunchPlan:
@@ -221,8 +128,8 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
     from dmlc.runtime.timing import RecordedDispatch
     bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
     x, i = np.arange(8, dtype=np.float32).reshape(4, 2), np.array([[3, 1, 0, 2]], np.int32)
-    kernel = compile_desc(GatherDesc(input=_t("float32", x.shape), indices=_t("int32", i.shape),
-                                     axis=0, index_dimensions=1))
+    kernel = compile_desc(GatherDesc(input=tensor("float32", x.shape),
+                                     indices=tensor("int32", i.shape), axis=0, index_dimensions=1))
     xd, idd, out = to_device(x), to_device(i), empty((4, 2), np.float32)
 
     def per_call(fn: Callable[[], Any]) -> float:
@@ -253,13 +160,13 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
     from dmlc.runtime.timing import RecordedDispatch
     rows, width = (2048 if quick else 8192), 1024
     rng = np.random.default_rng(0)
-    cache = to_device(_bits(rng, (rows, width), "float16"))
+    cache = to_device(bits(rng, (rows, width), "float16"))
     idx = to_device(np.full((1, width), rows // 2, np.int32))
-    row = to_device(_bits(rng, (1, width), "float16"))
+    row = to_device(bits(rng, (1, width), "float16"))
     other = empty((rows, width), np.float16, zeroed=False)
-    kernel = compile_desc(ScatterDesc(input=_t("FLOAT16", (rows, width)),
-                                      indices=_t("INT32", (1, width)),
-                                      updates=_t("FLOAT16", (1, width)), axis=0))
+    kernel = compile_desc(ScatterDesc(input=tensor("FLOAT16", (rows, width)),
+                                      indices=tensor("INT32", (1, width)),
+                                      updates=tensor("FLOAT16", (1, width)), axis=0))
     bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
     ways: dict[str, Callable[[], Any]] = {
         "in_place": lambda: kernel(cache, idx, row, out=cache),

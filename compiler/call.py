@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .arguments import check_device_tensor, check_out_overlap, is_device_tensor
-from .artifact import CompiledProgram, Stage
+from .artifact import CompiledProgram, Stage, results
 from .descriptors import OperatorDesc, TensorDesc
 from .errors import ValidationError
 from .ir import Program
@@ -107,7 +107,8 @@ class CompiledKernel:
         """Run on the device. With numpy arrays: returns a new numpy array. With any
         DeviceTensor argument, or out=: the result stays on the device (a DeviceTensor; `out`,
         of the output's shape and dtype, is written and returned, which makes a repeated call
-        one pre-recorded dispatch per kernel)."""
+        one pre-recorded dispatch per kernel). DML_SPLIT returns a tuple: views of the one
+        buffer its outputs share."""
         # a view's elements packed first, as numpy arrays are made contiguous for the upload
         arrays = tuple(a.contiguous() if is_device_tensor(a) else a for a in arrays)
         checked = self.compiled.arguments(arrays)
@@ -121,7 +122,7 @@ class CompiledKernel:
             result, status = self._run_device(checked, out)
         if self.check_indices:
             raise_for_status(self.descriptor, status)
-        return result
+        return results(self.descriptor, result)
 
     def _run_device(self, checked: list[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """The device-tensor path: host arrays among the arguments are uploaded, and the output

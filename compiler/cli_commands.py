@@ -11,8 +11,8 @@ import numpy as np
 from . import toolchain
 from .compiled import CompiledKernel
 from .errors import UsageError, ValidationError
-from .lang import Module, Unit, load
-from .program import compile_module, run_module
+from .lang import Module, load
+from .program import compile_module, run_module, unit_results
 from .target import TARGETS
 
 EMITS = ("ir", "glsl", "spirv", "spvasm")
@@ -125,14 +125,14 @@ def format_array(a: np.ndarray, indent: int) -> str:
     return "[" + (",\n" + pad).join(rows) + "]"
 
 
-def format_result(module: Module, u: Unit, value: np.ndarray) -> str:
+def format_result(module: Module, name: str, value: np.ndarray) -> str:
     """The result in the file's own notation."""
     if module.kind == "directml":
-        head = (f"OutputTensor: (Sizes:{{{', '.join(map(str, value.shape))}}}, "
+        head = (f"{name}: (Sizes:{{{', '.join(map(str, value.shape))}}}, "
                 f"DataType:{value.dtype.name.upper()})")
         indent = 4
     else:
-        head = f"{u.name}: {value.dtype.name}[{', '.join(map(str, value.shape))}]"
+        head = f"{name}: {value.dtype.name}[{', '.join(map(str, value.shape))}]"
         indent = len(head) + 3
     if value.size > PRINT_LIMIT:
         return f"{head}  // {value.size} elements: save them with -o FILE.npy"
@@ -169,17 +169,18 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise UsageError(f"cannot write {args.output}: {e.strerror}") from None
     status = 0
     for u in module.units:
-        value = results[u.name]
-        if not args.output:
-            print(format_result(module, u, value))
-        if u.expected is not None:
-            problem = _mismatch(u.expected.astype(value.dtype), value)
+        for name, value, expected in unit_results(u, results):
+            if not args.output:
+                print(format_result(module, name, value))
+            if expected is None:
+                continue
+            problem = _mismatch(expected.astype(value.dtype), value)
             if problem:
-                print(f"dmlc: error: {u.name} differs from the values the file expects: "
+                print(f"dmlc: error: {name} differs from the values the file expects: "
                       f"{problem}", file=sys.stderr)
                 status = 1
             else:
-                print(f"{u.name}: matches the values the file expects", file=sys.stderr)
+                print(f"{name}: matches the values the file expects", file=sys.stderr)
     return status
 
 

@@ -42,7 +42,8 @@ def compile_module(module: Module, dump_after: set[str] | None = None,
 
 def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
                check_indices: bool = False) -> dict[str, np.ndarray]:
-    """Run every unit on the Vulkan device. `inputs` (by the file's tensor names, or the
+    """Run every unit on the Vulkan device (a unit of several outputs, DML_SPLIT's, gives
+    each its own name: OutputTensors[0], ...). `inputs` (by the file's tensor names, or the
     operators' argument names input/indices/updates) adds to or replaces the file's data.
     check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
     outside its axis instead of clamping or dropping it."""
@@ -68,5 +69,20 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
                 raise ValidationError(u.name, label, "data in the file or --input "
                                       f"{label}=FILE.npy", "none")
             arrays.append(value)
-        results[u.name] = kernel(*arrays)
+        value = kernel(*arrays)
+        if isinstance(value, tuple):  # DML_SPLIT's outputs: OutputTensors[0], [1], ...
+            results.update({f"{u.name}[{k}]": part for k, part in enumerate(value)})
+        else:
+            results[u.name] = value
     return results
+
+
+def unit_results(u: Unit, results: Mapping[str, np.ndarray]) -> list[
+        tuple[str, np.ndarray, np.ndarray | None]]:
+    """(name, value, expected values or None) of each output of a unit that run_module ran."""
+    if u.name in results:
+        assert not isinstance(u.expected, tuple), "one output, one expected value"
+        return [(u.name, results[u.name], u.expected)]
+    names = [n for n in results if n.startswith(f"{u.name}[")]
+    expected = u.expected if isinstance(u.expected, tuple) else (None,) * len(names)
+    return [(n, results[n], e) for n, e in zip(names, expected)]

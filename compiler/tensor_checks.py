@@ -28,6 +28,12 @@ def is_int(x: object) -> TypeGuard[int]:  # numpy integers too: they act as ints
     return isinstance(x, numbers.Integral) and not isinstance(x, bool)
 
 
+def check_axis(op: str, axis: object, rank: int, field: str = "Axis") -> int:
+    if not is_int(axis) or not 0 <= axis < rank:
+        raise ValidationError(op, field, f"an integer in [0, {rank})", repr(axis))
+    return int(axis)
+
+
 def check_int_list(op: str, field: str, values: object, length: int | None = None,
                    minimum: int | None = None) -> tuple[int, ...]:
     if not isinstance(values, (tuple, list)) or not all(is_int(v) for v in values):

@@ -13,15 +13,18 @@ from .descriptors import (
     ExpressionDesc,
     GatherDesc,
     GatherElementsDesc,
+    JoinDesc,
     OperatorDesc,
     ScatterDesc,
     Slice1Desc,
+    SplitDesc,
     TensorDesc,
 )
 from .dtypes import INDEX_TYPES
 from .errors import ValidationError
 from .expression.validate import validate_expression
 from .tensor_checks import (
+    check_axis,
     check_int_list,
     check_same_type,
     check_sizes,
@@ -30,12 +33,7 @@ from .tensor_checks import (
     is_int,
     resolve_output,
 )
-
-
-def check_axis(op: str, axis: object, rank: int) -> int:
-    if not is_int(axis) or not 0 <= axis < rank:
-        raise ValidationError(op, "Axis", f"an integer in [0, {rank})", repr(axis))
-    return int(axis)
+from .validate_join import validate_join, validate_split
 
 
 def check_index_type(op: str, t: TensorDesc) -> None:
@@ -156,6 +154,7 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
 
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
                ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
+               JoinDesc: validate_join, SplitDesc: validate_split,
                ExpressionDesc: validate_expression}
 
 
@@ -163,6 +162,7 @@ def validate(desc: OperatorDesc) -> OperatorDesc:
     """Check `desc` against every rule of SPEC.md; return it with OutputTensor inferred."""
     fn = _VALIDATORS.get(type(desc))
     if fn is None:
-        raise ValidationError("dmlc.compile", "descriptor", "a GatherDesc, GatherElementsDesc, "
-                              "ScatterDesc or Slice1Desc", type(desc).__name__)
+        raise ValidationError("dmlc.compile", "descriptor", "one of dmlc's descriptors ("
+                              + ", ".join(cls.__name__ for cls in _VALIDATORS) + ")",
+                              type(desc).__name__)
     return fn(desc)  # type: ignore[operator]

@@ -116,5 +116,46 @@ def slice_cases(draw, dtypes=DATA_TYPES) -> Case:
                 ref.slice1(x, offsets, sizes, strides, output_sizes))
 
 
+def join_arrays(*xs: np.ndarray, axis: int) -> np.ndarray:
+    """dmlc.join as the cases call their function: one argument per tensor."""
+    return dmlc.join(list(xs), axis=axis)
+
+
+def split_flat(x: np.ndarray, sizes: list[int], axis: int) -> np.ndarray:
+    """dmlc.split's outputs one after another, flat: the buffer they share (how the descriptor's
+    program returns them)."""
+    return np.concatenate([p.reshape(-1) for p in dmlc.split(x, sizes, axis=axis)])
+
+
+@st.composite
+def _axis_pieces(draw, dtypes):
+    """A shape, an axis, and 1 to 5 sizes along it (each 1 to 4)."""
+    shape = list(draw(shapes(max_elements=24)))
+    axis = draw(st.integers(0, len(shape) - 1))
+    pieces = draw(st.lists(st.integers(1, 4), min_size=1, max_size=5))
+    return shape, axis, pieces, draw(st.sampled_from(dtypes))
+
+
+@st.composite
+def join_cases(draw, dtypes=DATA_TYPES) -> Case:
+    shape, axis, pieces, dtype = draw(_axis_pieces(dtypes))
+    xs = tuple(random_bits(draw(seeds), (*shape[:axis], n, *shape[axis + 1:]), dtype)
+               for n in pieces)
+    desc = dmlc.JoinDesc(inputs=tuple(_tensor(x) for x in xs), axis=axis)
+    return Case(join_arrays, xs, {"axis": axis}, desc, ref.join(list(xs), axis))
+
+
+@st.composite
+def split_cases(draw, dtypes=DATA_TYPES) -> Case:
+    shape, axis, pieces, dtype = draw(_axis_pieces(dtypes))
+    shape[axis] = sum(pieces)
+    x = random_bits(draw(seeds), tuple(shape), dtype)
+    parts = ref.split(x, pieces, axis)
+    desc = dmlc.SplitDesc(input=_tensor(x), outputs=tuple(_tensor(p) for p in parts), axis=axis)
+    expected = np.concatenate([p.reshape(-1) for p in parts])
+    return Case(split_flat, (x,), {"sizes": pieces, "axis": axis}, desc, expected)
+
+
 ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
-             "scatter": scatter_cases, "slice": slice_cases}
+             "scatter": scatter_cases, "slice": slice_cases, "join": join_cases,
+             "split": split_cases}

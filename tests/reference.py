@@ -69,6 +69,16 @@ def slice1(x: np.ndarray, offsets, sizes, strides, output_sizes=None) -> np.ndar
     return x[np.ix_(*axes)]
 
 
+def join(xs: list[np.ndarray], axis: int) -> np.ndarray:
+    """DML_JOIN: numpy.concatenate."""
+    return np.concatenate(xs, axis=axis)
+
+
+def split(x: np.ndarray, sizes: list[int], axis: int) -> list[np.ndarray]:
+    """DML_SPLIT by sizes: numpy.split at the running sums."""
+    return np.split(x, np.cumsum(sizes)[:-1], axis=axis)
+
+
 def assert_bits_equal(actual: np.ndarray, expected: np.ndarray) -> None:
     """Same dtype, same shape, same bits (NaN payloads and -0.0 count)."""
     assert actual.dtype == expected.dtype, (actual.dtype, expected.dtype)

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from ..descriptors import DIRECTML_OPERATORS, OperatorDesc, TensorDesc
+from ..descriptors import DIRECTML_OPERATORS, OperatorDesc, TensorDesc, list_argument
 from ..dtypes import DataType
 from ..errors import ValidationError
 from ..tensor_checks import check_tensor
@@ -41,6 +41,11 @@ def is_tensor_field(name: str) -> bool:
 def is_output_field(name: str) -> bool:
     """...and every output Output... (OutputTensor, OutputGradientTensor)."""
     return name.startswith("Output")
+
+
+def is_tensor_list_field(name: str) -> bool:
+    """...and a list of them ...Tensors (InputTensors of DML_JOIN)."""
+    return name.endswith("Tensors")
 
 
 ARGUMENT_OF: dict[str, str] = {f: kw for cls in DIRECTML_OPERATORS
@@ -139,25 +144,43 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
                             + ", ".join(allowed) + _suggest(f.name, allowed), f.loc)
     kwargs: dict[str, Any] = {}
     data: dict[str, np.ndarray] = {}
-    expected = None
+    arguments = {ARGUMENT_OF[n]: n for n in allowed if n in ARGUMENT_OF}
+    expected: Any = None
     for name, keyword in allowed.items():
         given = by_name.get(name)
-        if given is None:
+        if given is None or keyword is None:
             continue
         f = given
-        if is_tensor_field(name):
-            t = _tensor(f, src)
-            kwargs[keyword] = t  # type: ignore[index]
-            syntax: TensorSyntax = f.value
-            if syntax.data is not None:
-                values = array_data(syntax.data, t, src, f"{name} data")
-                if is_output_field(name):
-                    expected = values
-                else:
-                    data[ARGUMENT_OF[name]] = buffer_for(values, t, src, f"{name} data",
-                                                         syntax.data.loc)
-        elif keyword is not None:
+        if is_tensor_field(name) or is_tensor_list_field(name):
+            items = f.value if is_tensor_list_field(name) else [f.value]
+            if is_tensor_list_field(name) and not isinstance(items, list):
+                raise src.error(f"{name}: expected tensors in braces, such as {{(Sizes:{{2}}, "
+                                "DataType:FLOAT32), (Sizes:{3}, DataType:FLOAT32)}", f.loc)
+            labels = ([f"{name}[{k}]" for k in range(len(items))]
+                      if is_tensor_list_field(name) else [name])
+            tensors, values = [], []
+            for label, syntax in zip(labels, items):
+                t = _tensor(FieldItem(label, syntax, f.loc), src)
+                tensors.append(t)
+                value = (None if syntax.data is None else
+                         array_data(syntax.data, t, src, f"{label} data"))
+                values.append(value)
+                if not is_output_field(name) and value is not None:
+                    arg = (list_argument(keyword, len(tensors) - 1)
+                           if is_tensor_list_field(name) else keyword)
+                    data[arg] = buffer_for(value, t, src, f"{label} data", syntax.data.loc)
+            if is_tensor_list_field(name):
+                kwargs[keyword] = tuple(tensors)
+                if not is_output_field(name):
+                    arguments.update({list_argument(keyword, k): label
+                                      for k, label in enumerate(labels)})
+            else:
+                kwargs[keyword] = tensors[0]
+            if is_output_field(name) and any(v is not None for v in values):
+                expected = tuple(values) if is_tensor_list_field(name) else values[0]
+        else:
             kwargs[keyword] = _field_value(f, src)
+    _check_counts(op, by_name, kwargs, allowed, src)
     required = {f.name for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
     for name, keyword in allowed.items():
@@ -165,12 +188,25 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
             raise src.error(f"{op}: {name} is missing", op_item.loc if op_item else
                             (fields[0].loc if fields else None))
     desc: OperatorDesc = cls(**kwargs)
-    arguments = {ARGUMENT_OF[n]: n for n in allowed if n in ARGUMENT_OF}
     locations = {f.name: f.loc for f in fields}
     if op_item:
         locations[op] = op_item.loc
-    output = next(n for n in allowed if is_tensor_field(n) and is_output_field(n))
+    output = next(n for n in allowed if is_output_field(n)
+                  and (is_tensor_field(n) or is_tensor_list_field(n)))
     return Unit(output, desc, arguments, data, expected, locations)
+
+
+def _check_counts(op: str, by_name: dict[str, FieldItem], kwargs: dict[str, Any],
+                  allowed: dict[str, str | None], src: Source) -> None:
+    """InputCount and OutputCount, where given, must count their tensor list."""
+    for name, f in by_name.items():
+        listed = name.removesuffix("Count") + "Tensors"
+        if name.endswith("Count") and listed in allowed:
+            count = _field_value(f, src)
+            got = len(kwargs.get(allowed[listed] or "", ()))
+            if count != got:
+                raise src.error(f"{op}: {name}: expected {got} (the tensors in {listed}), got "
+                                f"{count}", f.loc)
 
 
 def _field_value(f: FieldItem, src: Source) -> Any:

@@ -20,7 +20,7 @@ class Unit:
     """Program input (buffer) name -> the name the file gives that tensor (InputTensor, X)."""
     data: dict[str, np.ndarray] = field(default_factory=dict)
     """Buffers the file gives data for, by program input name."""
-    expected: np.ndarray | None = None
+    expected: np.ndarray | tuple[np.ndarray | None, ...] | None = None
     """The output the file documents, if any: `dmlc run` checks it."""
     locations: dict[str, Loc] = field(default_factory=dict)
     """Where each field or tensor is written, to point validation errors at a line."""

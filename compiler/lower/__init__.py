@@ -5,18 +5,21 @@ from ..descriptors import (
     ExpressionDesc,
     GatherDesc,
     GatherElementsDesc,
+    JoinDesc,
     OperatorDesc,
     ScatterDesc,
     Slice1Desc,
+    SplitDesc,
 )
 from ..expression.lower import lower_expression
 from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
+from .join import lower_join, lower_split
 from .scatter import lower_scatter, lower_scatter_in_place
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
-          Slice1Desc: lower_slice,
+          Slice1Desc: lower_slice, JoinDesc: lower_join, SplitDesc: lower_split,
           ExpressionDesc: lower_expression}
 
 

@@ -1,0 +1,63 @@
+"""DML_JOIN and DML_SPLIT: gather form, one kernel, one invocation per output element.
+
+Join: output element c reads input k, the one whose block along the axis holds c[axis]:
+  value = c[axis] < s1 ? in0[c] : c[axis] < s2 ? in1[c - s1] : ...
+(each input's load has its axis coordinate clamped into the input, so every address is proven
+in its buffer whichever input the comparisons pick).
+Split: the outputs lie one after another in one buffer; its element t belongs to output k, the
+one whose region [P_k, P_k + m_k) holds t, and reads the input at that output's coordinates
+with the axis shifted by the sizes of the outputs before it. The comparisons pick the
+address, so each element makes one load.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..descriptors import JoinDesc, SplitDesc, list_argument
+from ..ir import Kernel, Node, Program
+from ..ir import build as b
+from .common import address, replace, tensor_buffer, unflatten
+
+
+def piecewise(position: Node, starts: Sequence[int], pieces: Sequence[Node]) -> Node:
+    """pieces[k] where starts[k] <= position < starts[k + 1] (starts[0] is 0)."""
+    value = pieces[-1]
+    for start, piece in zip(reversed(starts[1:]), reversed(pieces[:-1])):
+        value = b.where(b.less(position, start), piece, value)
+    return value
+
+
+def lower_join(desc: JoinDesc) -> Program:
+    out, axis = desc.output, desc.axis
+    assert out is not None, "validate() first"
+    names = [list_argument("inputs", k) for k in range(len(desc.inputs))]
+    bufs = [tensor_buffer(n, t, "input") for n, t in zip(names, desc.inputs)]
+    b_out = tensor_buffer("output", out, "output")
+    gid = b.item_id(out.element_count)
+    coords = unflatten(gid, out.sizes)
+    starts, loads, at = [], [], 0
+    for buf, t in zip(bufs, desc.inputs):
+        local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
+        loads.append(b.load(buf, address(replace(coords, axis, local), t)))
+        starts.append(at)
+        at += t.sizes[axis]
+    kernel = Kernel("join", out.element_count,
+                    (b.store(b_out, gid, piecewise(coords[axis], starts, loads)),))
+    return Program("join", (*bufs, b_out), (kernel,), tuple(names), "output", out.sizes)
+
+
+def lower_split(desc: SplitDesc) -> Program:
+    inp, out, axis = desc.input, desc.output, desc.axis
+    assert out is not None, "validate() first"
+    b_in, b_out = tensor_buffer("input", inp, "input"), tensor_buffer("output", out, "output")
+    gid = b.item_id(out.element_count)
+    addresses, shift = [], 0
+    for start, t in zip(desc.output_starts, desc.outputs):
+        local = b.clamp(b.sub(gid, start), 0, t.element_count - 1)
+        coords = unflatten(local, t.sizes)
+        coords[axis] = b.add(coords[axis], shift)
+        addresses.append(address(coords, inp))
+        shift += t.sizes[axis]
+    value = b.load(b_in, piecewise(gid, desc.output_starts, addresses))
+    kernel = Kernel("split", out.element_count, (b.store(b_out, gid, value),))
+    return Program("split", (b_in, b_out), (kernel,), ("input",), "output", out.sizes)
