@@ -151,13 +151,14 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
         if given is None or keyword is None:
             continue
         f = given
-        if is_tensor_field(name) or is_tensor_list_field(name):
-            items = f.value if is_tensor_list_field(name) else [f.value]
-            if is_tensor_list_field(name) and not isinstance(items, list):
+        is_list = is_tensor_list_field(name)
+        if is_tensor_field(name) or is_list:
+            items = f.value if is_list else [f.value]
+            if is_list and not isinstance(items, list):
                 raise src.error(f"{name}: expected tensors in braces, such as {{(Sizes:{{2}}, "
                                 "DataType:FLOAT32), (Sizes:{3}, DataType:FLOAT32)}", f.loc)
             labels = ([f"{name}[{k}]" for k in range(len(items))]
-                      if is_tensor_list_field(name) else [name])
+                      if is_list else [name])
             tensors, values = [], []
             for label, syntax in zip(labels, items):
                 t = _tensor(FieldItem(label, syntax, f.loc), src)
@@ -167,9 +168,9 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
                 values.append(value)
                 if not is_output_field(name) and value is not None:
                     arg = (list_argument(keyword, len(tensors) - 1)
-                           if is_tensor_list_field(name) else keyword)
+                           if is_list else keyword)
                     data[arg] = buffer_for(value, t, src, f"{label} data", syntax.data.loc)
-            if is_tensor_list_field(name):
+            if is_list:
                 kwargs[keyword] = tuple(tensors)
                 if not is_output_field(name):
                     arguments.update({list_argument(keyword, k): label
@@ -177,7 +178,7 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
             else:
                 kwargs[keyword] = tensors[0]
             if is_output_field(name) and any(v is not None for v in values):
-                expected = tuple(values) if is_tensor_list_field(name) else values[0]
+                expected = tuple(values) if is_list else values[0]
         else:
             kwargs[keyword] = _field_value(f, src)
     _check_counts(op, by_name, kwargs, allowed, src)
