@@ -11,10 +11,11 @@ address, so each element makes one load.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
-from ..descriptors import JoinDesc, SplitDesc, list_argument
-from ..ir import Kernel, Node, Program
+from ..descriptors import JoinDesc, SplitDesc, TensorDesc, list_argument
+from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from .common import address, replace, tensor_buffer, unflatten
 
@@ -27,23 +28,54 @@ def piecewise(position: Node, starts: Sequence[int], pieces: Sequence[Node]) -> 
     return value
 
 
+GROUP = 7
+"""Inputs one join kernel reads: with the output, 8 storage buffers, which every Vulkan device
+we target binds to one shader (lavapipe allows 32, the Vulkan minimum is 4, MoltenVK 31).
+More inputs are joined a group at a time into scratch tensors, then those are joined: every
+kernel still writes its buffer in order, one element per item (8/16-bit stores need that)."""
+
+
+def join_kernel(name: str, parts: Sequence[tuple[Buffer, TensorDesc]], target: Buffer,
+                sizes: Sequence[int], axis: int) -> Kernel:
+    """target (packed, of `sizes`) = the parts joined along `axis`."""
+    gid = b.item_id(math.prod(sizes))
+    coords = unflatten(gid, sizes)
+    starts, loads, at = [], [], 0
+    for buf, t in parts:
+        local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
+        loads.append(b.load(buf, address(replace(coords, axis, local), t)))
+        starts.append(at)
+        at += t.sizes[axis]
+    return Kernel(name, math.prod(sizes),
+                  (b.store(target, gid, piecewise(coords[axis], starts, loads)),))
+
+
 def lower_join(desc: JoinDesc) -> Program:
     out, axis = desc.output, desc.axis
     assert out is not None, "validate() first"
     names = [list_argument("inputs", k) for k in range(len(desc.inputs))]
     bufs = [tensor_buffer(n, t, "input") for n, t in zip(names, desc.inputs)]
+    parts = list(zip(bufs, desc.inputs))
+    scratch: list[Buffer] = []
+    kernels: list[Kernel] = []
+    while len(parts) > GROUP:  # a tree of joins, GROUP parts at a time
+        joined = []
+        for g in range(0, len(parts), GROUP):
+            group = parts[g:g + GROUP]
+            if len(group) == 1:
+                joined.append(group[0])
+                continue
+            sizes = replace(list(out.sizes), axis, sum(t.sizes[axis] for _, t in group))
+            t = TensorDesc(data_type=out.data_type, sizes=tuple(sizes))
+            buf = tensor_buffer(f"joined{len(scratch)}", t, "scratch")
+            kernels.append(join_kernel(f"join{len(scratch)}", group, buf, sizes, axis))
+            scratch.append(buf)
+            joined.append((buf, t))
+        parts = joined
     b_out = tensor_buffer("output", out, "output")
-    gid = b.item_id(out.element_count)
-    coords = unflatten(gid, out.sizes)
-    starts, loads, at = [], [], 0
-    for buf, t in zip(bufs, desc.inputs):
-        local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
-        loads.append(b.load(buf, address(replace(coords, axis, local), t)))
-        starts.append(at)
-        at += t.sizes[axis]
-    kernel = Kernel("join", out.element_count,
-                    (b.store(b_out, gid, piecewise(coords[axis], starts, loads)),))
-    return Program("join", (*bufs, b_out), (kernel,), tuple(names), "output", out.sizes)
+    kernels.append(join_kernel("join", parts, b_out, out.sizes, axis))
+    return Program("join", (*bufs, *scratch, b_out), tuple(kernels), tuple(names), "output",
+                   out.sizes)
 
 
 def lower_split(desc: SplitDesc) -> Program:
