@@ -10,10 +10,10 @@ import pytest
 
 import dmlc
 import reference as ref
-from strategies import random_bits
 from dmlc import JoinDesc, SplitDesc, TensorDesc
 from dmlc.lang import parse_module
 from dmlc.validate import validate
+from strategies import random_bits
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
