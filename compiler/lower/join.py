@@ -65,7 +65,8 @@ def lower_join(desc: JoinDesc) -> Program:
             if len(group) == 1:
                 joined.append(group[0])
                 continue
-            sizes = replace(list(out.sizes), axis, sum(t.sizes[axis] for _, t in group))
+            sizes = list(out.sizes)
+            sizes[axis] = sum(t.sizes[axis] for _, t in group)
             t = TensorDesc(data_type=out.data_type, sizes=tuple(sizes))
             buf = tensor_buffer(f"joined{len(scratch)}", t, "scratch")
             kernels.append(join_kernel(f"join{len(scratch)}", group, buf, sizes, axis))
