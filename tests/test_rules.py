@@ -175,6 +175,10 @@ RULES = [
      b.add(b.floordiv(G, 256), 1)),
     ("(x * 16 + 4097) % 4096 -> (x % 256) * 16 + 1", b.floormod(b.add(b.mul(G, 16), 4097), 4096),
      b.add(b.mul(b.floormod(G, 256), 16), 1)),
+    ("(x * 4 - 11) // 8 -> (x * 4 - 12) // 8", b.floordiv(b.add(b.mul(G, 4), -11), 8),
+     b.floordiv(b.add(b.mul(G, 4), -12), 8)),
+    ("(x * 4 - 11) % 8 -> (x * 4 - 12) % 8 + 1", b.floormod(b.add(b.mul(G, 4), -11), 8),
+     b.add(b.floormod(b.add(b.mul(G, 4), -12), 8), 1)),
 ]
 
 
@@ -188,7 +192,7 @@ def test_affine_div_mod_exhaustively():
     """(g*s + c) // d and % d, and nested once more, over a grid that hits every side condition
     (m | x, m | d, 0 <= c < m) at and around its boundaries."""
     for s in (1, 2, 3, 4, 8, 16):
-        for c in range(-3, 18):
+        for c in range(-19, 18):
             for d in (1, 2, 3, 4, 8, 12, 16, 64):
                 for outer in (("div", 4), ("mod", 4), ("div", 1)):
                     for op in ("div", "mod"):

@@ -44,6 +44,10 @@ def descriptors() -> list[tuple[str, object]]:
                   cases.slice_cases()]
     for k, strategy in enumerate(strategies):
         out += [(f"case {k}.{i}", d) for i, d in enumerate(_draw(strategy))]
+    first = ("gather", "gather_elements", "scatter", "slice")  # numbered 0-3, as above
+    for name, make in cases.ALL_CASES.items():  # every later family, by name
+        if name not in first:
+            out += [(f"case {name}.{i}", d) for i, d in enumerate(_draw(make()))]
     return out
 
 

@@ -169,16 +169,68 @@ class _KernelWriter:
         return [indent + b for b in body]
 
     def body(self, indent: str) -> list[str]:
-        self.names = {}
+        self.names, self.count = {}, 0
         out: list[str] = []
         for e in self.k.effects:
-            for n in toposort([e], stop=self.names.keys()):  # named nodes: their sources too
-                if n in self.names or n.op in (Op.CONST, Op.VAR) or n.dtype is VType.VOID:
-                    continue
-                self.names[n] = f"v{len(self.names)}"
-                out.append(f"{indent}{glsl_type(n.dtype)} {self.names[n]} = {self.expr(n)};")
+            nodes = toposort([e], stop=self.names.keys())  # named nodes: their sources too
+            loaded = _loaded(nodes)
+            if any(n.op is Op.WHERE and n.dtype is VType.VEC16 and n in loaded for n in nodes):
+                # A select between vector loads (passes/vector_select.py): the address
+                # arithmetic first, then each load only on its branch (a select would load
+                # every branch: more memory traffic, and lavapipe skips a branch its SIMD lanes
+                # agree on). Scalar selects stay selects.
+                out += self.declare([n for n in nodes if n not in loaded], indent)
+                out += self.lazy(e.src[1], loaded, indent)
+                out += self.declare(toposort([e], stop=self.names.keys()), indent)
+            else:
+                out += self.declare(nodes, indent)
             out += self.effect(e, indent)
         return out
+
+    def declare(self, nodes: list[Node], indent: str) -> list[str]:
+        out = []
+        for n in nodes:
+            if n in self.names or n.op in (Op.CONST, Op.VAR) or n.dtype is VType.VOID:
+                continue
+            out.append(f"{indent}{glsl_type(n.dtype)} {self.fresh(n)} = {self.expr(n)};")
+        return out
+
+    def fresh(self, n: Node) -> str:
+        self.names[n] = f"v{self.count}"
+        self.count += 1
+        return self.names[n]
+
+    def lazy(self, n: Node, loaded: set[Node], indent: str) -> list[str]:
+        """n named, with a select between loads as if/else: what a branch names is dropped when
+        it closes (recomputed if needed again)."""
+        if n in self.names or n not in loaded:
+            return []
+        if n.op is not Op.WHERE or n.dtype is not VType.VEC16:
+            out = [line for s in n.src for line in self.lazy(s, loaded, indent)]
+            return out + self.declare([n], indent)
+        out = self.lazy(n.src[0], loaded, indent)
+        name = f"v{self.count}"
+        self.count += 1
+        out += [f"{indent}{glsl_type(n.dtype)} {name};",
+               f"{indent}if ({self.name(n.src[0])}) {{"]
+        for branch, opener in ((n.src[1], None), (n.src[2], f"{indent}}} else {{")):
+            if opener:
+                out.append(opener)
+            outer = dict(self.names)
+            out += self.lazy(branch, loaded, indent + "    ")
+            out.append(f"{indent}    {name} = {self.name(branch)};")
+            self.names = outer
+        self.names[n] = name
+        return out + [f"{indent}}}"]
+
+
+def _loaded(nodes: list[Node]) -> set[Node]:
+    """The nodes that depend on a value loaded from memory (nodes: in topological order)."""
+    loaded: set[Node] = set()
+    for n in nodes:
+        if n.op in (Op.LOAD, Op.VLOAD) or any(s in loaded for s in n.src):
+            loaded.add(n)
+    return loaded
 
 
 def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:

@@ -83,6 +83,16 @@ def _small_offset(a: Node, d: int) -> tuple[Node, int] | None:
     return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
 
 
+def _negative_offset(a: Node, d: int) -> tuple[Node, int] | None:
+    """(x + (c - r), r) when a = x + c with c < 0, m | x, m | d, r = c mod m > 0: the remainder
+    that never carries, peeled off (vector lanes x + c + j then share x + (c - r))."""
+    t = const_tail(a)
+    if not t or t[1] >= 0:
+        return None
+    r = t[1] % math.gcd(t[0].divisor, d)
+    return (add(t[0], t[1] - r), r) if r else None
+
+
 def _big_offset(a: Node, d: int) -> tuple[Node, int] | None:
     """(x, c) when a = x + c with c >= d: whole multiples of d leave the division (a tile's
     items sit whole rows apart, so their offsets outgrow the row length)."""
@@ -207,6 +217,11 @@ def _div_small_offset(a: Node, d: int) -> Node | None:
     return floordiv(t[0], d) if t else None
 
 
+def _div_negative_offset(a: Node, d: int) -> Node | None:
+    t = _negative_offset(a, d)
+    return floordiv(t[0], d) if t else None
+
+
 def _div_big_offset(a: Node, d: int) -> Node | None:
     t = _big_offset(a, d)
     return add(floordiv(add(t[0], t[1] % d), d), t[1] // d) if t else None
@@ -225,6 +240,8 @@ FLOORDIV_RULES = [
     Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum),
     Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          _div_small_offset),
+    Rule("(x + c) // d -> (x + c - r) // d  when c < 0, m | x, m | d, r = c mod m",
+         SIMPLIFY_DIVMOD, _div_negative_offset),
     Rule("(x + c) // d -> (x + c % d) // d + c // d  when c >= d", SIMPLIFY_DIVMOD,
          _div_big_offset),
 ]
@@ -256,6 +273,11 @@ def _mod_small_offset(a: Node, d: int) -> Node | None:
     return add(floormod(t[0], d), t[1]) if t else None
 
 
+def _mod_negative_offset(a: Node, d: int) -> Node | None:
+    t = _negative_offset(a, d)
+    return add(floormod(t[0], d), t[1]) if t else None
+
+
 def _mod_big_offset(a: Node, d: int) -> Node | None:
     t = _big_offset(a, d)
     return floormod(add(t[0], t[1] % d), d) if t else None
@@ -274,6 +296,8 @@ FLOORMOD_RULES = [
     Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum),
     Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          _mod_small_offset),
+    Rule("(x + c) % d -> (x + c - r) % d + r  when c < 0, m | x, m | d, r = c mod m",
+         SIMPLIFY_DIVMOD, _mod_negative_offset),
     Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD, _mod_big_offset),
 ]
 

@@ -54,8 +54,9 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         return gid
     if n.op in _BINARY:
         return _BINARY[n.op](s[0], s[1])
-    if n.op is Op.WHERE:
-        return np.where(s[0], s[1], s[2])
+    if n.op is Op.WHERE:  # a vector (VEC16: 16 bytes per item) is chosen as a whole
+        cond = s[0] if n.dtype is not VType.VEC16 else np.reshape(s[0], (-1, 1))
+        return np.where(cond, s[1], s[2])
     if n.op is Op.LOAD:
         buf = bufs[n.arg]  # type: ignore[index]
         addr = np.broadcast_to(s[0], gid.shape)

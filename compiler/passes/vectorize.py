@@ -1,4 +1,5 @@
 """Vectorization: move 16 bytes (a uvec4) per item where the IR proves it is the same copy.
+(Values chosen by selects, as join and split choose their input: vector_select.py.)
 
 A kernel `out[gid] = in[A(gid)]` becomes `out[V*g .. V*g+V) = in[A(V*g) .. A(V*g)+V)` with V the
 elements per 16 bytes, when the folding constructors show, for every lane k < V, that
@@ -15,6 +16,7 @@ from ..ir.algebra import RuleSet
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
 from .lanes import aligned_run
+from .vector_select import vector_value
 
 
 def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
@@ -25,12 +27,18 @@ def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
         return None
     out = p.buffer(store.arg)  # type: ignore[arg-type]
     value = store.src[1]
-    if out.count != k.items or value.op is not Op.LOAD or not isinstance(value.dtype, DataType):
+    if out.count != k.items or not isinstance(value.dtype, DataType):
         return None
     width = b.vector_width(out.dtype)
     if k.items % width:
         return None
     g = b.item_id(k.items // width)
+    if value.op is not Op.LOAD or value.src[0].op is Op.WHERE:
+        selected = vector_value(value, p, k.gid, g, width, rules)
+        if selected is None:
+            return None
+        return Kernel(k.name, k.items // width,
+                      (b.vstore(out.name, fold(b.mul(g, width), rules), selected),))
     order = toposort([value.src[0]])
     lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)}, rules, order)[0]
              for lane in range(width)]

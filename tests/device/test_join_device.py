@@ -118,3 +118,24 @@ def test_more_inputs_than_a_shader_binds(axis):
                            guard_words=GUARD)
     assert_bits_equal(guarded(*xs), joined)
     assert guarded.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
+@pytest.mark.parametrize("axis", [1, 0])
+def test_whole_vector_pieces_on_the_device(dtype, axis):
+    """Pieces of whole 16-byte vectors: the kernels move vectors and load only the chosen
+    input (passes/vector_select.py, an if/else in the shader); still the bits, inside."""
+    v = 16 // dtype.itemsize
+    xs = pieces(dtype, axis, widths=(v, 2 * v, 3 * v), shape=(3, 5) if axis == 1 else (5, 1))
+    join = dmlc.compile(JoinDesc(inputs=tuple(tensor(x) for x in xs), axis=axis),
+                        guard_words=GUARD)
+    assert "vload" in join.ir and " if (" in join.glsl
+    joined = join(*xs)
+    assert join.executable().guard_damage() == []
+    assert_bits_equal(joined, np.concatenate(xs, axis=axis))
+    split = dmlc.compile(SplitDesc(input=tensor(joined), outputs=tuple(tensor(x) for x in xs),
+                                   axis=axis), guard_words=GUARD)
+    assert "vload" in split.ir
+    for got, x in zip(split(joined), xs):
+        assert_bits_equal(got, x)
+    assert split.executable().guard_damage() == []
