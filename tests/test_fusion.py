@@ -68,8 +68,12 @@ def test_the_issue_program_prints_its_expected_values(tmp_path, capsys):
 
 
 # Reads through a loaded index are drawn most: they are where fusion can change a result.
-A_READS = ["X[j]", "X[j]", "X[j // 2]", "X[{n1} - j]", "X[J[j]]", "X[(j + 1) % {n}]", "X[2*j]"]
-Y_READS = ["A[I[k]]", "A[I[k]]", "A[I[k // 2]]", "A[I[0]]", "A[k]", "A[k // 2]", "A[{m1} - k]"]
+A_READS = ["X[j]", "X[j]", "X[j // 2]", "X[{n1} - j]", "X[J[j]]", "X[(j + 1) % {n}]", "X[2*j]",
+           "where(j >= 1 && j <= {n}, X[j - 1], 0)", "where(2*j + 1 < {n}, X[2*j + 1], X[0])",
+           "where(j % 2 == 0, X[J[j]], 1)"]
+Y_READS = ["A[I[k]]", "A[I[k]]", "A[I[k // 2]]", "A[I[0]]", "A[k]", "A[k // 2]", "A[{m1} - k]",
+           "where(k < {m}, A[k], 1)", "where(k >= 1 && k - 1 < {m}, A[k - 1], A[0])",
+           "where({m1} - k >= 0, A[{m1} - k], A[I[k]])"]
 
 
 @settings(max_examples=150, deadline=None)
@@ -81,21 +85,21 @@ def test_fused_programs_give_the_bits_of_their_statements_one_at_a_time(
     rng = np.random.default_rng(seed)
     name = np.dtype(dtype).name
     a_body = a_read.format(n=n, n1=n - 1)
-    y_body = y_read.format(m1=m - 1)
+    y_body = y_read.format(m=m, m1=m - 1)
     inputs = {"X": random_bits(seed, (n,), dtype),
               "J": rng.integers(-2 * n, 2 * n, m).astype(np.int32),
               "I": rng.integers(-2 * m, 2 * m, q).astype(np.int32)}
     decls = (f"X: {name}[{n}]\nJ: int32[{m}]\nI: int32[{q}]\n"
              f"A: {name}[{m}]\nY: {name}[{q}]\n")
     stmt_a, stmt_y = f"A[j] = {a_body}\n", f"Y[k] = {y_body}\n"
+    # one at a time: A as a program of its own, then Y reading A as a declared input
     try:
-        fused = run_reference(decls + stmt_a + stmt_y, inputs)
+        alone_a = run_reference(f"X: {name}[{n}]\nJ: int32[{m}]\nA: {name}[{m}]\n" + stmt_a,
+                                inputs)["A"]
+        alone_y = run_reference(f"A: {name}[{m}]\nI: int32[{q}]\nY: {name}[{q}]\n" + stmt_y,
+                                {**inputs, "A": alone_a})["Y"]
     except dmlc.DmlcError:  # a statement that is not valid as written (e.g. out of range)
         assume(False)
-    # one at a time: A as a program of its own, then Y reading A as a declared input
-    alone_a = run_reference(f"X: {name}[{n}]\nJ: int32[{m}]\nA: {name}[{m}]\n" + stmt_a,
-                            inputs)["A"]
-    alone_y = run_reference(f"A: {name}[{m}]\nI: int32[{q}]\nY: {name}[{q}]\n" + stmt_y,
-                            {**inputs, "A": alone_a})["Y"]
+    fused = run_reference(decls + stmt_a + stmt_y, inputs)  # valid alone: valid together
     assert_bits_equal(fused["A"], alone_a)
     assert_bits_equal(fused["Y"], alone_y)

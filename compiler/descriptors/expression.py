@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ..errors import ValidationError
-from ..expression.tree import MAX_NESTING, Load, nesting_depth
+from ..expression.tree import MAX_NESTING, Value, nesting_depth
 from .tensor import TensorDesc, as_tuple
 
 
@@ -14,7 +14,8 @@ class ExpressionDesc:
     """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.
 
     `body` is a Load from one of `tensors`, its subscripts affine in the index variables and in
-    values loaded from index tensors (see dmlc.expression.tree). Operators compose into one
+    values loaded from index tensors (see dmlc.expression.tree), or a Select (where) choosing per
+    element between such reads and constants. Operators compose into one
     expression, which
     is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]` reads X once per element.
     """
@@ -23,8 +24,8 @@ class ExpressionDesc:
     """The output tensor's name (also its buffer's)."""
     index_vars: tuple[str, ...]
     """The output's index variables, outermost first: i, j in W[i, j]."""
-    body: Load
-    """What each output element reads."""
+    body: Value
+    """What each output element reads: a Load, or a Select between reads and Literals."""
     tensors: tuple[tuple[str, TensorDesc], ...]
     """(name, tensor) of every input the body may read, in argument order."""
     output: TensorDesc | None = None

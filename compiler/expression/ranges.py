@@ -69,20 +69,90 @@ def largest_extent(e: E.Expr, var: str, size: int) -> int:
     return lo
 
 
-def affine_subscripts(body: E.Load) -> list[tuple[E.Load, int, E.Expr]]:
-    """(load, dimension, subscript) of every subscript that is index arithmetic (not a loaded
-    index), in the body and inside the subscripts of index loads."""
-    return [(n, k, s) for n in E.walk(body) if isinstance(n, E.Load)
+Facts = dict[str, tuple[int, int]]
+"""What the conditions above a read say of index variables: v in [lo, hi]."""
+UNREACHABLE = "<unreachable>"
+"""The fact of a condition no element meets (an empty range: the read is never made)."""
+
+
+def facts(cond: E.Expr, holds: bool) -> Facts:
+    """The bounds on index variables that `cond` holding (or not) implies: from comparisons
+    whose two sides differ by m*v + c (one variable, affine: `2*j + 1 < 7`, `i >= 2`), and
+    from every part of an && that holds. Other conditions imply nothing here (the reads under
+    them must then be in range everywhere)."""
+    if isinstance(cond, E.And):
+        if not holds:
+            return {}
+        return meet(facts(cond.a, True), facts(cond.b, True))
+    if not isinstance(cond, E.Compare):
+        return {}
+    op = cond.op if holds else {"<": ">=", "<=": ">", ">": "<=", ">=": "<", "==": "!=",
+                                "!=": "=="}[cond.op]
+    diff = E.Add(cond.a, E.Mul(cond.b, -1))  # cond is `diff op 0`
+    names = E.variables(diff)
+    if not names and not any(isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(diff)):
+        value = subscript(diff, {}).vmin  # decided: a side no element takes is unreachable
+        decided = {"<": value < 0, "<=": value <= 0, ">": value > 0, ">=": value >= 0,
+                   "==": value == 0, "!=": value != 0}[op]
+        return {} if decided else {UNREACHABLE: (1, 0)}
+    if len(names) != 1 or any(isinstance(n, (E.FloorDiv, E.Mod, E.Load, E.IndexValue))
+                              for n in E.walk(diff)):
+        return {}
+    (v,) = names
+    c = subscript(diff, {v: b.const(0)}).vmin
+    m = subscript(diff, {v: b.const(1)}).vmin - c
+    if m == 0:
+        return {}
+    # m*v + c <= t  or  >= t, for integers
+    below = {"<": -1, "<=": 0, "==": 0}.get(op)
+    above = {">": 1, ">=": 0, "==": 0}.get(op)
+    lo, hi = -MAX_EXTENT, MAX_EXTENT
+    for t, is_upper in ((below, True), (above, False)):
+        if t is None:
+            continue
+        q = t - c  # m*v <= q (upper) or m*v >= q
+        floor_, ceil_ = q // m, -(-q // m)
+        if (m > 0) == is_upper:
+            hi = min(hi, floor_)
+        else:
+            lo = max(lo, ceil_)
+    return {v: (lo, hi)}
+
+
+def meet(a: Facts, b: Facts) -> Facts:
+    out = dict(a)
+    for v, (lo, hi) in b.items():
+        old = out.get(v, (lo, hi))
+        out[v] = (max(old[0], lo), min(old[1], hi))
+    return out
+
+
+def guarded_loads(body: E.Expr, known: Facts | None = None) -> list[tuple[E.Load, Facts]]:
+    """Every read of the body (index reads inside subscripts too), with what the conditions
+    of the selects above it say of the index variables."""
+    known = known or {}
+    if isinstance(body, E.Select):
+        return (guarded_loads(body.then, meet(known, facts(body.cond, True)))
+                + guarded_loads(body.other, meet(known, facts(body.cond, False))))
+    return [(n, known) for n in E.walk(body) if isinstance(n, E.Load)]
+
+
+def affine_subscripts(body: E.Expr) -> list[tuple[E.Load, int, E.Expr, Facts]]:
+    """(load, dimension, subscript, facts) of every subscript that is index arithmetic (not a
+    loaded index), in the body and inside the subscripts of index loads."""
+    return [(n, k, s, known) for n, known in guarded_loads(body)
             for k, s in enumerate(n.subscripts) if not isinstance(s, E.IndexValue)]
 
 
 def infer_extents(desc: ExpressionDesc, on_missing: Callable[[str], Exception]) -> dict[str, int]:
-    """Each index variable's extent: the tightest bound among subscripts that use it alone."""
+    """Each index variable's extent: the tightest bound among subscripts that use it alone
+    (outside any where(): a read on one side of a choice need not span the output)."""
     tensors = dict(desc.tensors)
     best: dict[str, int] = {}
-    for load, k, sub in affine_subscripts(desc.body):
+    for load, k, sub, known in affine_subscripts(desc.body):
         names = E.variables(sub)
-        if len(names) != 1 or any(isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(sub)):
+        if known or isinstance(desc.body, E.Select) or len(names) != 1 or any(
+                isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(sub)):
             continue
         (v,) = names
         n = largest_extent(sub, v, tensors[load.tensor].sizes[k])
@@ -95,11 +165,17 @@ def infer_extents(desc: ExpressionDesc, on_missing: Callable[[str], Exception]) 
 
 
 def out_of_range(desc: ExpressionDesc, extents: Mapping[str, int]
-                 ) -> tuple[E.Load, int, E.Expr, tuple[int, int]] | None:
-    """The first subscript whose proven range leaves its dimension, with that range."""
+                 ) -> tuple[E.Load, int, E.Expr, tuple[int, int], Facts] | None:
+    """The first subscript whose proven range leaves its dimension, with that range and the
+    index variables' ranges it was proven over (narrowed by the selects above it). A read that
+    no element can reach (its conditions contradict) is not checked."""
     tensors = dict(desc.tensors)
-    for load, k, sub in affine_subscripts(desc.body):
-        lo, hi = bounds(sub, extents)
+    for load, k, sub, known in affine_subscripts(desc.body):
+        ranges = meet({v: (0, n - 1) for v, n in extents.items()}, known)
+        if any(lo > hi for lo, hi in ranges.values()):
+            continue
+        lo, hi = subscript(sub, {v: b.var(v, lo_, hi_) for v, (lo_, hi_)
+                                 in ranges.items()}).bounds
         if lo < 0 or hi >= tensors[load.tensor].sizes[k]:
-            return load, k, sub, (lo, hi)
+            return load, k, sub, (lo, hi), ranges
     return None

@@ -60,11 +60,50 @@ class IndexValue:
     size: int
 
 
-Expr = Const | Var | Add | Mul | FloorDiv | Mod | Load | IndexValue
+COMPARISONS = ("<", "<=", ">", ">=", "==", "!=")
+
+
+@dataclass(frozen=True)
+class Compare:
+    """`a op b` of two index-arithmetic values (op: one of COMPARISONS)."""
+
+    a: Expr
+    op: str
+    b: Expr
+
+
+@dataclass(frozen=True)
+class And:
+    a: Compare | And
+    b: Compare | And
+
+
+@dataclass(frozen=True)
+class Literal:
+    """A constant element, written as in a .dml file (`0`, `-1.5`, `-inf`, `nan`, `0x7F`): the
+    output's data type gives its bits (text, so that -0.0 and 0.0 stay two keys)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Select:
+    """`where(cond, then, other)`: per output element, `then` where cond holds, else `other`.
+    Only the chosen side's reads happen (the other's subscripts may leave their tensor)."""
+
+    cond: Compare | And
+    then: Load | Select | Literal
+    other: Load | Select | Literal
+
+
+Expr = Const | Var | Add | Mul | FloorDiv | Mod | Load | IndexValue | Compare | And | Literal \
+    | Select
+Value = Load | Select | Literal
+"""What a statement's body may be: a read, a constant, or a choice between them."""
 
 
 def children(e: Expr) -> tuple[Expr, ...]:
-    if isinstance(e, (Add,)):
+    if isinstance(e, (Add, Compare, And)):
         return (e.a, e.b)
     if isinstance(e, (Mul, FloorDiv, Mod)):
         return (e.a,)
@@ -72,6 +111,8 @@ def children(e: Expr) -> tuple[Expr, ...]:
         return e.subscripts
     if isinstance(e, IndexValue):
         return (e.load,)
+    if isinstance(e, Select):
+        return (e.cond, e.then, e.other)
     return ()
 
 
@@ -98,6 +139,13 @@ def transform(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
         load = transform(e.load, fn)
         assert isinstance(load, Load)
         e = IndexValue(load, e.size)
+    elif isinstance(e, Compare):
+        e = Compare(transform(e.a, fn), e.op, transform(e.b, fn))
+    elif isinstance(e, And):
+        e = And(transform(e.a, fn), transform(e.b, fn))  # type: ignore[arg-type]
+    elif isinstance(e, Select):
+        e = Select(transform(e.cond, fn), transform(e.then, fn),  # type: ignore[arg-type]
+                   transform(e.other, fn))  # type: ignore[arg-type]
     out = fn(e)
     return e if out is None else out
 
@@ -133,6 +181,14 @@ def render(e: Expr) -> str:
         return f"{e.tensor}[{', '.join(render(s) for s in e.subscripts)}]"
     if isinstance(e, IndexValue):
         return render(e.load)
+    if isinstance(e, Compare):
+        return f"{render(e.a)} {e.op} {render(e.b)}"
+    if isinstance(e, And):
+        return f"{render(e.a)} && {render(e.b)}"
+    if isinstance(e, Literal):
+        return e.text
+    if isinstance(e, Select):
+        return f"where({render(e.cond)}, {render(e.then)}, {render(e.other)})"
     raise TypeError(e)
 
 
@@ -154,7 +210,8 @@ def nesting_depth(e: object) -> int:
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        if depth <= MAX_NESTING and isinstance(node, (Add, Mul, FloorDiv, Mod, Load, IndexValue)):
+        if depth <= MAX_NESTING and isinstance(node, (Add, Mul, FloorDiv, Mod, Load, IndexValue,
+                                                      Compare, And, Select)):
             kids = node.subscripts if isinstance(node, Load) else children(node)
             if isinstance(kids, tuple):
                 stack.extend((k, depth + 1) for k in kids)

@@ -8,15 +8,32 @@ from __future__ import annotations
 import dataclasses
 
 from ..descriptors import ExpressionDesc
+from ..dtypes import DataType
 from ..errors import ValidationError
 from ..tensor_checks import MAX_RANK, check_tensor, fmt, resolve_output
 from . import tree as E
+from .literal import literal_bits
 from .ranges import infer_extents, out_of_range
 
 
-def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
+def _canonical(desc: ExpressionDesc, op: str) -> E.Value:
     """Check every node; turn index-tensor loads used as whole subscripts into IndexValues."""
     tensors = dict(desc.tensors)
+
+    def value(n: E.Expr) -> E.Value:
+        if isinstance(n, E.Select):
+            return E.Select(condition(n.cond), value(n.then), value(n.other))
+        if isinstance(n, E.Literal):
+            return n
+        return load(n)  # type: ignore[arg-type]
+
+    def condition(c: E.Expr) -> E.Compare | E.And:
+        if isinstance(c, E.And):
+            return E.And(condition(c.a), condition(c.b))
+        if not isinstance(c, E.Compare) or c.op not in E.COMPARISONS:
+            raise ValidationError(op, "condition", "comparisons of index arithmetic ("
+                                  + " ".join(E.COMPARISONS) + "), joined by &&", E.render(c))
+        return E.Compare(arith("condition", 0, c.a), c.op, arith("condition", 1, c.b))
 
     def subscript(tensor: str, k: int, s: E.Expr) -> E.Expr:
         if isinstance(s, E.Load):
@@ -41,7 +58,8 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
 
     def arith(tensor: str, k: int, s: E.Expr) -> E.Expr:
         for n in E.walk(s):
-            where = f"{tensor} subscript {k} ({E.render(s)})"
+            where = (f"{tensor} subscript {k} ({E.render(s)})" if tensor != "condition" else
+                     f"condition ({E.render(s)})")
             if isinstance(n, (E.Load, E.IndexValue)):
                 raise ValidationError(op, where, "index arithmetic, or a loaded index as the "
                                       "whole subscript", f"arithmetic on {E.render(n)}")
@@ -55,7 +73,9 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
 
     def load(n: E.Load) -> E.Load:
         if not isinstance(n, E.Load):
-            raise ValidationError(op, "body", "a tensor read such as X[i, j]", E.render(n))
+            raise ValidationError(op, "body", "a tensor read such as X[i, j], a constant, or "
+                                  "where(condition, read or constant, read or constant)",
+                                  E.render(n))
         if n.tensor not in tensors:
             raise ValidationError(op, "tensor", "one of " + (", ".join(tensors) or "(none)"),
                                   repr(n.tensor), "declare it first: X: float32[3, 3]")
@@ -66,13 +86,37 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Load:
         return E.Load(n.tensor, tuple(subscript(n.tensor, k, s)
                                       for k, s in enumerate(n.subscripts)))
 
-    return load(desc.body)
+    return value(desc.body)
+
+
+def value_loads(e: E.Expr) -> list[E.Load]:
+    """The reads a value chooses between (not the index reads inside their subscripts)."""
+    if isinstance(e, E.Select):
+        return value_loads(e.then) + value_loads(e.other)
+    return [e] if isinstance(e, E.Load) else []
+
+
+def _data_type(desc: ExpressionDesc, op: str) -> DataType:
+    """The elements' type: the reads' (one type), else the declared output's."""
+    types = {desc.tensor(n.tensor).data_type for n in value_loads(desc.body)}
+    if len(types) > 1:
+        raise ValidationError(op, "body", "reads of one data type", ", ".join(
+            sorted(t.name for t in types)))
+    if types:
+        return types.pop()
+    if desc.output is None:
+        raise ValidationError(op, "output", "a declared type (the body reads no tensor)",
+                              "none", f"declare it: {desc.name}: float32[...]")
+    return desc.output.data_type
 
 
 _FIELDS = {E.Const: (("value", int),), E.Var: (("name", str),), E.Add: (("a", None), ("b", None)),
            E.Mul: (("a", None), ("factor", int)), E.FloorDiv: (("a", None), ("divisor", int)),
            E.Mod: (("a", None), ("divisor", int)), E.Load: (("tensor", str), ("subscripts", tuple)),
-           E.IndexValue: (("load", E.Load), ("size", int))}
+           E.IndexValue: (("load", E.Load), ("size", int)),
+           E.Compare: (("a", None), ("op", "op"), ("b", None)), E.And: (("a", None), ("b", None)),
+           E.Literal: (("text", "text"),),
+           E.Select: (("cond", None), ("then", None), ("other", None))}
 # Constants stay far inside the shaders' 32-bit arithmetic (value ranges do the exact proof).
 MAX_CONSTANT = 2**31 - 1
 
@@ -97,6 +141,12 @@ def check_tree(op: str, e: object, where: str = "body") -> None:
                               or abs(value) > MAX_CONSTANT):
             raise ValidationError(op, f"{where}: {type(e).__name__}.{name}",
                                   f"an integer in [-{MAX_CONSTANT}, {MAX_CONSTANT}]", repr(value))
+        elif kind == "op" and value not in E.COMPARISONS:
+            raise ValidationError(op, f"{where}: Compare.op", " ".join(E.COMPARISONS),
+                                  repr(value))
+        elif kind == "text" and not isinstance(value, str):
+            raise ValidationError(op, f"{where}: Literal.text", "a number as text ('-0.0')",
+                                  repr(value))
         elif kind is str and not (isinstance(value, str) and value.isidentifier()):
             raise ValidationError(op, f"{where}: {type(e).__name__}.{name}", "an identifier",
                                   repr(value))
@@ -141,14 +191,18 @@ def validate_expression(desc: ExpressionDesc) -> ExpressionDesc:
             f"declare the output's shape: {desc.name}: <type>[...]"))
     bad = out_of_range(desc, extents)
     if bad is not None:
-        load, k, sub, (lo, hi) = bad
+        load, k, sub, (lo, hi), known = bad
         size = desc.tensor(load.tensor).sizes[k]
-        ranges = ", ".join(f"{v} in [0, {extents[v] - 1}]" for v in vars_ if v in E.variables(sub))
+        ranges = ", ".join(f"{v} in [{known[v][0]}, {known[v][1]}]" for v in vars_
+                           if v in E.variables(sub))
         raise ValidationError(op, f"{load.tensor} subscript {k} ({E.render(sub)})",
                               f"values in [0, {size - 1}] ({load.tensor} is "
                               f"{fmt(desc.tensor(load.tensor).sizes)})",
                               f"[{lo}, {hi}]" + (f" for {ranges}" if ranges else ""))
-    dtype = desc.tensor(desc.body.tensor).data_type
+    dtype = _data_type(desc, op)
+    for n in E.walk(desc.body):
+        if isinstance(n, E.Literal):
+            literal_bits(op, n.text, dtype)
     out = resolve_output(op, desc, tuple(extents[v] for v in vars_), dtype)
     return dataclasses.replace(desc, output=out)
 

@@ -65,11 +65,12 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
         except ValidationError as e:
             raise src.error(f"{s.text}: {e}", s.loc) from None
         assert isinstance(checked, ExpressionDesc)
-        body = _inline(checked.body, defined)
-        used = {n.tensor for n in E.walk(body) if isinstance(n, E.Load)}
         readable = {**inputs, **{n: d.output for n, d in defined.items() if d.output}}
-        final = dataclasses.replace(checked, body=body, tensors=tuple(
-            (n, t) for n, t in readable.items() if n in used))
+        final = _reading(checked, _inline(checked.body, defined), readable)
+        try:
+            validate(final)
+        except ValidationError:  # composed, a read's range is not provable: keep the
+            final = _reading(checked, checked.body, readable)  # intermediates (two kernels)
         defined[s.name] = final
         data = {n: array_data(declared[n][1].data, t, src, f"{n} data")  # type: ignore[arg-type]
                 for n, t in final.tensors if n in inputs and declared[n][1].data is not None}
@@ -83,7 +84,15 @@ def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],
     return units
 
 
-def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
+def _reading(desc: ExpressionDesc, body: E.Value,
+             readable: dict[str, TensorDesc]) -> ExpressionDesc:
+    """desc computing `body`, with the tensors it reads."""
+    used = {n.tensor for n in E.walk(body) if isinstance(n, E.Load)}
+    return dataclasses.replace(desc, body=body, tensors=tuple(
+        (n, t) for n, t in readable.items() if n in used))
+
+
+def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Value:
     """Replace reads of earlier outputs by what those outputs read (their bodies are inlined
     already), so that a statement reads declared inputs only, in one kernel. A read through a
     loaded index keeps the clamping of the tensor it indexes (its IndexValue's size), so the
@@ -91,9 +100,13 @@ def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
     would land inside arithmetic of the earlier body (A[j] = X[j + 1], then A[I[k]]), the read
     is not composed: the statement reads the intermediate tensor (its own kernel, run after the
     one that writes it)."""
+    as_index = {n.load for n in E.walk(body) if isinstance(n, E.IndexValue)}
+
     def fn(n: E.Expr) -> E.Expr | None:
         if isinstance(n, E.Load) and n.tensor in defined:
             d = defined[n.tensor]
+            if not isinstance(d.body, E.Load) and n in as_index:
+                return None  # an index read of a where(): read the intermediate tensor
             env = dict(zip(d.index_vars, n.subscripts))
             loaded = {v for v, s in env.items() if isinstance(s, E.IndexValue)}
             if loaded & _arithmetic_variables(d.body):
@@ -101,11 +114,14 @@ def _inline(body: E.Expr, defined: dict[str, ExpressionDesc]) -> E.Load:
             return E.substitute(d.body, env)
         return None
     out = E.transform(body, fn)
-    assert isinstance(out, E.Load)
+    assert isinstance(out, (E.Load, E.Select, E.Literal))
     return out
 
 
 def _arithmetic_variables(body: E.Expr) -> set[str]:
-    """Index variables that occur in a subscript other than alone (x + 1, 2*x, x // 2)."""
-    return {v for n in E.walk(body) if isinstance(n, E.Load) for s in n.subscripts
-            if not isinstance(s, (E.Var, E.IndexValue)) for v in E.variables(s)}
+    """Index variables that occur in a subscript other than alone (x + 1, 2*x, x // 2), or in
+    a where()'s condition (which compares index arithmetic only)."""
+    subscripts = {v for n in E.walk(body) if isinstance(n, E.Load) for s in n.subscripts
+                  if not isinstance(s, (E.Var, E.IndexValue)) for v in E.variables(s)}
+    return subscripts | {v for n in E.walk(body) if isinstance(n, E.Compare)
+                         for v in E.variables(n)}

@@ -164,6 +164,21 @@ class _ToItems(Transformer):
 
     source = load
 
+    def select(self, c: list[Any]) -> E.Select:
+        return E.Select(c[0], c[1], c[2])
+
+    def literal(self, c: list[Number]) -> E.Literal:
+        return E.Literal(c[0].text)
+
+    def condition(self, c: list[E.Compare]) -> E.Compare | E.And:
+        out: E.Compare | E.And = c[0]
+        for more in c[1:]:
+            out = E.And(out, more)
+        return out
+
+    def comparison(self, c: list[Any]) -> E.Compare:
+        return E.Compare(c[0], str(c[1]), c[2])
+
     def const(self, c: list[Token]) -> E.Const:
         return E.Const(int(c[0]))
 
