@@ -3,6 +3,7 @@ out). cli.py holds the parser, `info`, `bench` and the exit codes."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -12,10 +13,11 @@ from . import toolchain
 from .compiled import CompiledKernel
 from .errors import UsageError, ValidationError
 from .lang import Module, load
+from .manifest import manifest
 from .program import compile_module, run_module, unit_results
 from .target import TARGETS
 
-EMITS = ("ir", "glsl", "spirv", "spvasm")
+EMITS = ("ir", "glsl", "spirv", "spvasm", "manifest")
 SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
 PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
 
@@ -58,9 +60,16 @@ def cmd_compile(args: argparse.Namespace) -> int:
     dump = set(args.dump_after) if args.dump_after else None
     kernels = compile_module(module, dump_after=dump, target=args.target)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
+    if "manifest" in emits:
+        emits.remove("manifest")
+        write_manifests(kernels, args.output)
+        if not emits:
+            return 0
+        if not os.path.isdir(args.output):
+            raise UsageError("-o is the manifest's directory: the other artifacts go there too")
     produced = [artifacts(kernels, e) for e in emits]
     flat = [a for group in produced for a in group]
-    if args.output and len(flat) > 1:  # a directory: one file per artifact
+    if args.output and (len(flat) > 1 or os.path.isdir(args.output)):  # one file per artifact
         if os.path.splitext(args.output)[1] and not os.path.isdir(args.output):
             names = ", ".join(f"{name}.{SUFFIX[emit]}" for name, emit, _ in flat)
             raise UsageError(f"{len(flat)} artifacts ({names}): -o takes a directory for them, "
@@ -86,6 +95,23 @@ def cmd_compile(args: argparse.Namespace) -> int:
     for group in produced:
         sys.stdout.write(_text(group).rstrip("\n") + "\n")
     return 0
+
+
+def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None) -> None:
+    """Each program's SPIR-V and NAME.manifest.json (compiler/manifest.py) into `folder`."""
+    if not folder or os.path.splitext(folder)[1]:
+        raise UsageError("--emit manifest writes a manifest and its SPIR-V files: -o DIR names "
+                         "their directory")
+    os.makedirs(folder, exist_ok=True)
+    for name, k in kernels.items():
+        files = []
+        for stage in k.stages:
+            label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
+            files.append(f"{label}.spv")
+            _write(os.path.join(folder, files[-1]), stage.spirv)
+        path = os.path.join(folder, f"{name}.manifest.json")
+        _write(path, json.dumps(manifest(name, k.compiled, files), indent=2) + "\n")
+        print(f"wrote {path} and {', '.join(files)}", file=sys.stderr)
 
 
 def _write(path: str, content: str | bytes) -> None:

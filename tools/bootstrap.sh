@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PACKAGES=(mesa-vulkan-drivers libvulkan-dev libfmt-dev glslang-tools spirv-tools vulkan-tools
-              cmake g++ python3-venv)
+              cmake g++ python3-venv libcjson-dev)  # cJSON: the C manifest runner's JSON
 KP_VERSION=0.9.0
 BUILD_PINS=(wheel==0.45.1 setuptools==75.8.0 pybind11==2.13.6)
 PY=${PYTHON:-python3}

@@ -1,0 +1,124 @@
+"""Shaders out, usable without dmlc: `dmlc compile --emit manifest` writes SPIR-V and a JSON
+manifest, and a small C program (examples/manifest_runner/run_manifest.c: plain Vulkan through
+the loader, no kp, built here with the system compiler) runs each example program from its
+manifest alone and gives dmlc's bits, for every .dml example (one or more per operator
+family) and for programs of several kernels."""
+from __future__ import annotations
+
+import json
+import pathlib
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+
+import dmlc
+from dmlc.cli import main
+from dmlc.lang import parse_module
+from reference import assert_bits_equal
+
+pytestmark = pytest.mark.vulkan
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((ROOT / "examples").rglob("*.dml"))
+
+
+@pytest.fixture(scope="module")
+def runner(tmp_path_factory) -> pathlib.Path:
+    cc = shutil.which("cc") or shutil.which("gcc")
+    assert cc, "a C compiler (make install installs g++, which brings gcc)"
+    exe = tmp_path_factory.mktemp("runner") / "run_manifest"
+    subprocess.run([cc, "-O2", "-Wall", "-Werror", "-o", str(exe),
+                    str(ROOT / "examples/manifest_runner/run_manifest.c"), "-lvulkan",
+                    "-lcjson"], check=True)
+    return exe
+
+
+def run_from_manifests(runner: pathlib.Path, folder: pathlib.Path, module,
+                       inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Every unit run by the C program from its manifest, in order (later statements read
+    earlier results, as dmlc.run_module does)."""
+    results: dict[str, np.ndarray] = {}
+    for u in module.units:
+        m = json.loads((folder / f"{u.name}.manifest.json").read_text())
+        files = []
+        for item in m["inputs"]:
+            label = u.arguments[item["buffer"]]
+            value = inputs.get(label, u.data.get(item["buffer"], results.get(label)))
+            path = folder / f"{u.name}.{item['buffer']}.bin"
+            np.ascontiguousarray(value).tofile(path)
+            files.append(str(path))
+        out = folder / f"{u.name}.out.bin"
+        subprocess.run([str(runner), str(folder / f"{u.name}.manifest.json"), *files, str(out)],
+                       check=True, capture_output=True, text=True)
+        (first, *rest) = m["outputs"]
+        flat = np.fromfile(out, dtype=first["element_type"])
+        if rest:  # a split: its outputs, one after another in the buffer
+            for k, o in enumerate(m["outputs"]):
+                n = int(np.prod(o["shape"]))
+                start = o["offset_elements"]
+                results[f"{u.name}[{k}]"] = flat[start:start + n].reshape(o["shape"])
+        else:
+            results[u.name] = flat[:int(np.prod(first["shape"]))].reshape(first["shape"])
+    return results
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.stem)
+def test_every_example_runs_from_its_manifest_alone(path, runner, tmp_path):
+    assert main(["compile", str(path), "--emit", "manifest", "-o", str(tmp_path)]) == 0
+    module = dmlc.lang.load(path)
+    got = run_from_manifests(runner, tmp_path, module, {})
+    expected = dmlc.run_module(module)
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        assert_bits_equal(got[name], value)
+
+
+SEVERAL_KERNELS = {
+    # scatter: a vote kernel over scratch (zeroed), then the gather-form resolve
+    "scatter": """DML_SCATTER_OPERATOR_DESC
+Axis: 0
+InputTensor: (Sizes:{3, 2}, DataType:FLOAT16) [[1, 2], [3, 4], [5, 6]]
+IndicesTensor: (Sizes:{2, 2}, DataType:INT64) [[2, 0], [2, -3]]
+UpdatesTensor: (Sizes:{2, 2}, DataType:FLOAT16) [[-0.0, nan], [inf, 8]]
+""",
+    # join of more inputs than a shader binds: a tree of kernels through scratch tensors
+    "join": "DML_JOIN_OPERATOR_DESC\nAxis: 0\nInputTensors: {"
+            + ", ".join(f"(Sizes:{{1, 2}}, DataType:INT8) [[{k}, {-k}]]" for k in range(12))
+            + "}\n",
+}
+
+
+@pytest.mark.parametrize("name", SEVERAL_KERNELS)
+def test_programs_of_several_kernels(name, runner, tmp_path):
+    src = tmp_path / f"{name}.dml"
+    src.write_text(SEVERAL_KERNELS[name])
+    out = tmp_path / "out"
+    assert main(["compile", str(src), "--emit", "manifest", "-o", str(out)]) == 0
+    module = parse_module(src.read_text())
+    (unit,) = module.units
+    m = json.loads((out / f"{unit.name}.manifest.json").read_text())
+    assert len(m["kernels"]) > 1
+    assert any(b["initial"] == "zeros" for b in m["buffers"]) or name == "join"
+    got = run_from_manifests(runner, out, module, {})
+    for k, value in dmlc.run_module(module).items():
+        assert_bits_equal(got[k], value)
+
+
+def test_a_program_of_many_workgroups(runner, tmp_path):
+    """Many workgroups, 16-bit elements packed in words, 64-bit indices."""
+    src = tmp_path / "gather.dml"
+    src.write_text("DML_GATHER_OPERATOR_DESC\nAxis: 0\nIndexDimensions: 1\n"
+                   "InputTensor: (Sizes:{4096, 64}, DataType:FLOAT16)\n"
+                   "IndicesTensor: (Sizes:{1, 3001}, DataType:INT64)\n")
+    rng = np.random.default_rng(3)
+    inputs = {"InputTensor": rng.integers(0, 2**16, (4096, 64), dtype=np.uint16).view(np.float16),
+              "IndicesTensor": rng.integers(-5000, 5000, (1, 3001)).astype(np.int64)}
+    out = tmp_path / "out"
+    assert main(["compile", str(src), "--emit", "manifest", "-o", str(out)]) == 0
+    module = parse_module(src.read_text())
+    m = json.loads((out / "OutputTensor.manifest.json").read_text())
+    assert m["kernels"][0]["workgroups"] > 10
+    got = run_from_manifests(runner, out, module, inputs)
+    assert_bits_equal(got["OutputTensor"], dmlc.run_module(module, inputs)["OutputTensor"])

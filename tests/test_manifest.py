@@ -1,0 +1,76 @@
+"""The manifest's contents (compiler/manifest.py), without a device: every kernel with its
+bindings and dispatch, every buffer with its access and initial contents, the inputs and
+outputs. (tests/device/test_manifest.py runs manifests from C.)"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import dmlc
+from dmlc.cli import main
+from dmlc.manifest import GUARANTEED_GROUPS, dispatch, manifest
+
+T = dmlc.TensorDesc
+
+
+def test_a_scatter_manifest_names_every_buffer_and_kernel():
+    k = dmlc.compile(dmlc.ScatterDesc(input=T(data_type="FLOAT32", sizes=(4, 3)),
+                                      indices=T(data_type="INT32", sizes=(2, 3)),
+                                      updates=T(data_type="FLOAT32", sizes=(2, 3)), axis=0),
+                     target="gpu")
+    files = [f"s{i}.spv" for i in range(len(k.stages))]
+    m = manifest("Y", k.compiled, files)
+    assert m["format"] == "dmlc-manifest" and m["version"] == 1
+    assert m["vulkan"] == {"api_version": "1.0", "features": [], "extensions": []}
+    assert [kk["spirv"] for kk in m["kernels"]] == files and len(files) >= 2
+    buffers = {b["name"]: b for b in m["buffers"]}
+    assert [i["buffer"] for i in m["inputs"]] == ["input", "indices", "updates"]
+    assert [i["shape"] for i in m["inputs"]] == [[4, 3], [2, 3], [2, 3]]
+    for name in ("input", "indices", "updates"):
+        assert buffers[name]["access"] == "read" and buffers[name]["initial"] == "input"
+    assert buffers["output"]["output"] and buffers["output"]["access"] in ("write", "read_write")
+    scratch = [b for b in m["buffers"] if b["role"] == "scratch"]
+    assert scratch and all(b["initial"] == "zeros" for b in scratch)
+    for b in m["buffers"]:
+        assert b["byte_size"] % 16 == 0 and b["byte_size"] >= b["element_count"] * 4
+    for kk in m["kernels"]:
+        assert [x["binding"] for x in kk["bindings"]] == list(range(len(kk["bindings"])))
+        assert kk["dispatch"][0] * kk["dispatch"][1] >= kk["workgroups"]
+        assert kk["workgroups"] * kk["workgroup_size"][0] >= kk["invocations"]
+    json.dumps(m)  # plain JSON
+
+
+def test_split_outputs_are_regions_of_one_buffer():
+    t = T(data_type="UINT8", sizes=(2, 6))
+    k = dmlc.compile(dmlc.SplitDesc(input=t, outputs=(T(data_type="UINT8", sizes=(2, 2)),
+                                                      T(data_type="UINT8", sizes=(2, 4))),
+                                    axis=1))
+    m = manifest("S", k.compiled, ["s.spv"])
+    assert [(o["shape"], o["offset_elements"]) for o in m["outputs"]] == [([2, 2], 0),
+                                                                         ([2, 4], 4)]
+
+
+def test_a_dispatch_grid_stays_inside_the_guaranteed_limits():
+    assert dispatch(1) == [1, 1, 1]
+    assert dispatch(GUARANTEED_GROUPS) == [GUARANTEED_GROUPS, 1, 1]
+    gx, gy, _ = dispatch(GUARANTEED_GROUPS * 3 + 1)
+    assert gx <= GUARANTEED_GROUPS and gx * gy >= GUARANTEED_GROUPS * 3 + 1
+
+
+@pytest.mark.parametrize("args", [[], ["-o", "x.json"]])
+def test_a_manifest_needs_a_directory(args, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    src = tmp_path / "g.dml"
+    src.write_text("X: float32[4]\nY[i] = X[3 - i]\n")
+    assert main(["compile", str(src), "--emit", "manifest", *args]) == 2
+    assert "-o DIR" in capsys.readouterr().err
+
+
+def test_manifest_and_glsl_into_one_directory(tmp_path):
+    src = tmp_path / "g.dml"
+    src.write_text("X: float32[4]\nY[i] = X[3 - i]\n")
+    out = tmp_path / "out"
+    assert main(["compile", str(src), "--emit", "manifest", "--emit", "glsl", "-o",
+                 str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["Y.comp", "Y.manifest.json", "Y.spv"]
