@@ -97,3 +97,10 @@ def test_no_source_file_over_the_size_limit():
     long |= {str(p.relative_to(ROOT)): n for p in (ROOT / "runtime").rglob("*.py")
              if (n := len(p.read_text().splitlines())) > MAX_LINES}
     assert not long, long
+
+
+def test_test_modules_have_unique_names():
+    """pytest imports test files by basename (no packages): two of one name in tests/ and
+    tests/device/ fail collection in a fresh clone."""
+    names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
+    assert sorted(set(names)) == sorted(names), sorted(n for n in names if names.count(n) > 1)

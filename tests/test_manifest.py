@@ -1,6 +1,6 @@
 """The manifest's contents (compiler/manifest.py), without a device: every kernel with its
 bindings and dispatch, every buffer with its access and initial contents, the inputs and
-outputs. (tests/device/test_manifest.py runs manifests from C.)"""
+outputs. (tests/device/test_manifest_runner.py runs manifests from C.)"""
 from __future__ import annotations
 
 import json
