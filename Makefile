@@ -1,20 +1,24 @@
 # dmlc — `make test` and `make demo` work from nothing on Debian (they install what they need).
-VENV   := .venv
+VENV        ?= .venv
+CONSTRAINTS ?= tools/constraints.txt
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
 # Re-run the (idempotent) bootstrap when its inputs change or the venv is missing.
-$(STAMP): pyproject.toml tools/bootstrap.sh tools/kp-offline.cmake
-	bash tools/bootstrap.sh
+$(STAMP): pyproject.toml tools/bootstrap.sh tools/kp-offline.cmake tools/kp_wheel.py $(CONSTRAINTS)
+	VENV=$(VENV) CONSTRAINTS=$(CONSTRAINTS) bash tools/bootstrap.sh
 	touch $(STAMP)
 
 test: install            ## the whole suite: unit, property, conformance and Vulkan (lavapipe) tests
 	$(PYTEST) -q
+
+test-numpy2:             ## the whole suite again on the newest numpy 2 (its own venv, .venv-numpy2)
+	$(MAKE) --no-print-directory test VENV=.venv-numpy2 CONSTRAINTS=tools/constraints-numpy2.txt
 
 test-fast: install       ## everything that needs no Vulkan device
 	$(PYTEST) -q -m "not vulkan"
@@ -47,7 +51,7 @@ shaders-check: install   ## every hand-written helper compiles with glslangValid
 	$(PYTEST) -q tests/test_toolchain.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-numpy2 build *.egg-info .pytest_cache .hypothesis
 
 bench: install           ## bandwidth of every operator vs copies of the same bytes (ratios in one run)
 	$(VENV)/bin/dmlc bench $(BENCH_ARGS)

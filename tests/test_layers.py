@@ -104,3 +104,18 @@ def test_test_modules_have_unique_names():
     tests/device/ fail collection in a fresh clone."""
     names = [p.name for p in (ROOT / "tests").rglob("test_*.py")]
     assert sorted(set(names)) == sorted(names), sorted(n for n in names if names.count(n) > 1)
+
+
+def test_pyproject_lists_every_package():
+    """A package missing from pyproject's list works in the editable install and breaks every
+    installed wheel (dmlc.descriptors was, once)."""
+    import tomllib
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    listed = set(config["packages"])
+    folders = {"dmlc": "compiler", "dmlc.runtime": "runtime", "dmlc.shaders": "shaders"}
+    found = set()
+    for name, folder in folders.items():
+        for init in (ROOT / folder).rglob("__init__.py"):
+            parts = init.parent.relative_to(ROOT / folder).parts
+            found.add(".".join((name, *parts)))
+    assert listed == found, f"missing {sorted(found - listed)}, extra {sorted(listed - found)}"

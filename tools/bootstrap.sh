@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Install everything dmlc needs, from nothing, idempotently:
-#   Debian packages (lavapipe, Vulkan loader, glslang, SPIR-V tools), a .venv at the repository
-#   root, kp 0.9.0 built offline, and dmlc itself (editable) with its pinned dependencies.
+#   Debian packages (lavapipe, Vulkan loader, glslang, SPIR-V tools), a venv at the repository
+#   root ($VENV, default .venv), kp 0.9.0 built offline (tools/kp_wheel.py), and dmlc itself
+#   (editable) with the exact versions of $CONSTRAINTS (default tools/constraints.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DEB_PACKAGES=(mesa-vulkan-drivers libvulkan-dev libfmt-dev glslang-tools spirv-tools vulkan-tools
               cmake g++ python3-venv libcjson-dev)  # cJSON: the C manifest runner's JSON
-KP_VERSION=0.9.0
-BUILD_PINS=(wheel==0.45.1 setuptools==75.8.0 pybind11==2.13.6)
+BUILD_TOOLS=(wheel setuptools pybind11)
 PY=${PYTHON:-python3}
-VENV=.venv
+VENV=${VENV:-.venv}
+CONSTRAINTS=${CONSTRAINTS:-tools/constraints.txt}
+PIP=(-m pip install -q --disable-pip-version-check -c "$CONSTRAINTS")
 
 log() { printf '[bootstrap] %s\n' "$*" >&2; }
 
@@ -30,17 +32,15 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$PY" -m venv "$VENV"
 fi
 VPY="$VENV/bin/python"
-"$VPY" -m pip install -q --disable-pip-version-check "${BUILD_PINS[@]}"
+"$VPY" "${PIP[@]}" "${BUILD_TOOLS[@]}" numpy
 
 if ! "$VPY" -c "import kp" 2>/dev/null; then
-  log "building kp $KP_VERSION offline (about 80 s on 2 cores; pip caches the wheel)"
-  "$VPY" -m pip install -q --disable-pip-version-check "numpy==1.26.4"
-  PATH="$PWD/$VENV/bin:$PATH" DMLC_KP_PYTHON="$PWD/$VPY" \
-  pybind11_DIR=$("$VPY" -c "import pybind11; print(pybind11.get_cmake_dir())") \
-  CMAKE_TOOLCHAIN_FILE="$PWD/tools/kp-offline.cmake" \
-    "$VPY" -m pip install -q --disable-pip-version-check --no-build-isolation "kp==$KP_VERSION"
+  log "building kp 0.9.0 offline (about 80 s on 2 cores; pip caches the build)"
+  wheel=$("$VPY" tools/kp_wheel.py "build/kp-wheel")
+  "$VPY" "${PIP[@]}" --no-deps "$wheel"
 fi
 
-log "installing dmlc (editable) and its pinned dependencies"
-"$VPY" -m pip install -q --disable-pip-version-check --no-build-isolation -e ".[test,lint]"
+log "installing dmlc (editable) with the versions of $CONSTRAINTS"
+"$VPY" "${PIP[@]}" --no-build-isolation -e ".[test,lint]"
+"$VPY" -m pip check >&2
 log "done: $("$VPY" -c 'import kp, numpy, lark; print("kp ok, numpy", numpy.__version__, "lark", lark.__version__)')"

@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 OUT=dist/bundle
 PYTHONS=${BUNDLE_PYTHONS:-"3.11 3.12"}
 KP_VERSION=0.9.0
-BUILD_PINS=(wheel==0.45.1 setuptools==75.8.0 pybind11==2.13.6 numpy==1.26.4)
+BUILD_TOOLS=(wheel setuptools pybind11 numpy)
 log() { echo "[bundle] $*"; }
 
 rm -rf "$OUT" && mkdir -p "$OUT/wheels" "$OUT/debs"
@@ -26,15 +26,13 @@ for v in $PYTHONS; do
   log "Python $v: build tools, kp $KP_VERSION, dmlc and its test extra's wheels"
   "$py" -m venv "$work/venv$v"
   vpy="$work/venv$v/bin/python"
-  "$vpy" -m pip install -q --disable-pip-version-check "${BUILD_PINS[@]}"
-  PATH="$work/venv$v/bin:$PATH" DMLC_KP_PYTHON="$vpy" \
-  pybind11_DIR=$("$vpy" -c "import pybind11; print(pybind11.get_cmake_dir())") \
-  CMAKE_TOOLCHAIN_FILE="$PWD/tools/kp-offline.cmake" \
-    "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
-    -w "$OUT/wheels" "kp==$KP_VERSION"
+  "$vpy" -m pip install -q --disable-pip-version-check -c tools/constraints.txt \
+    "${BUILD_TOOLS[@]}"
+  "$vpy" tools/kp_wheel.py "$work/kp$v" >/dev/null  # kp 0.9.0+dmlc1: numpy's pin relaxed
+  cp "$work/kp$v"/kp-*.whl "$OUT/wheels/"
   # dmlc's wheel and every dependency's, kp taken from the wheel just built
   "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
-    --find-links "$OUT/wheels" -w "$OUT/wheels" ".[test]"
+    -c tools/constraints.txt --find-links "$OUT/wheels" -w "$OUT/wheels" ".[test]"
 done
 log "Debian packages"
 debs=(libvulkan1 libfmt9 glslang-tools spirv-tools)

@@ -1,0 +1,76 @@
+"""Build kp 0.9.0's wheel offline and relax its numpy pin: prints the wheel's path.
+
+    python tools/kp_wheel.py OUT_DIR
+
+PyPI has only kp's sdist, whose metadata says `numpy<2.0.0`. Its binding is pybind11 2.13,
+which finds numpy's C API at run time and supports numpy 2, and dmlc's whole suite passes on
+kp with numpy 2 (CI runs it on numpy 1.26 and on the newest 2.x). So installing into a numpy 2
+environment should neither downgrade numpy nor leave `pip check` a conflict: this builds the
+wheel (CMake options from tools/kp-offline.cmake: no downloads) and repacks it as
+`kp 0.9.0+dmlc1` (a local version: `kp>=0.9,<0.10` accepts it) requiring `numpy>=1.26,<3`.
+The code is kp's, unchanged; only the metadata differs.
+"""
+from __future__ import annotations
+
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+
+KP = "0.9.0"
+LOCAL = f"{KP}+dmlc1"
+NUMPY = "numpy>=1.26,<3"
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def run(*cmd: str, env: dict[str, str] | None = None) -> None:
+    subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
+
+
+def build(out: pathlib.Path) -> pathlib.Path:
+    raw = out / "raw"
+    shutil.rmtree(raw, ignore_errors=True)
+    py = sys.executable
+    import pybind11  # a build pin of tools/bootstrap.sh
+    env = {**os.environ, "DMLC_KP_PYTHON": py, "pybind11_DIR": pybind11.get_cmake_dir(),
+           "CMAKE_TOOLCHAIN_FILE": str(ROOT / "tools/kp-offline.cmake"),
+           "PATH": f"{pathlib.Path(py).parent}:{os.environ['PATH']}"}
+    run(py, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
+        "--no-build-isolation", "-w", str(raw), f"kp=={KP}", env=env)
+    (wheel,) = raw.glob(f"kp-{KP}-*.whl")
+    return wheel
+
+
+def relax(wheel: pathlib.Path, out: pathlib.Path) -> pathlib.Path:
+    """The wheel repacked as kp LOCAL with numpy's pin relaxed."""
+    work = out / "unpacked"
+    shutil.rmtree(work, ignore_errors=True)
+    run(sys.executable, "-m", "wheel", "unpack", str(wheel), "-d", str(work))
+    (tree,) = work.iterdir()
+    info = tree / f"kp-{KP}.dist-info"
+    meta = (info / "METADATA").read_text()
+    meta = re.sub(r"(?m)^Version: .*$", f"Version: {LOCAL}", meta, count=1)
+    meta, pins = re.subn(r"(?m)^Requires-Dist: numpy.*$", f"Requires-Dist: {NUMPY}", meta)
+    if pins != 1:
+        raise SystemExit(f"kp {KP}'s METADATA: expected one numpy requirement, found {pins}")
+    (info / "METADATA").write_text(meta)
+    info.rename(tree / f"kp-{LOCAL}.dist-info")
+    run(sys.executable, "-m", "wheel", "pack", str(tree), "-d", str(out))
+    (relaxed,) = out.glob(f"kp-{LOCAL}-*.whl")
+    shutil.rmtree(work)
+    shutil.rmtree(wheel.parent)
+    return relaxed
+
+
+def main() -> None:
+    out = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else "build/kp-wheel").resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("kp-*.whl"):
+        old.unlink()
+    print(relax(build(out), out))
+
+
+if __name__ == "__main__":
+    main()
