@@ -58,6 +58,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
         flags = ["--quick"] * args.quick + [f"--repeats {args.repeats}"] + [
             f"--only {text!r}" for text in args.only or []]
         print("\n" + to_markdown(report, " ".join(["dmlc bench", *flags, "--markdown"])), end="")
+    if args.plot and report["cases"]:
+        from .bench_plot import plot
+        plot(report, args.plot)
+        print(f"wrote {args.plot}", file=sys.stderr)
     return 0 if report["cases"] else 1
 
 
@@ -87,6 +91,8 @@ def build_parser() -> argparse.ArgumentParser:
     bench.add_argument("--only", metavar="TEXT", action="append",
                        help="run only the cases whose name contains TEXT (repeatable; skips the "
                        "compile-latency and call-overhead sections)")
+    bench.add_argument("--plot", metavar="FILE.png", help="also draw the ratios per case, "
+                       "targets marked (needs matplotlib: pip install 'dmlc[plot]')")
     bench.add_argument("--markdown", action="store_true",
                        help="also print the results as Markdown tables, with date, device and "
                        "command (what the README pastes)")

@@ -33,3 +33,11 @@ def test_the_in_place_update_case_reports_against_copying_and_an_empty_dispatch(
               "in_place_update": update}
     text = to_markdown(report, "dmlc bench")
     assert "| scatter one row into f16 [2048,1024] |" in text and "<= 0.25" in text
+
+
+def test_bench_plot_draws_the_ratios(tmp_path, capsys):
+    path = tmp_path / "bench.png"
+    assert main(["bench", "--quick", "--repeats", "1", "--only", "join", "--plot",
+                 str(path)]) == 0
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
+    assert f"wrote {path}" in capsys.readouterr().err

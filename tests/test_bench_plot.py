@@ -1,0 +1,27 @@
+"""The bench's picture (compiler/bench_plot.py, matplotlib an optional extra): one bar per case,
+the targets marked. Drawn from a report the test writes, so no device is needed."""
+from __future__ import annotations
+
+import pytest
+
+import dmlc
+from dmlc.bench_plot import plot
+
+REPORT = {"device": "llvmpipe", "target": "cpu", "repeats": 1, "cases": [
+    {"case": "join 3 f32", "vs_copy_shader": 0.84, "target": 0.8},
+    {"case": "transpose f32 [4096,4096]", "vs_copy_shader": 0.31, "target": 0.5}]}
+
+
+def test_a_plot_is_a_png_with_every_case(tmp_path):
+    image = pytest.importorskip("matplotlib.image")  # the test extra installs matplotlib
+    path = tmp_path / "bench.png"
+    plot(REPORT, str(path))
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    height, width = image.imread(str(path)).shape[:2]
+    assert width > 600 and height > 150
+
+
+def test_an_unwritable_path_is_a_usage_error(tmp_path):
+    pytest.importorskip("matplotlib")
+    with pytest.raises(dmlc.DmlcError, match="cannot write"):
+        plot(REPORT, str(tmp_path / "missing" / "bench.png"))
