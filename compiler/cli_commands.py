@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from . import toolchain
+from .cli_onnx import compile_onnx, is_onnx, parse_shapes, run_onnx
 from .compiled import CompiledKernel
 from .errors import UsageError, ValidationError
 from .lang import Module, load
@@ -56,9 +57,13 @@ def _text(items: list[Artifact]) -> str:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    module = load(args.file)
     dump = set(args.dump_after) if args.dump_after else None
-    kernels = compile_module(module, dump_after=dump, target=args.target)
+    if is_onnx(args.file):
+        kernels = compile_onnx(args.file, parse_shapes(args.shape))
+    else:
+        if args.shape:
+            raise UsageError("--shape is for .onnx models (a .dml file declares its shapes)")
+        kernels = compile_module(load(args.file), dump_after=dump, target=args.target)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
     if "manifest" in emits:
         emits.remove("manifest")
@@ -181,6 +186,8 @@ def _mismatch(expected: np.ndarray, actual: np.ndarray) -> str | None:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    if is_onnx(args.file):
+        return _save_or_print(run_onnx(args.file, _inputs(args.input)), args.output)
     module = load(args.file)
     results = run_module(module, _inputs(args.input), check_indices=args.check_indices)
     if args.output:
@@ -210,10 +217,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     return status
 
 
+def _save_or_print(results: dict[str, np.ndarray], output: str | None) -> int:
+    """An ONNX model's outputs: saved (-o .npy for one, .npz for several) or printed."""
+    if output:
+        if len(results) > 1 and not output.endswith(".npz"):
+            raise UsageError(f"{len(results)} outputs ({', '.join(results)}): use -o FILE.npz")
+        try:
+            if output.endswith(".npz"):
+                np.savez(output, **results)
+            else:
+                np.save(output, next(iter(results.values())))
+        except OSError as e:
+            raise UsageError(f"cannot write {output}: {e.strerror}") from None
+        return 0
+    for name, value in results.items():
+        with np.printoptions(threshold=PRINT_LIMIT):
+            print(f"{name}: {value.dtype}{list(value.shape)} = {value.tolist()!r}"
+                  if value.size <= PRINT_LIMIT else f"{name}: {value.dtype}{list(value.shape)}")
+    return 0
+
+
 def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     c = sub.add_parser("compile", help="compile a .dml file to IR, GLSL or SPIR-V",
                        description="Compile every operator or expression of FILE. Artifacts go to "
                        "stdout, or to -o: a file for one artifact, a directory for several.")
+    c.add_argument("--shape", action="append", metavar="NAME=D0,D1,...",
+                   help="an .onnx input's shape where the graph leaves dimensions symbolic")
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions)")
     c.add_argument("--emit", action="append", choices=EMITS,

@@ -7,11 +7,12 @@ passed down as a plain value.
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -114,7 +115,25 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     key = _cache_key(validate(desc), bool(check_indices), 0, resolve_target(target))
     if key is None:  # a list where a number belongs: compile() says which field
         return compile(desc, check_indices=check_indices, target=target)
-    return KERNELS.get(key)
+    kernel = KERNELS.get(key)
+    if TRACE is not None:
+        TRACE.append(kernel)
+    return kernel
+
+
+TRACE: list[CompiledKernel] | None = None
+"""While `tracing()`: every kernel the one-shot functions use, in call order."""
+
+
+@contextlib.contextmanager
+def tracing() -> Iterator[list[CompiledKernel]]:
+    """The kernels a block of one-shot calls runs (what `dmlc compile model.onnx` emits)."""
+    global TRACE
+    outer, TRACE = TRACE, []
+    try:
+        yield TRACE
+    finally:
+        TRACE = outer
 
 
 def _check_options(check_indices: object, guard_words: object) -> None:

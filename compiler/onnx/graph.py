@@ -1,0 +1,117 @@
+"""An ONNX graph run by dmlc: inputs checked against their declared shapes, nodes converted in
+order (compiler/onnx/ops.py), results on the device until the graph's outputs are read.
+
+Static shapes only: an input's dimensions come from the array the caller passes, and must match
+the ones the graph fixes; a symbolic dimension (`dim_param`) takes the caller's size. A node
+dmlc has no converter for is an error naming the node, its op type and opset.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import ValidationError
+from .ops import OPS, Node
+from .values import Value, finished, uploaded, value
+
+DOMAINS = ("", "ai.onnx")
+
+
+def _onnx() -> Any:
+    try:
+        import onnx
+    except ImportError:
+        raise ValidationError("dmlc.onnx", "onnx", "the onnx package (pip install "
+                              "'dmlc[onnx]')", "not installed") from None
+    return onnx
+
+
+def load(model: Any) -> Any:
+    """An onnx.ModelProto from a path, bytes or a ModelProto (checked by onnx.checker)."""
+    onnx = _onnx()
+    if isinstance(model, (str, os.PathLike)):
+        try:
+            model = onnx.load(os.fspath(model))
+        except OSError as e:
+            raise ValidationError("dmlc.onnx", "model", "a readable .onnx file",
+                                  f"{os.fspath(model)}: {e.strerror}") from None
+    elif isinstance(model, (bytes, bytearray)):
+        model = onnx.load_from_string(bytes(model))
+    if not isinstance(model, onnx.ModelProto):
+        raise ValidationError("dmlc.onnx", "model", "a path, bytes or onnx.ModelProto",
+                              type(model).__name__)
+    return model
+
+
+class OnnxProgram:
+    """A loaded model, ready to run on the device: `program.run({name: array})`."""
+
+    def __init__(self, model: Any) -> None:
+        onnx = _onnx()
+        self.model = load(model)
+        graph = self.model.graph
+        self.opset = next((o.version for o in self.model.opset_import if o.domain in DOMAINS),
+                          onnx.defs.onnx_opset_version())
+        self.constants = {t.name: value(onnx.numpy_helper.to_array(t), t.name)
+                          for t in graph.initializer}
+        self.inputs = [i for i in graph.input if i.name not in self.constants]
+        self.outputs = [o.name for o in graph.output]
+        for node in graph.node:
+            if node.domain not in DOMAINS or node.op_type not in OPS and node.op_type != "Constant":
+                raise ValidationError(f"onnx node {node.name or node.output[0]!r}", "op_type",
+                                      "one of " + ", ".join(sorted({*OPS, "Constant"})),
+                                      f"{node.domain + '.' if node.domain else ''}"
+                                      f"{node.op_type} (opset {self.opset})")
+
+    def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Value]:
+        """The caller's arrays by input name, each checked against the graph's declaration."""
+        onnx = _onnx()
+        out = {}
+        for inp in self.inputs:
+            if inp.name not in given:
+                raise ValidationError("onnx", f"input {inp.name!r}", "an array", "none")
+            v = value(given[inp.name], f"input {inp.name}")
+            t = inp.type.tensor_type
+            if t.HasField("shape"):
+                dims = t.shape.dim
+                if len(dims) != len(v.shape):
+                    raise ValidationError("onnx", f"input {inp.name!r} rank", len(dims),
+                                          len(v.shape))
+                for k, d in enumerate(dims):
+                    if d.HasField("dim_value") and d.dim_value != v.shape[k]:
+                        raise ValidationError("onnx", f"input {inp.name!r} dimension {k}",
+                                              d.dim_value, v.shape[k])
+            want = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type) if t.elem_type else None
+            if want is not None and np.dtype(want) != v.logical:
+                raise ValidationError("onnx", f"input {inp.name!r} dtype", str(np.dtype(want)),
+                                      str(v.logical))
+            out[inp.name] = uploaded(v)
+        return out
+
+    def run(self, inputs: Mapping[str, Any] | Sequence[Any]) -> dict[str, np.ndarray]:
+        """The graph's outputs (numpy arrays) for `inputs` (by name, or in input order)."""
+        if not isinstance(inputs, Mapping):
+            inputs = dict(zip((i.name for i in self.inputs), inputs))
+        values: dict[str, Value | None] = {"": None, **self.constants,
+                                           **self.check_inputs(inputs)}
+        for node in self.model.graph.node:
+            for name, result in zip(node.output, self.node(node, values)):
+                values[name] = result
+        return {name: finished(values[name]).host()  # type: ignore[arg-type]
+                for name in self.outputs}
+
+    def node(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
+        onnx = _onnx()
+        attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+        attrs = {k: v.decode() if isinstance(v, bytes) else v for k, v in attrs.items()}
+        if node.op_type == "Constant":
+            (key,) = attrs
+            return [value(onnx.numpy_helper.to_array(attrs[key]) if key == "value"
+                          else np.asarray(attrs[key]), node.output[0])]
+        ins = [values[name] for name in node.input]
+        n = Node(node.name or node.output[0], node.op_type, self.opset,
+                 {**attrs, "_outputs": len(node.output)}, ins)
+        return OPS[node.op_type](n)

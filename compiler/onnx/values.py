@@ -1,0 +1,100 @@
+"""Tensors between ONNX nodes: constants on the host, results on the device, and the element
+types ONNX has beyond DirectML's eleven.
+
+Data movement copies bits, so any element of 1, 2, 4 or 8 bytes moves as the unsigned integer of
+its width: ONNX's bool, bfloat16, the float8 types and complex64 run through the same kernels
+(`Value.logical` remembers what to call the bits on the way out). Constants (initializers,
+Constant nodes, index operands) stay numpy arrays until a kernel needs them on the device.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import DataType
+from ..errors import ValidationError
+
+_CARRIERS: dict[int, np.dtype] = {n: np.dtype(f"uint{8 * n}") for n in (1, 2, 4, 8)}
+
+
+@dataclass
+class Value:
+    """A tensor of the graph: `data` is a numpy array or a DeviceTensor of `shape`, holding
+    elements of `logical` dtype (as their bits, in a carrier type, when DirectML has no such
+    type)."""
+
+    data: Any
+    logical: np.dtype
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def on_host(self) -> bool:
+        return isinstance(self.data, np.ndarray)
+
+    def host(self) -> np.ndarray:
+        """The elements as a numpy array of the logical type (one download if on the device)."""
+        a = self.data if self.on_host else self.data.numpy()
+        return np.asarray(a).view(self.logical) if a.dtype != self.logical else np.asarray(a)
+
+
+def carrier(dtype: np.dtype, where: str) -> np.dtype:
+    """The DirectML type the elements of `dtype` move as."""
+    dtype = np.dtype(dtype)
+    try:
+        DataType.of(dtype)
+        return dtype
+    except ValueError:  # ValidationError is one too
+        pass
+    if dtype.kind in "OUSV" or dtype.itemsize not in _CARRIERS:
+        raise ValidationError("onnx", where, "elements of 1, 2, 4 or 8 bytes (numbers, bool)",
+                              str(dtype))
+    return _CARRIERS[dtype.itemsize]
+
+
+def value(array: Any, where: str) -> Value:
+    """A host value from a numpy array (its elements' type kept as the logical type)."""
+    a = np.asarray(array)
+    if a.dtype.byteorder == ">":
+        a = a.astype(a.dtype.newbyteorder("="))
+    carrier(a.dtype, where)  # refuse strings and objects early
+    return Value(a, a.dtype)
+
+
+def device_data(v: Value) -> Any:
+    """v's elements as a kernel argument: the device tensor, or the host array in its carrier
+    type (a view: no copy)."""
+    if not v.on_host:
+        return v.data
+    c = carrier(v.logical, "input")
+    return np.ascontiguousarray(v.data).view(c) if c != v.data.dtype else v.data
+
+
+def uploaded(v: Value) -> Value:
+    """v on the device (a graph input: the whole graph then runs there); empty ones stay on the
+    host (nothing is dispatched for them)."""
+    if not v.on_host or v.data.size == 0:
+        return v
+    from ..views import runtime_tensor
+    return Value(runtime_tensor().to_device(device_data(v)), v.logical)
+
+
+def finished(v: Value) -> Value:
+    """A graph output: a view packed by its copy kernel (so that compiling shows it)."""
+    if v.on_host or v.data.is_contiguous:
+        return v
+    return Value(v.data.contiguous(), v.logical)
+
+
+def index_array(v: Value, node: str, field: str) -> np.ndarray:
+    """An operand the kernels need on the host (shape, pads, axes, split sizes...): integers."""
+    if not v.on_host:
+        v = Value(v.host(), v.logical)
+    a = np.asarray(v.data)
+    if a.dtype.kind not in "iu":
+        raise ValidationError("onnx", f"{node}: {field}", "integers", str(a.dtype))
+    return a.astype(np.int64)

@@ -1,0 +1,41 @@
+"""ONNX's own node tests (the ones the `onnx` package ships, onnx.backend.test) for the
+data-movement operators, run through dmlc.onnx.backend on the device. Every test included
+passes; the ones excluded are listed below with the reason."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+onnx_backend_test = pytest.importorskip("onnx.backend.test")
+import dmlc.onnx.backend as dmlc_backend  # noqa: E402  (after the importorskip)
+
+OPERATORS = ["concat", "expand", "flatten", "gather", "gather_elements", "identity", "reshape",
+             "scatter_elements", "scatter", "slice", "split", "squeeze", "transpose",
+             "unsqueeze"]
+
+EXCLUDED = {
+    # Sequences are not tensors: dmlc moves tensors.
+    "test_identity_sequence": "a sequence input",
+    "test_identity_opt": "an optional input",
+    "test_split_to_sequence_1": "SplitToSequence (a sequence output)",
+    "test_split_to_sequence_2": "SplitToSequence (a sequence output)",
+    "test_split_to_sequence_nokeepdims": "SplitToSequence (a sequence output)",
+    # Reductions arrive with the scatter reductions (issue 13).
+    "test_scatter_elements_with_reduction_max": "scatter reduction max",
+    "test_scatter_elements_with_reduction_min": "scatter reduction min",
+    "test_scatter_elements_with_reduction_mul": "scatter reduction mul",
+    "test_scatter_elements_with_duplicate_indices": "scatter reduction add",
+}
+
+with warnings.catch_warnings():  # building ONNX's cases evaluates numpy edge cases (1/0...)
+    warnings.simplefilter("ignore", RuntimeWarning)
+    backend_test = onnx_backend_test.BackendTest(dmlc_backend, __name__)
+for name in OPERATORS:
+    backend_test.include(rf"^test_{name}_.*_cpu$")
+    backend_test.include(rf"^test_{name}_cpu$")
+for name in EXCLUDED:
+    backend_test.exclude(rf"^{name}_cpu$")
+
+globals().update(backend_test.test_cases)
+pytestmark = pytest.mark.vulkan
