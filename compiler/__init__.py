@@ -8,16 +8,24 @@
 from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .api_join import join, split
+from .api_layout import depth_to_space, pad, space_to_depth, tile
 from .compiled import CompiledKernel, compile
 from .descriptors import (
+    DepthToSpace0Desc,
+    DepthToSpaceDesc,
     ExpressionDesc,
     GatherDesc,
     GatherElementsDesc,
     JoinDesc,
+    Padding0Desc,
+    PaddingDesc,
     ScatterDesc,
     Slice1Desc,
+    SpaceToDepth0Desc,
+    SpaceToDepthDesc,
     SplitDesc,
     TensorDesc,
+    TileDesc,
 )
 from .dtypes import DataType
 from .errors import (
@@ -83,11 +91,12 @@ def clear_cache() -> None:
 
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
-           "take",
+           "tile", "pad", "space_to_depth", "depth_to_space", "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",
-           "TensorDesc",
+           "TileDesc", "PaddingDesc", "Padding0Desc", "SpaceToDepthDesc", "DepthToSpaceDesc",
+           "SpaceToDepth0Desc", "DepthToSpace0Desc", "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
            "close_device", "cache_info", "clear_cache", "__version__"]

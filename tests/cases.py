@@ -156,6 +156,9 @@ def split_cases(draw, dtypes=DATA_TYPES) -> Case:
     return Case(split_flat, (x,), {"sizes": pieces, "axis": axis}, desc, expected)
 
 
+from cases_layout import depth_space_cases, padding_cases, tile_cases  # noqa: E402
+
 ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
              "scatter": scatter_cases, "slice": slice_cases, "join": join_cases,
-             "split": split_cases}
+             "split": split_cases, "tile": tile_cases, "padding": padding_cases,
+             "depth_space": depth_space_cases}

@@ -9,18 +9,30 @@ from __future__ import annotations
 from .expression import ExpressionDesc
 from .indexed import GatherDesc, GatherElementsDesc, ScatterDesc, axis_bounds
 from .join import JoinDesc, SplitDesc, list_argument
+from .layout import (
+    DepthToSpace0Desc,
+    DepthToSpaceDesc,
+    Padding0Desc,
+    PaddingDesc,
+    SpaceToDepth0Desc,
+    SpaceToDepthDesc,
+    TileDesc,
+)
 from .slice import Slice1Desc
 from .tensor import IndexBounds, TensorDesc, as_tuple
 
-__all__ = ["DIRECTML_OPERATORS", "ExpressionDesc", "GatherDesc", "GatherElementsDesc",
-           "IndexBounds", "JoinDesc", "OperatorDesc", "ScatterDesc", "Slice1Desc", "SplitDesc",
-           "TensorDesc", "as_tuple", "axis_bounds", "dml_field", "list_argument"]
+__all__ = ["DIRECTML_OPERATORS", "DepthToSpace0Desc", "DepthToSpaceDesc", "ExpressionDesc",
+           "GatherDesc", "GatherElementsDesc", "IndexBounds", "JoinDesc", "OperatorDesc",
+           "Padding0Desc", "PaddingDesc", "ScatterDesc", "Slice1Desc", "SpaceToDepth0Desc",
+           "SpaceToDepthDesc", "SplitDesc", "TensorDesc", "TileDesc", "as_tuple", "axis_bounds",
+           "dml_field", "list_argument"]
 
 OperatorDesc = (GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | JoinDesc | SplitDesc
-                | ExpressionDesc)
+                | TileDesc | PaddingDesc | SpaceToDepthDesc | ExpressionDesc)
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, JoinDesc,
-                      SplitDesc)
+                      SplitDesc, TileDesc, PaddingDesc, Padding0Desc, SpaceToDepthDesc,
+                      DepthToSpaceDesc, SpaceToDepth0Desc, DepthToSpace0Desc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
 checked mode and error messages need to know of it: `operator` (its DirectML name),
 `has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword

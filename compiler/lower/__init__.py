@@ -15,12 +15,13 @@ from ..expression.lower import lower_expression
 from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
 from .join import lower_join, lower_split
+from .layout import LAYOUT_LOWERINGS
 from .scatter import lower_scatter, lower_scatter_in_place
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
           Slice1Desc: lower_slice, JoinDesc: lower_join, SplitDesc: lower_split,
-          ExpressionDesc: lower_expression}
+          ExpressionDesc: lower_expression, **LAYOUT_LOWERINGS}
 
 
 def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Program:

@@ -1,0 +1,84 @@
+"""The one-shot tile, pad, space_to_depth and depth_to_space: numpy-style arguments, the
+device's kernels."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .api import as_array, buffer_of, call, tensor_of
+from .compiled import cached_compile
+from .descriptors.layout import (
+    DEPTH_SPACE_ORDERS,
+    PADDING_MODES,
+    DepthToSpaceDesc,
+    PaddingDesc,
+    SpaceToDepthDesc,
+    TileDesc,
+)
+from .errors import ValidationError
+from .tensor_checks import is_int
+
+_MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PADDING_MODES[2],
+          "symmetric": PADDING_MODES[3], "wrap": PADDING_MODES[4]}
+_ORDERS = {"DCR": DEPTH_SPACE_ORDERS[0], "CRD": DEPTH_SPACE_ORDERS[1]}
+
+
+def _ints(op: str, field: str, values: Any, rank: int) -> tuple[int, ...]:
+    if is_int(values):
+        return (int(values),) * rank
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not all(
+            is_int(v) for v in values):
+        raise ValidationError(op, field, f"an integer or {rank} integers", repr(values))
+    return tuple(int(v) for v in values)
+
+
+def tile(x: Any, repeats: Any, out: Any = None) -> Any:
+    """DML_TILE: `x` repeated `repeats[d]` times along each dimension, as numpy.tile: fewer
+    repeats than dimensions apply to the last ones (an integer: the last dimension), more add
+    leading dimensions to x."""
+    op = TileDesc.operator
+    a = as_array(op, "InputTensor", x)
+    reps = _ints(op, "Repeats", repeats, 1) if is_int(repeats) else _ints(op, "Repeats",
+                                                                          repeats, 0)
+    rank = max(a.ndim, len(reps))
+    a = a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))  # a view
+    reps = (1,) * (rank - len(reps)) + reps
+    kernel = cached_compile(TileDesc(input=tensor_of(a), repeats=reps))
+    return call(kernel, (buffer_of(a),), out)
+
+
+def pad(x: Any, start: Any, end: Any, mode: str = "constant", value: int | float = 0,
+        out: Any = None) -> Any:
+    """DML_PADDING1: `x` with start[d] elements before and end[d] after it on each dimension
+    (an integer: every dimension), filled as numpy.pad's mode says: "constant" (with `value`,
+    exact for every integer type), "edge", "reflect", "symmetric" or "wrap". The mirrors and
+    wrap reach at most one width of x beyond its edge (reflect: one less)."""
+    op = PaddingDesc.operator
+    a = as_array(op, "InputTensor", x)
+    if mode not in _MODES:
+        raise ValidationError(op, "mode", " or ".join(repr(m) for m in _MODES), repr(mode))
+    desc = PaddingDesc(input=tensor_of(a), mode=_MODES[mode],
+                       start_padding=_ints(op, "StartPadding", start, a.ndim),
+                       end_padding=_ints(op, "EndPadding", end, a.ndim), value=value)
+    return call(cached_compile(desc), (buffer_of(a),), out)
+
+
+def _depth_space(cls: type, x: Any, block: int, order: str, out: Any) -> Any:
+    op = cls.operator  # type: ignore[attr-defined]
+    a = as_array(op, "InputTensor", x)
+    if order not in _ORDERS:
+        raise ValidationError(op, "order", "'DCR' or 'CRD'", repr(order))
+    kernel = cached_compile(cls(input=tensor_of(a), block_size=block, order=_ORDERS[order]))
+    return call(kernel, (buffer_of(a),), out)
+
+
+def space_to_depth(x: Any, block: int, order: str = "DCR", out: Any = None) -> Any:
+    """DML_SPACE_TO_DEPTH1: NCHW [N, C, H, W] -> [N, C*block*block, H/block, W/block]
+    (ONNX SpaceToDepth is order "DCR")."""
+    return _depth_space(SpaceToDepthDesc, x, block, order, out)
+
+
+def depth_to_space(x: Any, block: int, order: str = "DCR", out: Any = None) -> Any:
+    """DML_DEPTH_TO_SPACE1: NCHW [N, C, H, W] -> [N, C/(block*block), H*block, W*block]
+    (ONNX DepthToSpace's mode "DCR" or "CRD")."""
+    return _depth_space(DepthToSpaceDesc, x, block, order, out)
