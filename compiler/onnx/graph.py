@@ -18,6 +18,13 @@ from .ops import OPS, Node
 from .values import Value, finished, uploaded, value
 
 DOMAINS = ("", "ai.onnx")
+HOST_OPS = {"Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min", "Max", "Range", "Cast",
+            "Equal", "Less", "Greater", "Where", "Not", "And", "Or", "ConstantOfShape", "Size",
+            "ReduceProd", "ReduceSum"}
+"""Arithmetic a graph does on shapes and other small constants: run on the host (by ONNX's
+reference evaluator), never on tensor data (dmlc only moves data)."""
+HOST_LIMIT = 1 << 16
+"""Elements a host node may take in, all together."""
 
 
 def _onnx() -> Any:
@@ -60,9 +67,10 @@ class OnnxProgram:
         self.inputs = [i for i in graph.input if i.name not in self.constants]
         self.outputs = [o.name for o in graph.output]
         for node in graph.node:
-            if node.domain not in DOMAINS or node.op_type not in OPS and node.op_type != "Constant":
+            known = {*OPS, *HOST_OPS, "Constant"}
+            if node.domain not in DOMAINS or node.op_type not in known:
                 raise ValidationError(f"onnx node {node.name or node.output[0]!r}", "op_type",
-                                      "one of " + ", ".join(sorted({*OPS, "Constant"})),
+                                      "one of " + ", ".join(sorted(known)),
                                       f"{node.domain + '.' if node.domain else ''}"
                                       f"{node.op_type} (opset {self.opset})")
 
@@ -112,6 +120,27 @@ class OnnxProgram:
             return [value(onnx.numpy_helper.to_array(attrs[key]) if key == "value"
                           else np.asarray(attrs[key]), node.output[0])]
         ins = [values[name] for name in node.input]
+        if node.op_type in HOST_OPS:
+            return self.on_host(node, ins)
         n = Node(node.name or node.output[0], node.op_type, self.opset,
                  {**attrs, "_outputs": len(node.output)}, ins)
         return OPS[node.op_type](n)
+
+    def on_host(self, node: Any, ins: list[Value | None]) -> list[Value]:
+        """A node of shape arithmetic, evaluated on the host by ONNX's reference evaluator."""
+        onnx = _onnx()
+        from onnx.reference import ReferenceEvaluator
+        where = f"onnx {node.op_type} node {node.name or node.output[0]!r}"
+        if any(v is not None and not v.on_host for v in ins) or sum(
+                v.data.size for v in ins if v is not None) > HOST_LIMIT:
+            raise ValidationError(where, "inputs", "constants or shapes (dmlc moves data; "
+                                  "it computes only on shapes and small constants)",
+                                  "tensor data")
+        names = [n or "" for n in node.input]
+        graph = onnx.helper.make_graph(
+            [node], "host", [onnx.helper.make_tensor_value_info(n, 0, None) for n in names if n],
+            [onnx.helper.make_tensor_value_info(n, 0, None) for n in node.output])
+        model = onnx.helper.make_model(graph, opset_imports=[
+            onnx.helper.make_opsetid("", self.opset)])
+        feeds = {n: v.host() for n, v in zip(names, ins) if n and v is not None}
+        return [value(r, where) for r in ReferenceEvaluator(model).run(None, feeds)]
