@@ -9,6 +9,7 @@ from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .api_join import join, split
 from .api_layout import depth_to_space, pad, space_to_depth, tile
+from .api_nd import gather_nd, one_hot, reverse_subsequences
 from .compiled import CompiledKernel, compile
 from .descriptors import (
     DepthToSpace0Desc,
@@ -16,9 +17,13 @@ from .descriptors import (
     ExpressionDesc,
     GatherDesc,
     GatherElementsDesc,
+    GatherND1Desc,
+    GatherNDDesc,
     JoinDesc,
+    OneHotDesc,
     Padding0Desc,
     PaddingDesc,
+    ReverseSubsequencesDesc,
     ScatterDesc,
     Slice1Desc,
     SpaceToDepth0Desc,
@@ -91,12 +96,14 @@ def clear_cache() -> None:
 
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
-           "tile", "pad", "space_to_depth", "depth_to_space", "take",
+           "tile", "pad", "space_to_depth", "depth_to_space", "gather_nd", "one_hot",
+           "reverse_subsequences", "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",
            "TileDesc", "PaddingDesc", "Padding0Desc", "SpaceToDepthDesc", "DepthToSpaceDesc",
-           "SpaceToDepth0Desc", "DepthToSpace0Desc", "TensorDesc",
+           "SpaceToDepth0Desc", "DepthToSpace0Desc", "GatherND1Desc", "GatherNDDesc",
+           "OneHotDesc", "ReverseSubsequencesDesc", "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
            "close_device", "cache_info", "clear_cache", "__version__"]

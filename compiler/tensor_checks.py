@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import TypeGuard
 
 from .descriptors import OperatorDesc, TensorDesc
-from .dtypes import DataType
+from .dtypes import INDEX_TYPES, DataType
 from .errors import ValidationError
 
 MAX_RANK = 8
@@ -85,6 +85,12 @@ def check_same_type(op: str, name: str, t: TensorDesc, dtype: DataType) -> None:
     if t.data_type != dtype:
         raise ValidationError(op, f"{name}.DataType", f"{dtype.name} (InputTensor's)",
                               t.data_type.name)
+
+
+def check_index_type(op: str, t: TensorDesc, field: str = "IndicesTensor") -> None:
+    if t.data_type not in INDEX_TYPES:
+        raise ValidationError(op, f"{field}.DataType",
+                              " or ".join(d.name for d in INDEX_TYPES), t.data_type.name)
 
 
 def check_sizes(op: str, name: str, actual: Sequence[int], expected: Sequence[int],

@@ -20,11 +20,11 @@ from .descriptors import (
     SplitDesc,
     TensorDesc,
 )
-from .dtypes import INDEX_TYPES
 from .errors import ValidationError
 from .expression.validate import validate_expression
 from .tensor_checks import (
     check_axis,
+    check_index_type,
     check_int_list,
     check_same_type,
     check_sizes,
@@ -35,12 +35,7 @@ from .tensor_checks import (
 )
 from .validate_join import validate_join, validate_split
 from .validate_layout import LAYOUT_VALIDATORS
-
-
-def check_index_type(op: str, t: TensorDesc) -> None:
-    if t.data_type not in INDEX_TYPES:
-        raise ValidationError(op, "IndicesTensor.DataType",
-                              " or ".join(d.name for d in INDEX_TYPES), t.data_type.name)
+from .validate_nd import ND_VALIDATORS
 
 
 def check_sizes_except_axis(op: str, name: str, t: TensorDesc, ref: TensorDesc, axis: int) -> None:
@@ -156,7 +151,7 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
                ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
                JoinDesc: validate_join, SplitDesc: validate_split,
-               ExpressionDesc: validate_expression, **LAYOUT_VALIDATORS}
+               ExpressionDesc: validate_expression, **LAYOUT_VALIDATORS, **ND_VALIDATORS}
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:

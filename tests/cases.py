@@ -157,8 +157,10 @@ def split_cases(draw, dtypes=DATA_TYPES) -> Case:
 
 
 from cases_layout import depth_space_cases, padding_cases, tile_cases  # noqa: E402
+from cases_nd import gather_nd_cases, one_hot_cases, reverse_subsequences_cases  # noqa: E402
 
 ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
              "scatter": scatter_cases, "slice": slice_cases, "join": join_cases,
              "split": split_cases, "tile": tile_cases, "padding": padding_cases,
-             "depth_space": depth_space_cases}
+             "depth_space": depth_space_cases, "gather_nd": gather_nd_cases,
+             "one_hot": one_hot_cases, "reverse_subsequences": reverse_subsequences_cases}

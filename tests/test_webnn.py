@@ -21,7 +21,8 @@ from reference import assert_bits_equal
 ROOT = os.environ.get("DMLC_CONFORMANCE_DIR") or os.path.join(
     os.path.dirname(__file__), "data", "webnn")
 FILES = {"gather": "gather.json", "gatherElements": "gatherElements.json",
-         "scatterElements": "scatterElements.json", "slice": "slice.json"}
+         "scatterElements": "scatterElements.json", "slice": "slice.json",
+         "gatherND": "gatherND.json"}
 
 
 def load_cases():
@@ -40,7 +41,7 @@ CASES = load_cases()
 
 
 def test_conformance_vectors_present():
-    assert len(CASES) == 46 + 13 + 26 + 20, f"found {len(CASES)} cases under {ROOT}"
+    assert len(CASES) == 46 + 13 + 26 + 20 + 18, f"found {len(CASES)} cases under {ROOT}"
 
 
 def array(t: dict) -> np.ndarray:
@@ -67,6 +68,8 @@ def run_case(op: str, case: dict) -> np.ndarray:
     if op == "gather":
         d = max(x.ndim, i.ndim, x.ndim + i.ndim - 1, 1)
         return dmlc.gather(pad(x, d), pad(i, d), axis=axis + d - x.ndim, index_dimensions=i.ndim)
+    if op == "gatherND":
+        return dmlc.gather_nd(x, i)
     if op == "gatherElements":
         return dmlc.gather_elements(x, i, axis=axis)
     return dmlc.scatter(x, i, inputs["updates"], axis=axis)

@@ -18,21 +18,25 @@ from .layout import (
     SpaceToDepthDesc,
     TileDesc,
 )
+from .nd import GatherND1Desc, GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc
 from .slice import Slice1Desc
 from .tensor import IndexBounds, TensorDesc, as_tuple
 
 __all__ = ["DIRECTML_OPERATORS", "DepthToSpace0Desc", "DepthToSpaceDesc", "ExpressionDesc",
-           "GatherDesc", "GatherElementsDesc", "IndexBounds", "JoinDesc", "OperatorDesc",
+           "GatherDesc", "GatherElementsDesc", "GatherND1Desc", "GatherNDDesc", "OneHotDesc",
+           "ReverseSubsequencesDesc", "IndexBounds", "JoinDesc", "OperatorDesc",
            "Padding0Desc", "PaddingDesc", "ScatterDesc", "Slice1Desc", "SpaceToDepth0Desc",
            "SpaceToDepthDesc", "SplitDesc", "TensorDesc", "TileDesc", "as_tuple", "axis_bounds",
            "dml_field", "list_argument"]
 
 OperatorDesc = (GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | JoinDesc | SplitDesc
-                | TileDesc | PaddingDesc | SpaceToDepthDesc | ExpressionDesc)
+                | TileDesc | PaddingDesc | SpaceToDepthDesc | GatherND1Desc | OneHotDesc
+                | ReverseSubsequencesDesc | ExpressionDesc)
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, JoinDesc,
                       SplitDesc, TileDesc, PaddingDesc, Padding0Desc, SpaceToDepthDesc,
-                      DepthToSpaceDesc, SpaceToDepth0Desc, DepthToSpace0Desc)
+                      DepthToSpaceDesc, SpaceToDepth0Desc, DepthToSpace0Desc, GatherND1Desc,
+                      GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
 checked mode and error messages need to know of it: `operator` (its DirectML name),
 `has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword

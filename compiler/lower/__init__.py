@@ -16,12 +16,13 @@ from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
 from .join import lower_join, lower_split
 from .layout import LAYOUT_LOWERINGS
+from .nd import ND_LOWERINGS
 from .scatter import lower_scatter, lower_scatter_in_place
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
           Slice1Desc: lower_slice, JoinDesc: lower_join, SplitDesc: lower_split,
-          ExpressionDesc: lower_expression, **LAYOUT_LOWERINGS}
+          ExpressionDesc: lower_expression, **LAYOUT_LOWERINGS, **ND_LOWERINGS}
 
 
 def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Program:
