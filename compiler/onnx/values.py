@@ -3,7 +3,8 @@ types ONNX has beyond DirectML's eleven.
 
 Data movement copies bits, so any element of 1, 2, 4 or 8 bytes moves as the unsigned integer of
 its width: ONNX's bool, bfloat16, the float8 types and complex64 run through the same kernels
-(`Value.logical` remembers what to call the bits on the way out). Constants (initializers,
+(`Value.logical` remembers what to call the bits on the way out; ml_dtypes' bfloat16 and float8
+types are numpy dtypes of kind "V"). Constants (initializers,
 Constant nodes, index operands) stay numpy arrays until a kernel needs them on the device.
 """
 from __future__ import annotations
@@ -50,7 +51,8 @@ def carrier(dtype: np.dtype, where: str) -> np.dtype:
         return dtype
     except ValueError:  # ValidationError is one too
         pass
-    if dtype.kind in "OUSV" or dtype.itemsize not in _CARRIERS:
+    structured = dtype.fields is not None or dtype.subdtype is not None
+    if dtype.kind in "OUS" or structured or dtype.itemsize not in _CARRIERS:
         raise ValidationError("onnx", where, "elements of 1, 2, 4 or 8 bytes (numbers, bool)",
                               str(dtype))
     return _CARRIERS[dtype.itemsize]

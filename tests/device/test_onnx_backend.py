@@ -11,9 +11,9 @@ onnx_backend_test = pytest.importorskip("onnx.backend.test")
 import dmlc.onnx.backend as dmlc_backend  # noqa: E402  (after the importorskip)
 
 OPERATORS = ["concat", "constant_pad", "depthtospace", "edge_pad", "expand", "flatten", "gather",
-             "gather_elements", "identity", "reflect_pad", "reshape", "scatter_elements",
-             "scatter", "slice", "spacetodepth", "split", "squeeze", "tile", "transpose",
-             "unsqueeze", "wrap_pad"]
+             "gather_elements", "gathernd", "identity", "onehot", "reflect_pad", "reshape",
+             "reversesequence", "scatter_elements", "scatter", "slice", "spacetodepth", "split",
+             "squeeze", "tile", "transpose", "unsqueeze", "wrap_pad"]
 
 EXCLUDED = {
     # Sequences are not tensors: dmlc moves tensors.
