@@ -7,6 +7,7 @@
 """
 from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
+from .api_copy import copy, slice_grad
 from .api_join import join, split
 from .api_layout import depth_to_space, pad, space_to_depth, tile
 from .api_nd import gather_nd, one_hot, reverse_subsequences
@@ -19,6 +20,7 @@ from .descriptors import (
     GatherElementsDesc,
     GatherND1Desc,
     GatherNDDesc,
+    IdentityDesc,
     JoinDesc,
     OneHotDesc,
     Padding0Desc,
@@ -26,6 +28,8 @@ from .descriptors import (
     ReverseSubsequencesDesc,
     ScatterDesc,
     Slice1Desc,
+    SliceDesc,
+    SliceGradDesc,
     SpaceToDepth0Desc,
     SpaceToDepthDesc,
     SplitDesc,
@@ -97,13 +101,14 @@ def clear_cache() -> None:
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
            "tile", "pad", "space_to_depth", "depth_to_space", "gather_nd", "one_hot",
-           "reverse_subsequences", "take",
+           "reverse_subsequences", "copy", "slice_grad", "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",
            "TileDesc", "PaddingDesc", "Padding0Desc", "SpaceToDepthDesc", "DepthToSpaceDesc",
            "SpaceToDepth0Desc", "DepthToSpace0Desc", "GatherND1Desc", "GatherNDDesc",
-           "OneHotDesc", "ReverseSubsequencesDesc", "TensorDesc",
+           "OneHotDesc", "ReverseSubsequencesDesc", "IdentityDesc", "SliceDesc", "SliceGradDesc",
+           "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
            "close_device", "cache_info", "clear_cache", "__version__"]

@@ -33,6 +33,7 @@ from .tensor_checks import (
     is_int,
     resolve_output,
 )
+from .validate_copy import COPY_VALIDATORS
 from .validate_join import validate_join, validate_split
 from .validate_layout import LAYOUT_VALIDATORS
 from .validate_nd import ND_VALIDATORS
@@ -151,7 +152,8 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
                ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
                JoinDesc: validate_join, SplitDesc: validate_split,
-               ExpressionDesc: validate_expression, **LAYOUT_VALIDATORS, **ND_VALIDATORS}
+               ExpressionDesc: validate_expression, **LAYOUT_VALIDATORS, **ND_VALIDATORS,
+               **COPY_VALIDATORS}
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:

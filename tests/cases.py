@@ -156,6 +156,7 @@ def split_cases(draw, dtypes=DATA_TYPES) -> Case:
     return Case(split_flat, (x,), {"sizes": pieces, "axis": axis}, desc, expected)
 
 
+from cases_copy import identity_cases, slice0_cases, slice_grad_cases  # noqa: E402
 from cases_layout import depth_space_cases, padding_cases, tile_cases  # noqa: E402
 from cases_nd import gather_nd_cases, one_hot_cases, reverse_subsequences_cases  # noqa: E402
 
@@ -163,4 +164,5 @@ ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
              "scatter": scatter_cases, "slice": slice_cases, "join": join_cases,
              "split": split_cases, "tile": tile_cases, "padding": padding_cases,
              "depth_space": depth_space_cases, "gather_nd": gather_nd_cases,
-             "one_hot": one_hot_cases, "reverse_subsequences": reverse_subsequences_cases}
+             "one_hot": one_hot_cases, "reverse_subsequences": reverse_subsequences_cases,
+             "copy": identity_cases, "slice0": slice0_cases, "slice_grad": slice_grad_cases}

@@ -6,6 +6,7 @@ it with its OutputTensor filled in; `lower.lower()` turns a validated descriptor
 """
 from __future__ import annotations
 
+from .copy import IdentityDesc, SliceDesc, SliceGradDesc
 from .expression import ExpressionDesc
 from .indexed import GatherDesc, GatherElementsDesc, ScatterDesc, axis_bounds
 from .join import JoinDesc, SplitDesc, list_argument
@@ -23,20 +24,22 @@ from .slice import Slice1Desc
 from .tensor import IndexBounds, TensorDesc, as_tuple
 
 __all__ = ["DIRECTML_OPERATORS", "DepthToSpace0Desc", "DepthToSpaceDesc", "ExpressionDesc",
-           "GatherDesc", "GatherElementsDesc", "GatherND1Desc", "GatherNDDesc", "OneHotDesc",
-           "ReverseSubsequencesDesc", "IndexBounds", "JoinDesc", "OperatorDesc",
-           "Padding0Desc", "PaddingDesc", "ScatterDesc", "Slice1Desc", "SpaceToDepth0Desc",
-           "SpaceToDepthDesc", "SplitDesc", "TensorDesc", "TileDesc", "as_tuple", "axis_bounds",
-           "dml_field", "list_argument"]
+           "GatherDesc", "GatherElementsDesc", "GatherND1Desc", "GatherNDDesc", "IdentityDesc",
+           "IndexBounds", "JoinDesc", "OneHotDesc", "OperatorDesc", "Padding0Desc", "PaddingDesc",
+           "ReverseSubsequencesDesc", "ScatterDesc", "Slice1Desc", "SliceDesc", "SliceGradDesc",
+           "SpaceToDepth0Desc", "SpaceToDepthDesc", "SplitDesc", "TensorDesc", "TileDesc",
+           "as_tuple", "axis_bounds", "dml_field", "list_argument"]
 
 OperatorDesc = (GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | JoinDesc | SplitDesc
                 | TileDesc | PaddingDesc | SpaceToDepthDesc | GatherND1Desc | OneHotDesc
-                | ReverseSubsequencesDesc | ExpressionDesc)
+                | ReverseSubsequencesDesc | IdentityDesc | SliceDesc | SliceGradDesc
+                | ExpressionDesc)
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, JoinDesc,
                       SplitDesc, TileDesc, PaddingDesc, Padding0Desc, SpaceToDepthDesc,
                       DepthToSpaceDesc, SpaceToDepth0Desc, DepthToSpace0Desc, GatherND1Desc,
-                      GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc)
+                      GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc, IdentityDesc, SliceDesc,
+                      SliceGradDesc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
 checked mode and error messages need to know of it: `operator` (its DirectML name),
 `has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword

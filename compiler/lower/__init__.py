@@ -13,6 +13,7 @@ from ..descriptors import (
 )
 from ..expression.lower import lower_expression
 from ..ir import Program
+from .copy import COPY_LOWERINGS
 from .gather import lower_gather, lower_gather_elements
 from .join import lower_join, lower_split
 from .layout import LAYOUT_LOWERINGS
@@ -22,7 +23,8 @@ from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
           Slice1Desc: lower_slice, JoinDesc: lower_join, SplitDesc: lower_split,
-          ExpressionDesc: lower_expression, **LAYOUT_LOWERINGS, **ND_LOWERINGS}
+          ExpressionDesc: lower_expression, **LAYOUT_LOWERINGS, **ND_LOWERINGS,
+          **COPY_LOWERINGS}
 
 
 def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Program:

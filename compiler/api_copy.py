@@ -1,0 +1,37 @@
+"""The one-shot copy and slice_grad."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from .api import as_array, buffer_of, call, tensor_of
+from .compiled import cached_compile
+from .descriptors import TensorDesc
+from .descriptors.copy import IdentityDesc, SliceGradDesc
+from .dtypes import DataType
+from .errors import ValidationError
+from .tensor_checks import is_int
+
+
+def copy(x: Any, out: Any = None) -> Any:
+    """DML_ELEMENT_WISE_IDENTITY: `x` made contiguous. A strided numpy view (x.T,
+    x.transpose(0, 3, 1, 2), np.broadcast_to(...), x[::2]) or a device-tensor view is read in
+    place, its strides folded into the kernel: one pass, no host copy."""
+    a = as_array(IdentityDesc.operator, "InputTensor", x)
+    return call(cached_compile(IdentityDesc(input=tensor_of(a))), (buffer_of(a),), out)
+
+
+def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
+               sizes: Sequence[int], strides: Sequence[int], out: Any = None) -> Any:
+    """DML_SLICE_GRAD: zeros of `input_shape` with `dy` written where dmlc.slice(x, offsets,
+    sizes, strides) read x (the same window arguments)."""
+    op = SliceGradDesc.operator
+    g = as_array(op, "InputGradientTensor", dy)
+    if isinstance(input_shape, (str, bytes)) or not isinstance(input_shape, Sequence) or not \
+            all(is_int(s) for s in input_shape):
+        raise ValidationError(op, "input_shape", "a list of sizes", repr(input_shape))
+    shape = tuple(int(s) for s in input_shape)
+    desc = SliceGradDesc(input_gradient=tensor_of(g), output_gradient=TensorDesc(
+        data_type=DataType.of(g.dtype), sizes=shape), offsets=tuple(offsets),
+        sizes=tuple(sizes), strides=tuple(strides))
+    return call(cached_compile(desc), (buffer_of(g),), out)
