@@ -7,7 +7,6 @@ OutputTensor filled in, so later layers never re-derive shapes.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
 
 from .descriptors import (
     ExpressionDesc,
@@ -25,7 +24,6 @@ from .expression.validate import validate_expression
 from .tensor_checks import (
     check_axis,
     check_index_type,
-    check_int_list,
     check_same_type,
     check_sizes,
     check_tensor,
@@ -37,6 +35,7 @@ from .validate_copy import COPY_VALIDATORS
 from .validate_join import validate_join, validate_split
 from .validate_layout import LAYOUT_VALIDATORS
 from .validate_nd import ND_VALIDATORS
+from .validate_slice import validate_slice
 
 
 def check_sizes_except_axis(op: str, name: str, t: TensorDesc, ref: TensorDesc, axis: int) -> None:
@@ -110,43 +109,6 @@ def validate_scatter(desc: ScatterDesc) -> ScatterDesc:
                 "UpdatesTensor has the IndicesTensor's sizes")
     out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
     return dataclasses.replace(desc, axis=axis, output=out)
-
-
-def slice_max_sizes(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
-    """The largest output each window allows: 1 + (size - 1) // |stride|."""
-    return tuple(1 + (s - 1) // abs(st) for s, st in zip(sizes, strides))
-
-
-def validate_slice(desc: Slice1Desc) -> Slice1Desc:
-    op = desc.operator
-    check_tensor(op, "InputTensor", desc.input)
-    d = desc.input.rank
-    offsets = check_int_list(op, "InputWindowOffsets", desc.offsets, d, minimum=0)
-    sizes = check_int_list(op, "InputWindowSizes", desc.sizes, d, minimum=1)
-    strides = check_int_list(op, "InputWindowStrides", desc.strides, d)
-    for i, (o, s, st, n) in enumerate(zip(offsets, sizes, strides, desc.input.sizes)):
-        if st == 0:
-            raise ValidationError(op, f"InputWindowStrides[{i}]", "a non-zero integer", 0)
-        if o + s > n:
-            raise ValidationError(op, f"InputWindowSizes[{i}]",
-                                  f"offset + size <= InputTensor.Sizes[{i}] = {n}",
-                                  f"{o} + {s} = {o + s}", "the window leaves the input")
-    limit = slice_max_sizes(sizes, strides)
-    if desc.output is None:
-        out_sizes = limit
-    else:
-        check_tensor(op, "OutputTensor", desc.output, d)
-        out_sizes = desc.output.sizes
-        for i, (o, m) in enumerate(zip(out_sizes, limit)):
-            if o > m:
-                raise ValidationError(op, f"OutputTensor.Sizes[{i}]", f"1 to {m} "
-                                      f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
-    out = resolve_output(op, desc, out_sizes, desc.input.data_type)
-    # A stride along an axis the output has one element of never moves: one beyond the shaders'
-    # 32-bit arithmetic is normalized to +-1 (its sign still picks the window's first or last).
-    strides = tuple(st if n > 1 or abs(st) < 2**31 else (1 if st > 0 else -1)
-                    for n, st in zip(out.sizes, strides))
-    return dataclasses.replace(desc, offsets=offsets, sizes=sizes, strides=strides, output=out)
 
 
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,

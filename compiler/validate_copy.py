@@ -14,6 +14,7 @@ from .tensor_checks import (
     fmt,
     resolve_output,
 )
+from .validate_slice import validate_slice
 
 
 def validate_identity(desc: IdentityDesc) -> IdentityDesc:
@@ -52,7 +53,6 @@ def as_slice1(desc: SliceDesc) -> Slice1Desc:
 
 
 def validate_slice_grad(desc: SliceGradDesc) -> SliceGradDesc:
-    from .validate import validate_slice  # DML_SLICE1's rules for the window
     op = desc.operator
     dy, out = desc.input_gradient, desc.output_gradient
     check_tensor(op, "OutputGradientTensor", out)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ValidationError
+from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
 from .ops import OPS, Node
 from .values import Value, finished, uploaded, value
 
