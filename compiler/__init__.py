@@ -8,6 +8,7 @@
 from . import lang
 from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .api_join import join, split
+from .api_scatternd import scatter_nd
 from .compiled import CompiledKernel, compile
 from .descriptors import (
     ExpressionDesc,
@@ -15,6 +16,7 @@ from .descriptors import (
     GatherElementsDesc,
     JoinDesc,
     ScatterDesc,
+    ScatterNDDesc,
     Slice1Desc,
     SplitDesc,
     TensorDesc,
@@ -83,7 +85,7 @@ def clear_cache() -> None:
 
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
-           "take",
+           "scatter_nd", "ScatterNDDesc", "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",

@@ -16,6 +16,7 @@ from .descriptors import (
     JoinDesc,
     OperatorDesc,
     ScatterDesc,
+    ScatterNDDesc,
     Slice1Desc,
     SplitDesc,
     TensorDesc,
@@ -34,6 +35,7 @@ from .tensor_checks import (
     resolve_output,
 )
 from .validate_join import validate_join, validate_split
+from .validate_scatternd import validate_scatter_nd
 
 
 def check_index_type(op: str, t: TensorDesc) -> None:
@@ -155,7 +157,7 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
                ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
                JoinDesc: validate_join, SplitDesc: validate_split,
-               ExpressionDesc: validate_expression}
+               ExpressionDesc: validate_expression, ScatterNDDesc: validate_scatter_nd}
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:

@@ -9,22 +9,28 @@ from __future__ import annotations
 from .expression import ExpressionDesc
 from .indexed import GatherDesc, GatherElementsDesc, ScatterDesc, axis_bounds
 from .join import JoinDesc, SplitDesc, list_argument
+from .scatternd import ScatterNDDesc
 from .slice import Slice1Desc
 from .tensor import IndexBounds, TensorDesc, as_tuple
 
 __all__ = ["DIRECTML_OPERATORS", "ExpressionDesc", "GatherDesc", "GatherElementsDesc",
-           "IndexBounds", "JoinDesc", "OperatorDesc", "ScatterDesc", "Slice1Desc", "SplitDesc",
+           "IN_PLACE_OPERATORS", "IndexBounds", "JoinDesc", "OperatorDesc", "ScatterDesc",
+           "ScatterNDDesc", "Slice1Desc", "SplitDesc",
            "TensorDesc", "as_tuple", "axis_bounds", "dml_field", "list_argument"]
 
 OperatorDesc = (GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | JoinDesc | SplitDesc
-                | ExpressionDesc)
+                | ExpressionDesc | ScatterNDDesc)
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, JoinDesc,
-                      SplitDesc)
+                      SplitDesc, ScatterNDDesc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
 checked mode and error messages need to know of it: `operator` (its DirectML name),
 `has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword
 argument; None for a field that is only checked, such as DimensionCount)."""
+
+
+IN_PLACE_OPERATORS = (ScatterDesc, ScatterNDDesc)
+"""The scatters: out= their data tensor updates it in place (only the updates are written)."""
 
 
 def dml_field(desc: OperatorDesc, keyword: str) -> str:

@@ -8,6 +8,7 @@ from ..descriptors import (
     JoinDesc,
     OperatorDesc,
     ScatterDesc,
+    ScatterNDDesc,
     Slice1Desc,
     SplitDesc,
 )
@@ -16,6 +17,7 @@ from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
 from .join import lower_join, lower_split
 from .scatter import lower_scatter, lower_scatter_in_place
+from .scatternd import lower_scatter_nd, lower_scatter_nd_in_place
 from .slice import lower_slice
 
 _LOWER = {GatherDesc: lower_gather, GatherElementsDesc: lower_gather_elements,
@@ -30,5 +32,7 @@ def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Pr
     in_place: the scatter that updates its data tensor, given as the output (scatter.py)."""
     if isinstance(desc, ScatterDesc):
         return lower_scatter_in_place(desc) if in_place else lower_scatter(desc, target)
+    if isinstance(desc, ScatterNDDesc):
+        return lower_scatter_nd_in_place(desc) if in_place else lower_scatter_nd(desc, target)
     assert not in_place, "only scatter updates in place"
     return _LOWER[type(desc)](desc)  # type: ignore[operator]

@@ -1,0 +1,47 @@
+"""The one-shot scatter_nd: ONNX ScatterND (DML_SCATTER_ND) on the device."""
+from __future__ import annotations
+
+from typing import Any
+
+from .api import _flag, as_array, buffer_of, call, tensor_of
+from .arguments import is_device_tensor
+from .compiled import cached_compile
+from .descriptors import ScatterNDDesc
+
+
+def _padded(a: Any, rank: int) -> Any:
+    """`a` with leading 1s up to `rank` dimensions (a view: numpy's, or a device tensor's)."""
+    return a if a.ndim == rank else a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))
+
+
+def scatter_nd(input: Any, indices: Any, updates: Any, *,
+               input_dimension_count: int | None = None,
+               indices_dimension_count: int | None = None,
+               check_indices: bool = False, out: Any = None) -> Any:
+    """DML_SCATTER_ND (ONNX ScatterND): a copy of `input` with input[indices[b]] = updates[b]
+    for every index tuple b (the last axis of `indices` holds tuples of k coordinates into the
+    input's first k axes; updates has shape indices.shape[:-1] + input.shape[k:]). Ranks may
+    differ, as in ONNX: all are padded with leading 1s to one DimensionCount, and
+    input_dimension_count / indices_dimension_count default to input.ndim / indices.ndim.
+    Negative indices count from the end; a tuple with a coordinate out of range is dropped
+    (or raises IndexOutOfRangeError with check_indices=True); when tuples repeat, the update
+    last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place."""
+    op = ScatterNDDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    u = as_array(op, "updates", updates)
+    rank = max(x.ndim, i.ndim, u.ndim)
+    in_dims = x.ndim if input_dimension_count is None else input_dimension_count
+    idx_dims = i.ndim if indices_dimension_count is None else indices_dimension_count
+    xp, ip, up = _padded(x, rank), _padded(i, rank), _padded(u, rank)
+    kernel = cached_compile(ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip),
+                                          updates=tensor_of(up), input_dimension_count=in_dims,
+                                          indices_dimension_count=idx_dims),
+                            _flag(op, "check_indices", check_indices))
+    if out is not None and x.ndim != rank and tuple(out.shape) == tuple(x.shape):
+        padded_out = _padded(out, rank)
+        result = call(kernel, (buffer_of(xp), buffer_of(ip), buffer_of(up)), padded_out)
+        return out if result is padded_out or not is_device_tensor(out) else result
+    result = call(kernel, (buffer_of(xp), buffer_of(ip), buffer_of(up)), out)
+    if x.ndim != rank and out is None:
+        return result.reshape(x.shape)
+    return result
