@@ -159,3 +159,13 @@ def split_cases(draw, dtypes=DATA_TYPES) -> Case:
 ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
              "scatter": scatter_cases, "slice": slice_cases, "join": join_cases,
              "split": split_cases}
+
+
+def _register_families() -> None:
+    """Each operator family's generators live in tests/cases_<family>.py (they import Case
+    from here, so they are added after it is defined)."""
+    from cases_scatternd import scatter_nd_cases
+    ALL_CASES["scatter_nd"] = scatter_nd_cases
+
+
+_register_families()

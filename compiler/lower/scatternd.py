@@ -22,8 +22,8 @@ from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from ..ir.verify import MAX_STEPS
+from . import scatter as elements  # its thresholds (read at call time: tests change them)
 from .common import address, tensor_buffer, unflatten
-from .scatter import IN_PLACE_SHORT, LINES_MIN
 
 
 def rows_and_slice(desc: ScatterNDDesc) -> tuple[int, int]:
@@ -58,7 +58,7 @@ def lower_scatter_nd(desc: ScatterNDDesc, target: str = "gpu") -> Program:
     assert out is not None, "validate() first"
     rows, lines = rows_and_slice(desc)
     if (target == "cpu" and out.data_type.bits >= 32 and rows <= MAX_STEPS
-            and lines >= LINES_MIN):
+            and lines >= elements.LINES_MIN):
         return lower_scatter_nd_lines(desc)
     return lower_scatter_nd_vote(desc)
 
@@ -66,7 +66,7 @@ def lower_scatter_nd(desc: ScatterNDDesc, target: str = "gpu") -> Program:
 def lower_scatter_nd_in_place(desc: ScatterNDDesc) -> Program:
     """The scatter with the data tensor as its output (inputs: indices and updates only)."""
     rows, lines = rows_and_slice(desc)
-    if rows <= MAX_STEPS and (lines >= LINES_MIN or rows <= IN_PLACE_SHORT):
+    if rows <= MAX_STEPS and (lines >= elements.LINES_MIN or rows <= elements.IN_PLACE_SHORT):
         return lower_scatter_nd_lines(desc, in_place=True)
     return lower_scatter_nd_vote(desc, in_place=True)
 
