@@ -4,8 +4,9 @@ from __future__ import annotations
 from .common import BenchCase
 from .core import core_cases
 from .join import join_cases
+from .scatternd import scatter_nd_cases
 
-FAMILIES = (core_cases, join_cases)
+FAMILIES = (core_cases, join_cases, scatter_nd_cases)
 
 
 def suite(quick: bool = False) -> list[BenchCase]:
