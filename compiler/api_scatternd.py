@@ -16,7 +16,7 @@ def _padded(a: Any, rank: int) -> Any:
 
 def scatter_nd(input: Any, indices: Any, updates: Any, *,
                input_dimension_count: int | None = None,
-               indices_dimension_count: int | None = None,
+               indices_dimension_count: int | None = None, reduction: str = "none",
                check_indices: bool = False, out: Any = None) -> Any:
     """DML_SCATTER_ND (ONNX ScatterND): a copy of `input` with input[indices[b]] = updates[b]
     for every index tuple b (the last axis of `indices` holds tuples of k coordinates into the
@@ -25,7 +25,9 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     input_dimension_count / indices_dimension_count default to input.ndim / indices.ndim.
     Negative indices count from the end; a tuple with a coordinate out of range is dropped
     (or raises IndexOutOfRangeError with check_indices=True); when tuples repeat, the update
-    last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place."""
+    last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place.
+    reduction (ONNX's): "add", "mul", "max" or "min" combine colliding updates in row-major
+    order, as numpy would one at a time (the same bits on any device)."""
     op = ScatterNDDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
@@ -35,7 +37,8 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     xp, ip, up = _padded(x, rank), _padded(i, rank), _padded(u, rank)
     kernel = cached_compile(ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip),
                                           updates=tensor_of(up), input_dimension_count=in_dims,
-                                          indices_dimension_count=idx_dims),
+                                          indices_dimension_count=idx_dims,
+                                          reduction=reduction),
                             _flag(op, "check_indices", check_indices))
     if out is not None and x.ndim != rank and tuple(out.shape) == tuple(x.shape):
         padded_out = _padded(out, rank)

@@ -35,7 +35,7 @@ from .tensor_checks import (
     resolve_output,
 )
 from .validate_join import validate_join, validate_split
-from .validate_scatternd import validate_scatter_nd
+from .validate_scatternd import check_reduction, validate_scatter_nd
 
 
 def check_index_type(op: str, t: TensorDesc) -> None:
@@ -114,7 +114,8 @@ def validate_scatter(desc: ScatterDesc) -> ScatterDesc:
     check_sizes(op, "UpdatesTensor", desc.updates.sizes, desc.indices.sizes,
                 "UpdatesTensor has the IndicesTensor's sizes")
     out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
-    return dataclasses.replace(desc, axis=axis, output=out)
+    return dataclasses.replace(desc, axis=axis, output=out,
+                               reduction=check_reduction(op, desc.reduction))
 
 
 def slice_max_sizes(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:

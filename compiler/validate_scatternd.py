@@ -8,6 +8,15 @@ from .dtypes import INDEX_TYPES
 from .errors import ValidationError
 from .tensor_checks import check_same_type, check_sizes, check_tensor, fmt, is_int, resolve_output
 
+REDUCTIONS = ("none", "add", "mul", "max", "min")
+
+
+def check_reduction(op: str, value: object) -> str:
+    """ONNX's reduction attribute: none, add, mul, max or min (any case)."""
+    if not isinstance(value, str) or value.lower() not in REDUCTIONS:
+        raise ValidationError(op, "reduction", " or ".join(REDUCTIONS), repr(value))
+    return value.lower()
+
 
 def check_dimension_count(op: str, field: str, value: object, t: TensorDesc,
                           name: str) -> int:
@@ -61,4 +70,5 @@ def validate_scatter_nd(desc: ScatterNDDesc) -> ScatterNDDesc:
                 "indices.Sizes[:-1] ++ input.Sizes[k:], right-aligned")
     out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
     return dataclasses.replace(desc, input_dimension_count=input_dims,
-                               indices_dimension_count=indices_dims, output=out)
+                               indices_dimension_count=indices_dims, output=out,
+                               reduction=check_reduction(op, desc.reduction))

@@ -30,6 +30,9 @@ class ScatterNDDesc:
     """IndicesDimensionCount: the indices' dimensions that count, in [1, DimensionCount]."""
     output: TensorDesc | None = None
     """OutputTensor: the input's sizes and type. None: inferred."""
+    reduction: str = "none"
+    """dmlc's, beyond DirectML (ONNX's attribute): "none", "add", "mul", "max" or "min", as
+    ScatterDesc.reduction."""
 
     operator = "DML_SCATTER_ND"
     has_indices: ClassVar[bool] = True

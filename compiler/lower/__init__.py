@@ -17,6 +17,7 @@ from ..ir import Program
 from .gather import lower_gather, lower_gather_elements
 from .join import lower_join, lower_split
 from .scatter import lower_scatter, lower_scatter_in_place
+from .scatter_reduce import lower_scatter_reduce
 from .scatternd import lower_scatter_nd, lower_scatter_nd_in_place
 from .slice import lower_slice
 
@@ -30,6 +31,8 @@ def lower(desc: OperatorDesc, target: str = "gpu", in_place: bool = False) -> Pr
     IR (the IR builders are pure: the pipeline's rule passes do the simplifying).
     target: "cpu" or "gpu" (compiler/target.py), for the lowerings that differ.
     in_place: the scatter that updates its data tensor, given as the output (scatter.py)."""
+    if isinstance(desc, (ScatterDesc, ScatterNDDesc)) and desc.reduction != "none":
+        return lower_scatter_reduce(desc, in_place)
     if isinstance(desc, ScatterDesc):
         return lower_scatter_in_place(desc) if in_place else lower_scatter(desc, target)
     if isinstance(desc, ScatterNDDesc):
