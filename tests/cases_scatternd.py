@@ -36,8 +36,11 @@ def tuple_indices(draw, batch: tuple[int, ...], dims: tuple[int, ...], itype) ->
     return table[np.array(pick, dtype=np.int64)].reshape(*batch, len(dims))
 
 
+REDUCTIONS = ["add", "mul", "max", "min"]
+
+
 @st.composite
-def scatter_nd_cases(draw, dtypes=DATA_TYPES) -> Case:
+def scatter_nd_cases(draw, dtypes=DATA_TYPES, reductions=("none",)) -> Case:
     d = draw(st.integers(1, 8))
     in_dims = draw(st.integers(1, d))
     k = draw(st.integers(1, in_dims))
@@ -51,8 +54,31 @@ def scatter_nd_cases(draw, dtypes=DATA_TYPES) -> Case:
     x = random_bits(draw(seeds), in_shape, dtype)
     u_shape = updates_shape(in_shape, i.shape, in_dims, idx_dims)
     u = random_bits(draw(seeds), u_shape or tuple(i.shape[:-1]), dtype)
-    kwargs = {"input_dimension_count": in_dims, "indices_dimension_count": idx_dims}
+    reduction = draw(st.sampled_from(reductions))
+    kwargs = {"input_dimension_count": in_dims, "indices_dimension_count": idx_dims,
+              "reduction": reduction}
     desc = dmlc.ScatterNDDesc(input=_tensor(x), indices=_tensor(i), updates=_tensor(u),
                               **kwargs)
-    expected = None if u_shape is None else ref.scatter_nd(x, i, u, in_dims)
+    expected = None if u_shape is None else ref.scatter_nd(x, i, u, in_dims, reduction)
     return Case(dmlc.scatter_nd, (x, i, u), kwargs, desc, expected)
+
+
+def scatter_nd_reduce_cases(dtypes=DATA_TYPES) -> st.SearchStrategy[Case]:
+    return scatter_nd_cases(dtypes, REDUCTIONS)
+
+
+@st.composite
+def scatter_reduce_cases(draw, dtypes=DATA_TYPES) -> Case:
+    """ScatterElements with a reduction: few distinct indices, so updates pile up."""
+    in_shape = draw(shapes())
+    d = len(in_shape)
+    axis = draw(st.integers(0, d - 1))
+    idx_shape = tuple(n if k != axis else draw(st.integers(1, 6)) for k, n in enumerate(in_shape))
+    dtype, itype = draw(st.sampled_from(dtypes)), draw(st.sampled_from(INDEX_TYPES))
+    x = random_bits(draw(seeds), in_shape, dtype)
+    i = draw(index_arrays(idx_shape, itype, min(in_shape[axis], 2)))
+    u = random_bits(draw(seeds), idx_shape, dtype)
+    reduction = draw(st.sampled_from(REDUCTIONS))
+    kwargs = {"axis": axis, "reduction": reduction}
+    desc = dmlc.ScatterDesc(input=_tensor(x), indices=_tensor(i), updates=_tensor(u), **kwargs)
+    return Case(dmlc.scatter, (x, i, u), kwargs, desc, ref.scatter(x, i, u, axis, reduction))
