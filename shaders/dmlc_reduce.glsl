@@ -150,7 +150,12 @@ uvec2 r_fmul(uvec2 a, uvec2 b, uint E, uint M, bool second_first) {
     uvec2 ma, mb; int ea, eb;
     r_unpack(a, E, M, ma, ea);
     r_unpack(b, E, M, mb, eb);
-    uvec4 p = r_mul128(ma, mb);  // < 2^(2M + 2)
+    if (r_zero64(ma) || r_zero64(mb)) return r_inf_bits(s, E, M) & r_sign_bit(E, M);  // +-0
+    // denormals normalized (exponent below 1), so the product's leading bit is at 2M or 2M+1
+    int da = int(M) - r_msb64(ma), db = int(M) - r_msb64(mb);
+    ma = r_shl64(ma, uint(da)); ea -= da;
+    mb = r_shl64(mb, uint(db)); eb -= db;
+    uvec4 p = r_mul128(ma, mb);  // in [2^2M, 2^(2M + 2))
     int bias = int((1u << (E - 1u)) - 1u);
     uvec2 sig;
     if (2u * M > R_P) {  // f64: the 106-bit product >> (2M - 61), with sticky
