@@ -3,6 +3,7 @@ the numpy reference (both lowerings) and against ONNX's reference evaluator, the
 checked mode's bounds."""
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -121,6 +122,17 @@ def test_validation_names_operator_field_expected_actual(bad, field, words):
         build_program(desc(**bad))
     assert e.value.operator == "DML_SCATTER_ND" and e.value.field == field, str(e.value)
     assert words in str(e.value)
+
+
+@pytest.mark.parametrize("value", ["sum", "", None, 1])
+def test_reduction_must_be_one_of_onnx_s(value):
+    for d in (desc(), dmlc.ScatterDesc(input=tensor("INT8", (3,)), indices=tensor("INT32", (2,)),
+                                       updates=tensor("INT8", (2,)), axis=0)):
+        with pytest.raises(dmlc.ValidationError, match="none or add or mul or max or min") as e:
+            build_program(dataclasses.replace(d, reduction=value))
+        assert e.value.field == "reduction"
+    assert build_program(desc(**{}))[0].reduction == "none"
+    assert build_program(dataclasses.replace(desc(), reduction="ADD"))[0].reduction == "add"
 
 
 def test_updates_longer_than_the_dimension_count():
