@@ -97,7 +97,8 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
     raise IRError(f"cannot evaluate {n.op.name}")
 
 
-COMBINE_UFUNCS = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+COMBINE_UFUNCS: dict[str, np.ufunc] = {"add": np.add, "mul": np.multiply, "max": np.maximum,
+                                       "min": np.minimum}
 
 
 def combine_bits(kind: str, dtype: DataType, a: np.ndarray, b: np.ndarray,
