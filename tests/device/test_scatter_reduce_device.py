@@ -194,3 +194,15 @@ def test_onnx_scatter_nd_agrees(case):
     x, idx, upd, kind = case
     expected = run_node("ScatterND", [x, idx, upd], reduction=kind)[0]
     assert_bits_equal(dmlc.scatter_nd(x, idx, upd, reduction=kind), expected)
+
+
+def test_checked_mode_in_place_raises_and_leaves_the_data_as_it_was():
+    """Also when the lines run as several kernels (every one of them writes nothing)."""
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    idx = np.zeros((70_000, 1), np.int32)
+    idx[-1, 0] = 2
+    t = dmlc.to_device(data)
+    with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[69999, 0\] = 2"):
+        dmlc.scatter_nd(t, idx, np.ones((70_000, 3), np.float32), reduction="add",
+                        check_indices=True, out=t)
+    assert_bits_equal(t.numpy(), data)
