@@ -159,6 +159,12 @@ def test_the_dml_example_gives_its_documented_output():
     assert_bits_equal(run_module(module)["OutputTensor"], unit.expected)
 
 
+def test_operator_inferred_without_its_name():
+    text = (EXAMPLES / "scatter_nd.dml").read_text().replace("DML_SCATTER_ND_OPERATOR_DESC\n", "")
+    (unit,) = dmlc.lang.parse_module(text).units
+    assert isinstance(unit.descriptor, dmlc.ScatterNDDesc)
+
+
 def test_dml_notation_names_its_fields():
     text = (EXAMPLES / "scatter_nd.dml").read_text().replace("IndicesDimensionCount: 2",
                                                              "IndicesDimensionCount: 5")

@@ -147,3 +147,17 @@ def test_stays_inside(dtype, index_type, scatter_design):
                 assert_bits_equal(kernel(x, idx3, upd3), ref.scatter_nd(x, idx, upd))
         finally:
             assert kernel.executable().guard_damage() == []
+
+
+def test_the_examples_run_and_check_themselves():
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, str(root / "examples" / "kv_cache_scatter_nd.py")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "exact" in done.stdout, done.stderr
+    dml = subprocess.run([str(Path(sys.executable).parent / "dmlc"), "run",
+                          str(root / "examples" / "scatter_nd.dml")],
+                         capture_output=True, text=True, timeout=300)
+    assert dml.returncode == 0 and "matches" in dml.stdout + dml.stderr, dml.stderr
