@@ -3,15 +3,39 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .api import _flag, as_array, buffer_of, call, tensor_of
 from .arguments import is_device_tensor
 from .compiled import cached_compile
 from .descriptors import ScatterNDDesc
+from .errors import ValidationError
 
 
 def _padded(a: Any, rank: int) -> Any:
     """`a` with leading 1s up to `rank` dimensions (a view: numpy's, or a device tensor's)."""
     return a if a.ndim == rank else a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))
+
+
+def _call_padded_out(kernel: Any, args: tuple[Any, ...], out: Any, rank: int) -> Any:
+    """out= in the data's shape, for a kernel whose output is padded to `rank` dimensions:
+    written through a padded view of it (a reshape that copied would lose the writes)."""
+    op = ScatterNDDesc.operator
+    if is_device_tensor(out):
+        if not out.is_contiguous:
+            raise ValidationError(op, "out", "a contiguous tensor", "a strided view",
+                                  "pass view.contiguous()")
+        call(kernel, args, _padded(out, rank))
+        return out
+    if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+        if not out.flags.writeable:
+            raise ValidationError(op, "out", "a writeable array", "a read-only array")
+        staged = np.empty((1,) * (rank - out.ndim) + out.shape, out.dtype)
+        call(kernel, args, staged)
+        np.copyto(out, staged.reshape(out.shape), casting="no")
+        return out
+    call(kernel, args, _padded(out, rank))
+    return out
 
 
 def scatter_nd(input: Any, indices: Any, updates: Any, *,
@@ -40,11 +64,10 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
                                           indices_dimension_count=idx_dims,
                                           reduction=reduction),
                             _flag(op, "check_indices", check_indices))
-    if out is not None and x.ndim != rank and tuple(out.shape) == tuple(x.shape):
-        padded_out = _padded(out, rank)
-        result = call(kernel, (buffer_of(xp), buffer_of(ip), buffer_of(up)), padded_out)
-        return out if result is padded_out or not is_device_tensor(out) else result
-    result = call(kernel, (buffer_of(xp), buffer_of(ip), buffer_of(up)), out)
+    args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
+    if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
+        return _call_padded_out(kernel, args, out, rank)
+    result = call(kernel, args, out)
     if x.ndim != rank and out is None:
         return result.reshape(x.shape)
     return result

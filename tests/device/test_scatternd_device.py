@@ -69,6 +69,17 @@ def test_numpy_out():
     assert_bits_equal(out, ref.scatter_nd(x, idx, upd))
     with pytest.raises(dmlc.ValidationError, match="out shape"):
         dmlc.scatter_nd(x, idx, upd, out=np.empty((3, 4), np.int8))
+    # ranks padded (data [4, 3], indices [1, 2, 1]): out= still written, views included
+    idx3 = idx.reshape(1, 2, 1)
+    upd3 = upd.reshape(1, 2, 3)
+    for o in (np.empty_like(x), np.empty((3, 4), np.int8).T, dmlc.empty(x.shape, x.dtype)):
+        assert dmlc.scatter_nd(x, idx3, upd3, out=o) is o
+        assert_bits_equal(o if isinstance(o, np.ndarray) else o.numpy(),
+                          ref.scatter_nd(x, idx, upd))
+    with pytest.raises(dmlc.ValidationError, match="out"):
+        dmlc.scatter_nd(x, idx3, upd3, out=np.empty((3, 4), np.int16).T)
+    with pytest.raises(dmlc.ValidationError, match="contiguous"):
+        dmlc.scatter_nd(x, idx3, upd3, out=dmlc.empty((3, 4), x.dtype).T)
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
