@@ -95,6 +95,23 @@ def test_in_place_every_type_both_targets(dtype, target, monkeypatch):
     assert_bits_equal(t.numpy(), ref.scatter_nd(x, idx, upd))
 
 
+@pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
+def test_in_place_by_vote(dtype):
+    """Many rows along few lines (whole-element tuples): the vote, the data its own original."""
+    x = random_bits(5, (6, 5), dtype)
+    idx = np.random.default_rng(1).integers(-7, 7, (100, 2)).astype(np.int64)
+    upd = random_bits(6, (100,), dtype)
+    d = dmlc.ScatterNDDesc(input=dmlc.TensorDesc(data_type=x.dtype.name, sizes=(1, 6, 5)),
+                           indices=dmlc.TensorDesc(data_type="INT64", sizes=(1, 100, 2)),
+                           updates=dmlc.TensorDesc(data_type=x.dtype.name, sizes=(1, 1, 100)),
+                           input_dimension_count=2, indices_dimension_count=2)
+    k = dmlc.compile(d)
+    assert [s.name for s in k._in_place().stages] == ["scatter_nd_vote", "scatter_nd_resolve"]
+    t = dmlc.to_device(x)
+    dmlc.scatter_nd(t, idx, upd, out=t)
+    assert_bits_equal(t.numpy(), ref.scatter_nd(x, idx, upd))
+
+
 def test_in_place_runs_no_copy():
     """A KV-cache row: one kernel over the row's elements; few long lines take the vote."""
     d = dmlc.ScatterNDDesc(input=dmlc.TensorDesc(data_type="FLOAT16", sizes=(4096, 64)),
