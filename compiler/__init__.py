@@ -11,6 +11,7 @@ from .api_copy import copy, slice_grad
 from .api_join import join, split
 from .api_layout import depth_to_space, pad, space_to_depth, tile
 from .api_nd import gather_nd, one_hot, reverse_subsequences
+from .api_scatternd import scatter_nd
 from .compiled import CompiledKernel, compile
 from .descriptors import (
     DepthToSpace0Desc,
@@ -27,6 +28,7 @@ from .descriptors import (
     PaddingDesc,
     ReverseSubsequencesDesc,
     ScatterDesc,
+    ScatterNDDesc,
     Slice1Desc,
     SliceDesc,
     SliceGradDesc,
@@ -101,7 +103,7 @@ def clear_cache() -> None:
 
 __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
            "tile", "pad", "space_to_depth", "depth_to_space", "gather_nd", "one_hot",
-           "reverse_subsequences", "copy", "slice_grad", "take",
+           "reverse_subsequences", "copy", "slice_grad", "scatter_nd", "ScatterNDDesc", "take",
            "take_along_axis", "put_along_axis", "compile",
            "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
            "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",

@@ -140,19 +140,22 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     return call(kernel, (buffer_of(x), buffer_of(i)), out)
 
 
-def scatter(input: Any, indices: Any, updates: Any, *, axis: int,
+def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
             check_indices: bool = False, out: Any = None) -> Any:
     """DML_SCATTER (ScatterElements): a copy of `input` with
     output[indices[i,j,k], j, k] = updates[i,j,k] for axis 0, etc. When several updates hit one
     element, the last in row-major order of `updates` wins; out-of-range updates are dropped
     (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end.
-    out= the data tensor (a DeviceTensor) updates it in place: only the updates are written."""
+    out= the data tensor (a DeviceTensor) updates it in place: only the updates are written.
+    reduction (ONNX's): "add", "mul", "max" or "min" combine each update into its target, in
+    row-major order of `updates`, as numpy would one at a time (the same bits on any device)."""
     op = ScatterDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=numpy_axis(axis, x.ndim)),
+                                        updates=tensor_of(u), axis=numpy_axis(axis, x.ndim),
+                                        reduction=reduction),
                          _flag(op, "check_indices", check_indices))
     return call(kernel, (buffer_of(x), buffer_of(i), buffer_of(u)), out)
 

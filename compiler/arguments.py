@@ -11,7 +11,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .descriptors import ExpressionDesc, OperatorDesc, ScatterDesc, TensorDesc, dml_field
+from .descriptors import (
+    IN_PLACE_OPERATORS,
+    ExpressionDesc,
+    OperatorDesc,
+    TensorDesc,
+    dml_field,
+)
 from .dtypes import as_ndarray
 from .errors import ValidationError
 from .tensor_checks import fmt
@@ -54,7 +60,7 @@ def check_out_overlap(desc: OperatorDesc, names: Sequence[str], args: Sequence[A
     one exception is scatter's data tensor laid out as the output (packed): out= that tensor
     updates it in place."""
     for name, a in zip(names, args):
-        if not is_device_tensor(a) or (isinstance(desc, ScatterDesc) and name == "input"
+        if not is_device_tensor(a) or (isinstance(desc, IN_PLACE_OPERATORS) and name == "input"
                                        and desc.input.is_packed):
             continue
         if a is out or a.kp_tensor is out.kp_tensor:

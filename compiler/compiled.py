@@ -20,7 +20,7 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
-from .descriptors import OperatorDesc, ScatterDesc
+from .descriptors import IN_PLACE_OPERATORS, OperatorDesc
 from .errors import ValidationError
 from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
@@ -50,8 +50,8 @@ def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
     if check_indices and not checked.has_indices:
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
-    if in_place and not isinstance(checked, ScatterDesc):
-        raise ValidationError(checked.operator, "in_place", "False (only DML_SCATTER updates "
+    if in_place and not isinstance(checked, IN_PLACE_OPERATORS):
+        raise ValidationError(checked.operator, "in_place", "False (only the scatters update "
                               "its input in place)", True)
     program = lower(checked, target, in_place)
     if check_indices:
@@ -219,7 +219,7 @@ def _in_place_of(key: tuple) -> Callable[[], CompiledKernel] | None:
     """For a scatter, how to get the kernel that updates its data tensor in place (compiled on
     the first call with out= that tensor, then cached like any other)."""
     desc, check_indices, guard_words, target, disabled, in_place = key
-    if not isinstance(desc, ScatterDesc) or in_place or guard_words:
+    if not isinstance(desc, IN_PLACE_OPERATORS) or in_place or guard_words:
         return None
     return functools.partial(KERNELS.get, (*key[:-1], True))
 

@@ -15,6 +15,7 @@ from .descriptors import (
     JoinDesc,
     OperatorDesc,
     ScatterDesc,
+    ScatterNDDesc,
     Slice1Desc,
     SplitDesc,
     TensorDesc,
@@ -35,6 +36,7 @@ from .validate_copy import COPY_VALIDATORS
 from .validate_join import validate_join, validate_split
 from .validate_layout import LAYOUT_VALIDATORS
 from .validate_nd import ND_VALIDATORS
+from .validate_scatternd import check_reduction, validate_scatter_nd
 from .validate_slice import validate_slice
 
 
@@ -108,14 +110,15 @@ def validate_scatter(desc: ScatterDesc) -> ScatterDesc:
     check_sizes(op, "UpdatesTensor", desc.updates.sizes, desc.indices.sizes,
                 "UpdatesTensor has the IndicesTensor's sizes")
     out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
-    return dataclasses.replace(desc, axis=axis, output=out)
+    return dataclasses.replace(desc, axis=axis, output=out,
+                               reduction=check_reduction(op, desc.reduction))
 
 
 _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_elements,
                ScatterDesc: validate_scatter, Slice1Desc: validate_slice,
                JoinDesc: validate_join, SplitDesc: validate_split,
                ExpressionDesc: validate_expression, **LAYOUT_VALIDATORS, **ND_VALIDATORS,
-               **COPY_VALIDATORS}
+               **COPY_VALIDATORS, ScatterNDDesc: validate_scatter_nd}
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:

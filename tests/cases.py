@@ -166,3 +166,14 @@ ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
              "depth_space": depth_space_cases, "gather_nd": gather_nd_cases,
              "one_hot": one_hot_cases, "reverse_subsequences": reverse_subsequences_cases,
              "copy": identity_cases, "slice0": slice0_cases, "slice_grad": slice_grad_cases}
+
+
+def _register_families() -> None:
+    """Each operator family's generators live in tests/cases_<family>.py (they import Case
+    from here, so they are added after it is defined)."""
+    from cases_scatternd import scatter_nd_cases, scatter_nd_reduce_cases, scatter_reduce_cases
+    ALL_CASES.update(scatter_nd=scatter_nd_cases, scatter_nd_reduce=scatter_nd_reduce_cases,
+                     scatter_reduce=scatter_reduce_cases)
+
+
+_register_families()

@@ -6,8 +6,9 @@ from .core import core_cases
 from .join import join_cases
 from .layout import layout_cases
 from .nd import nd_cases
+from .scatternd import scatter_nd_cases
 
-FAMILIES = (core_cases, join_cases, layout_cases, nd_cases)
+FAMILIES = (core_cases, join_cases, layout_cases, nd_cases, scatter_nd_cases)
 
 
 def suite(quick: bool = False) -> list[BenchCase]:

@@ -26,8 +26,15 @@ _INDEX_FN = {DataType.INT32: "dmlc_index_i32", DataType.UINT32: "dmlc_index_u32"
              DataType.INT64: "dmlc_index_i64", DataType.UINT64: "dmlc_index_u64"}
 
 
-def helpers() -> str:
-    return resources.files("dmlc.shaders").joinpath("dmlc_helpers.glsl").read_text()
+def helpers(name: str = "dmlc_helpers.glsl") -> str:
+    return resources.files("dmlc.shaders").joinpath(name).read_text()
+
+
+def _combine_fn(n: Node) -> str:
+    """shaders/dmlc_reduce.glsl's function for a COMBINE of this kind and data type."""
+    dtype = cast(DataType, n.dtype)
+    kind = "f" if dtype.numpy.kind == "f" else ("i" if dtype.is_signed_int else "u")
+    return f"dmlc_{n.arg}_{kind}{dtype.bits}"
 
 
 def glsl_type(dtype: object) -> str:
@@ -134,6 +141,8 @@ class _KernelWriter:
             return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"
         if n.op is Op.BITS:
             return f"int({a[0]})"
+        if n.op is Op.COMBINE:
+            return f"{_combine_fn(n)}({a[0]}, {a[1]})"
         raise NotImplementedError(n.op)
 
     def effect(self, e: Node, indent: str) -> list[str]:
@@ -276,7 +285,10 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0) -> str:
     lines = ["#version 450", f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words)
-    lines += ["", helpers().rstrip(), "", "void main() {",
+    lines += ["", helpers().rstrip(), ""]
+    if any(n.op is Op.COMBINE for n in toposort(list(k.effects))):  # scatter reductions only
+        lines += [helpers("dmlc_reduce.glsl").rstrip(), ""]
+    lines += ["void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     # sched.stride items, a workgroup apart; compare in uint before the int cast
     span = sched.local_size * sched.stride

@@ -20,30 +20,36 @@ from .layout import (
     TileDesc,
 )
 from .nd import GatherND1Desc, GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc
+from .scatternd import ScatterNDDesc
 from .slice import Slice1Desc
 from .tensor import IndexBounds, TensorDesc, as_tuple
 
 __all__ = ["DIRECTML_OPERATORS", "DepthToSpace0Desc", "DepthToSpaceDesc", "ExpressionDesc",
-           "GatherDesc", "GatherElementsDesc", "GatherND1Desc", "GatherNDDesc", "IdentityDesc",
-           "IndexBounds", "JoinDesc", "OneHotDesc", "OperatorDesc", "Padding0Desc", "PaddingDesc",
-           "ReverseSubsequencesDesc", "ScatterDesc", "Slice1Desc", "SliceDesc", "SliceGradDesc",
+           "GatherDesc", "GatherElementsDesc", "GatherND1Desc", "GatherNDDesc",
+           "IN_PLACE_OPERATORS", "IdentityDesc", "IndexBounds", "JoinDesc", "OneHotDesc",
+           "OperatorDesc", "Padding0Desc", "PaddingDesc", "ReverseSubsequencesDesc",
+           "ScatterDesc", "ScatterNDDesc", "Slice1Desc", "SliceDesc", "SliceGradDesc",
            "SpaceToDepth0Desc", "SpaceToDepthDesc", "SplitDesc", "TensorDesc", "TileDesc",
            "as_tuple", "axis_bounds", "dml_field", "list_argument"]
 
 OperatorDesc = (GatherDesc | GatherElementsDesc | ScatterDesc | Slice1Desc | JoinDesc | SplitDesc
                 | TileDesc | PaddingDesc | SpaceToDepthDesc | GatherND1Desc | OneHotDesc
                 | ReverseSubsequencesDesc | IdentityDesc | SliceDesc | SliceGradDesc
-                | ExpressionDesc)
+                | ScatterNDDesc | ExpressionDesc)
 
 DIRECTML_OPERATORS = (GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, JoinDesc,
                       SplitDesc, TileDesc, PaddingDesc, Padding0Desc, SpaceToDepthDesc,
                       DepthToSpaceDesc, SpaceToDepth0Desc, DepthToSpace0Desc, GatherND1Desc,
                       GatherNDDesc, OneHotDesc, ReverseSubsequencesDesc, IdentityDesc, SliceDesc,
-                      SliceGradDesc)
+                      SliceGradDesc, ScatterNDDesc)
 """The descriptors that mirror a DML_*_OPERATOR_DESC. Each class says, once, what the front end,
 checked mode and error messages need to know of it: `operator` (its DirectML name),
 `has_indices` (it has an IndicesTensor) and `dml_fields` (DirectML field name -> keyword
 argument; None for a field that is only checked, such as DimensionCount)."""
+
+
+IN_PLACE_OPERATORS = (ScatterDesc, ScatterNDDesc)
+"""The scatters: out= their data tensor updates it in place (only the updates are written)."""
 
 
 def dml_field(desc: OperatorDesc, keyword: str) -> str:

@@ -74,6 +74,10 @@ class ScatterDesc:
     """Axis the indices select along, in [0, DimensionCount)."""
     output: TensorDesc | None = None
     """OutputTensor: the input's sizes and type. None: inferred."""
+    reduction: str = "none"
+    """dmlc's, beyond DirectML (ONNX's attribute): "none" (the last update wins), or "add",
+    "mul", "max", "min": every update combined into its target in row-major order of
+    `updates`, as numpy would one at a time (lower/scatter_reduce.py)."""
 
     operator = "DML_SCATTER"
     has_indices: ClassVar[bool] = True

@@ -17,7 +17,7 @@ __all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "ad
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
            "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "only_if", "pack",
-           "wstore"]
+           "wstore", "combine", "COMBINE_KINDS"]
 
 IntLike = Node | int
 
@@ -183,3 +183,16 @@ def wstore(buf: Buffer, word: IntLike, value: Node) -> Node:
     if buf.dtype.bits >= 32 or value.dtype is not DataType.UINT32:
         raise TypeError("wstore writes a UINT32 word into an 8/16-bit buffer")
     return Node(Op.WSTORE, VType.VOID, (_int(word), value), buf.name)
+
+
+COMBINE_KINDS = ("add", "mul", "max", "min")
+
+
+def combine(kind: str, a: Node, b: Node) -> Node:
+    """Two elements of one data type combined as numpy's np.add / np.multiply / np.maximum /
+    np.minimum would (a scatter reduction: a the current value, b the update)."""
+    if kind not in COMBINE_KINDS:
+        raise ValueError(kind)
+    if not isinstance(a.dtype, DataType) or a.dtype != b.dtype:
+        raise TypeError(f"combine() takes two elements of one data type, got {a.dtype}, {b.dtype}")
+    return Node(Op.COMBINE, a.dtype, (a, b), kind)

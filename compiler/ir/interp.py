@@ -93,7 +93,28 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
     if n.op is Op.BITS:
         return s[0].astype(np.uint32).view(np.int32).astype(np.int64)
+    if n.op is Op.COMBINE:
+        return combine_bits(str(n.arg), n.dtype, s[0], s[1], gid.shape)  # type: ignore[arg-type]
     raise IRError(f"cannot evaluate {n.op.name}")
+
+
+COMBINE_UFUNCS: dict[str, np.ufunc] = {"add": np.add, "mul": np.multiply, "max": np.maximum,
+                                       "min": np.minimum}
+
+
+def combine_bits(kind: str, dtype: DataType, a: np.ndarray, b: np.ndarray,
+                 shape: tuple[int, ...]) -> np.ndarray:
+    """COMBINE: numpy's ufunc applied element by element (one call per pair, as a reduction
+    applies its updates one at a time), on the raw bits of elements of `dtype`."""
+    bits = dtype.bits_dtype
+    x = np.broadcast_to(np.asarray(a, bits), shape).reshape(-1).view(dtype.numpy)
+    y = np.broadcast_to(np.asarray(b, bits), shape).reshape(-1).view(dtype.numpy)
+    fn = COMBINE_UFUNCS[kind]
+    out = np.empty(x.size, dtype.numpy)
+    with np.errstate(all="ignore"):
+        for i in range(x.size):
+            out[i] = fn(x[i], y[i])
+    return out.view(bits).reshape(shape)
 
 
 def _vector_addresses(first: np.ndarray, buf: np.ndarray, name: str) -> np.ndarray:

@@ -45,6 +45,8 @@ class Op(enum.Enum):
     WSTORE = enum.auto()     # arg: 8/16-bit buffer; src: (word index, UINT32 word) -> VOID
     ATOMIC_STORE = enum.auto()  # arg: 8/16-bit buffer; src: (index, value[, predicate]) -> VOID:
     #                             the element's bits put into its word atomically (and, then or)
+    COMBINE = enum.auto()    # arg: "add" | "mul" | "max" | "min"; src: (a, b) of one DataType ->
+    #                          that type: numpy's np.add(a, b), ... on the elements, bit for bit
 
 
 class VType(enum.Enum):

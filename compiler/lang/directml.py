@@ -66,7 +66,7 @@ def _infer_operator(fields: dict[str, FieldItem]) -> str:
     if any(f.startswith("InputWindow") for f in fields):
         return "DML_SLICE1"
     if "UpdatesTensor" in fields:
-        return "DML_SCATTER"
+        return "DML_SCATTER_ND" if "IndicesDimensionCount" in fields else "DML_SCATTER"
     if "IndexDimensions" in fields:
         return "DML_GATHER"
     return "DML_GATHER_ELEMENTS"

@@ -64,14 +64,14 @@ def add_index_check(p: Program, desc: OperatorDesc) -> Program:
 
 
 def writes_only_if_valid(p: Program) -> Program:
-    """Checked mode in place: the first kernel after the checks writes nothing when an index
-    was bad, so that a call that raises leaves the data tensor as it was."""
+    """Checked mode in place: the kernels after the checks write nothing when an index was
+    bad, so that a call that raises leaves the data tensor as it was (every one of them: a
+    reduction's long lines run as several kernels)."""
     b_first = p.buffer(FIRST)
     valid = b.less(b.clamp(b.bits(b.load(b_first, 0)), 0, 1), 1)  # check_first[0] == 0
-    k = p.kernels[2]
-    effects = tuple(b.only_if(e, valid) for e in k.effects)
-    return p.with_kernels((*p.kernels[:2], dataclasses.replace(k, effects=effects),
-                           *p.kernels[3:]))
+    guarded = tuple(dataclasses.replace(k, effects=tuple(b.only_if(e, valid) for e in k.effects))
+                    for k in p.kernels[2:])
+    return p.with_kernels((*p.kernels[:2], *guarded))
 
 
 def raise_for_status(desc: OperatorDesc, status: dict[str, np.ndarray]) -> None:

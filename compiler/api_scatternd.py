@@ -1,0 +1,73 @@
+"""The one-shot scatter_nd: ONNX ScatterND (DML_SCATTER_ND) on the device."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .api import _flag, as_array, buffer_of, call, tensor_of
+from .arguments import is_device_tensor
+from .compiled import cached_compile
+from .descriptors import ScatterNDDesc
+from .errors import ValidationError
+
+
+def _padded(a: Any, rank: int) -> Any:
+    """`a` with leading 1s up to `rank` dimensions (a view: numpy's, or a device tensor's)."""
+    return a if a.ndim == rank else a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))
+
+
+def _call_padded_out(kernel: Any, args: tuple[Any, ...], out: Any, rank: int) -> Any:
+    """out= in the data's shape, for a kernel whose output is padded to `rank` dimensions:
+    written through a padded view of it (a reshape that copied would lose the writes)."""
+    op = ScatterNDDesc.operator
+    if is_device_tensor(out):
+        if not out.is_contiguous:
+            raise ValidationError(op, "out", "a contiguous tensor", "a strided view",
+                                  "pass view.contiguous()")
+        call(kernel, args, _padded(out, rank))
+        return out
+    if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+        if not out.flags.writeable:
+            raise ValidationError(op, "out", "a writeable array", "a read-only array")
+        staged = np.empty((1,) * (rank - out.ndim) + out.shape, out.dtype)
+        call(kernel, args, staged)
+        np.copyto(out, staged.reshape(out.shape), casting="no")
+        return out
+    call(kernel, args, _padded(out, rank))
+    return out
+
+
+def scatter_nd(input: Any, indices: Any, updates: Any, *,
+               input_dimension_count: int | None = None,
+               indices_dimension_count: int | None = None, reduction: str = "none",
+               check_indices: bool = False, out: Any = None) -> Any:
+    """DML_SCATTER_ND (ONNX ScatterND): a copy of `input` with input[indices[b]] = updates[b]
+    for every index tuple b (the last axis of `indices` holds tuples of k coordinates into the
+    input's first k axes; updates has shape indices.shape[:-1] + input.shape[k:]). Ranks may
+    differ, as in ONNX: all are padded with leading 1s to one DimensionCount, and
+    input_dimension_count / indices_dimension_count default to input.ndim / indices.ndim.
+    Negative indices count from the end; a tuple with a coordinate out of range is dropped
+    (or raises IndexOutOfRangeError with check_indices=True); when tuples repeat, the update
+    last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place.
+    reduction (ONNX's): "add", "mul", "max" or "min" combine colliding updates in row-major
+    order, as numpy would one at a time (the same bits on any device)."""
+    op = ScatterNDDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    u = as_array(op, "updates", updates)
+    rank = max(x.ndim, i.ndim, u.ndim)
+    in_dims = x.ndim if input_dimension_count is None else input_dimension_count
+    idx_dims = i.ndim if indices_dimension_count is None else indices_dimension_count
+    xp, ip, up = _padded(x, rank), _padded(i, rank), _padded(u, rank)
+    kernel = cached_compile(ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip),
+                                          updates=tensor_of(up), input_dimension_count=in_dims,
+                                          indices_dimension_count=idx_dims,
+                                          reduction=reduction),
+                            _flag(op, "check_indices", check_indices))
+    args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
+    if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
+        return _call_padded_out(kernel, args, out, rank)
+    result = call(kernel, args, out)
+    if x.ndim != rank and out is None:
+        return result.reshape(x.shape)
+    return result
