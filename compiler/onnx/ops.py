@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import api, api_join, numpy_functions
+from .. import api, api_join, api_scatternd, numpy_functions
 from ..api import tensor_of
 from ..compiled import cached_compile
 from ..descriptors import ExpressionDesc, TensorDesc
@@ -238,16 +238,23 @@ def gather_elements(n: Node) -> list[Value]:
 def scatter_elements(n: Node) -> list[Value]:
     x, i, u = n.inputs
     assert x is not None and i is not None and u is not None
-    reduction = n.attrs.get("reduction", "none")
-    if isinstance(reduction, bytes):
-        reduction = reduction.decode()
-    if reduction != "none":
-        raise n.error("reduction", "none", reduction)
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
     if 0 in i.shape:
         return [x]
     return [like(x, api.scatter(device_data(x), device_data(i), device_data(u), axis=axis,
+                                reduction=n.attrs.get("reduction", "none"),
                                 check_indices=True))]
+
+
+@op("ScatterND")
+def scatter_nd(n: Node) -> list[Value]:
+    x, i, u = n.inputs
+    assert x is not None and i is not None and u is not None
+    if 0 in i.shape[:-1] or 0 in x.shape:
+        return [x]
+    return [like(x, api_scatternd.scatter_nd(device_data(x), device_data(i), device_data(u),
+                                             reduction=n.attrs.get("reduction", "none"),
+                                             check_indices=True))]
 
 
 @op("Concat")

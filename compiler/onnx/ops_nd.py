@@ -5,7 +5,7 @@ import math
 
 import numpy as np
 
-from .. import api_nd
+from .. import api, api_nd
 from .ops import Node, Value, device_data, empty, like, op
 
 
@@ -47,3 +47,34 @@ def reverse_sequence(n: Node) -> list[Value]:
     shape[batch] = x.shape[batch]
     lengths = np.asarray(lens.host()).reshape(shape)  # small: [batch] lengths
     return [like(x, api_nd.reverse_subsequences(device_data(x), lengths, axis=time))]
+
+
+@op("TensorScatter")
+def tensor_scatter(n: Node) -> list[Value]:
+    """Opset 24's KV-cache update: update written into past_cache along `axis` from each
+    batch's write index on (mode "circular": modulo the cache's length). A scatter in row-major
+    order of the update, its indices built on the host (the update's size)."""
+    cache, update = n.inputs[0], n.inputs[1]
+    assert cache is not None and update is not None
+    where = n.inputs[2] if len(n.inputs) > 2 else None
+    rank = len(cache.shape)
+    axis = n.axis(n.attrs.get("axis", -2), rank)
+    if axis == 0:
+        raise n.error("axis", "an axis after the batch axis 0", n.attrs.get("axis", -2))
+    mode = n.attrs.get("mode", "linear")
+    if mode not in ("linear", "circular"):
+        raise n.error("mode", "linear or circular", mode)
+    starts = (np.zeros(cache.shape[0], np.int64) if where is None else
+              np.asarray(where.host(), np.int64).reshape(-1))
+    shape = [1] * rank
+    shape[0] = cache.shape[0]
+    steps = [1] * rank
+    steps[axis] = update.shape[axis]
+    idx = starts.reshape(shape) + np.arange(update.shape[axis]).reshape(steps)
+    if mode == "circular":
+        idx %= cache.shape[axis]
+    idx = np.ascontiguousarray(np.broadcast_to(idx, update.shape))
+    if 0 in update.shape:
+        return [cache]
+    return [like(cache, api.scatter(device_data(cache), idx, device_data(update), axis=axis,
+                                    check_indices=True))]

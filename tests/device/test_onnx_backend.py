@@ -12,7 +12,8 @@ import dmlc.onnx.backend as dmlc_backend  # noqa: E402  (after the importorskip)
 
 OPERATORS = ["concat", "constant_pad", "depthtospace", "edge_pad", "expand", "flatten", "gather",
              "gather_elements", "gathernd", "identity", "onehot", "reflect_pad", "reshape",
-             "reversesequence", "scatter_elements", "scatter", "slice", "spacetodepth", "split",
+             "reversesequence", "scatter_elements", "scatter", "scatternd", "slice",
+             "spacetodepth", "split", "tensorscatter",
              "squeeze", "tile", "transpose", "unsqueeze", "wrap_pad"]
 
 EXCLUDED = {
@@ -22,11 +23,6 @@ EXCLUDED = {
     "test_split_to_sequence_1": "SplitToSequence (a sequence output)",
     "test_split_to_sequence_2": "SplitToSequence (a sequence output)",
     "test_split_to_sequence_nokeepdims": "SplitToSequence (a sequence output)",
-    # Reductions arrive with the scatter reductions (issue 13).
-    "test_scatter_elements_with_reduction_max": "scatter reduction max",
-    "test_scatter_elements_with_reduction_min": "scatter reduction min",
-    "test_scatter_elements_with_reduction_mul": "scatter reduction mul",
-    "test_scatter_elements_with_duplicate_indices": "scatter reduction add",
 }
 
 with warnings.catch_warnings():  # building ONNX's cases evaluates numpy edge cases (1/0...)
