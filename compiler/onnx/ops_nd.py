@@ -26,10 +26,9 @@ def one_hot(n: Node) -> list[Value]:
     i, depth, values = n.inputs
     assert i is not None and depth is not None and values is not None
     (d,) = [int(v) for v in np.asarray(depth.host()).reshape(-1)[:1]]
-    idx = i if i.logical.kind in "iu" else Value(i.host().astype(np.int64), np.dtype(np.int64))
-    if idx.logical.kind == "u" and idx.logical.itemsize < 4 or idx.logical.kind == "i" and \
-            idx.logical.itemsize < 4:
-        idx = Value(idx.host().astype(np.int64), np.dtype(np.int64))
+    idx = i
+    if i.logical.kind not in "iu" or i.logical.itemsize < 4:  # OneHot takes any number type
+        idx = Value(np.trunc(i.host()).astype(np.int64), np.dtype(np.int64))
     axis = n.attrs.get("axis", -1)
     shape = list(i.shape)
     shape.insert(axis % (len(shape) + 1), d)
