@@ -38,8 +38,11 @@ def _onnx() -> Any:
 
 
 def load(model: Any) -> Any:
-    """An onnx.ModelProto from a path, bytes or a ModelProto (checked by onnx.checker)."""
+    """An onnx.ModelProto from a path, bytes, a ModelProto or a GraphProto (a graph alone is
+    read at the newest opset this onnx package knows)."""
     onnx = _onnx()
+    if isinstance(model, onnx.GraphProto):
+        model = onnx.helper.make_model(model)
     if isinstance(model, (str, os.PathLike)):
         try:
             model = onnx.load(os.fspath(model))
@@ -49,7 +52,7 @@ def load(model: Any) -> Any:
     elif isinstance(model, (bytes, bytearray)):
         model = onnx.load_from_string(bytes(model))
     if not isinstance(model, onnx.ModelProto):
-        raise ValidationError("dmlc.onnx", "model", "a path, bytes or onnx.ModelProto",
+        raise ValidationError("dmlc.onnx", "model", "a path, bytes, onnx.ModelProto or GraphProto",
                               type(model).__name__)
     return model
 

@@ -141,3 +141,11 @@ def test_dmlc_compile_a_model_emits_its_kernels(tmp_path):
     names = sorted(p.name for p in out.glob("*.manifest.json"))
     assert len(names) >= 3 and any("gather" in n for n in names) and any("join" in n
                                                                          for n in names)
+
+
+def test_a_graph_alone_runs_at_the_newest_opset():
+    graph = symbolic_model().graph
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert_bits_equal(dmlc.onnx.run(graph, {"x": x})["y"], x.T)
+    with pytest.raises(dmlc.ValidationError, match="GraphProto"):
+        dmlc.onnx.load_program(42)
