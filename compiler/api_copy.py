@@ -31,7 +31,7 @@ def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
             all(is_int(s) for s in input_shape):
         raise ValidationError(op, "input_shape", "a list of sizes", repr(input_shape))
     shape = tuple(int(s) for s in input_shape)
+    window: dict[str, Any] = {"offsets": offsets, "sizes": sizes, "strides": strides}
     desc = SliceGradDesc(input_gradient=tensor_of(g), output_gradient=TensorDesc(
-        data_type=DataType.of(g.dtype), sizes=shape), offsets=tuple(offsets),
-        sizes=tuple(sizes), strides=tuple(strides))
+        data_type=DataType.of(g.dtype), sizes=shape), **window)  # as_tuple checks each
     return call(cached_compile(desc), (buffer_of(g),), out)

@@ -40,9 +40,9 @@ def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, .
         raise ValidationError(op, "Axis", f"an integer in [{-x.ndim}, {x.ndim})", repr(axis))
     n = x.shape[ax]
     if is_int(sizes):
-        if sizes < 1 or n % sizes:
-            raise ValidationError(op, "sizes", f"a number of equal pieces dividing "
-                                  f"InputTensor.Sizes[{ax}] = {n}", sizes)
+        if not 1 <= sizes <= max(n, 1) or n % sizes:
+            raise ValidationError(op, "sizes", f"a number of equal pieces (1 to {max(n, 1)}) "
+                                  f"dividing InputTensor.Sizes[{ax}] = {n}", sizes)
         pieces = [n // sizes] * int(sizes)
     elif isinstance(sizes, Sequence) and not isinstance(sizes, (str, bytes)) \
             and all(is_int(s) and s >= 1 for s in sizes):

@@ -55,8 +55,9 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
     start = check_int_list(op, "StartPadding", desc.start_padding, inp.rank, minimum=0)
     end = check_int_list(op, "EndPadding", desc.end_padding, inp.rank, minimum=0)
     value_type = desc.value_type
-    if not isinstance(desc, Padding0Desc) and value_type is not None and \
-            value_type.removeprefix("DML_TENSOR_DATA_TYPE_") != inp.data_type.name:
+    if not isinstance(desc, Padding0Desc) and value_type is not None and (
+            not isinstance(value_type, str)
+            or value_type.removeprefix("DML_TENSOR_DATA_TYPE_") != inp.data_type.name):
         raise ValidationError(op, "PaddingValueDataType", f"the input's, {inp.data_type.name}",
                               value_type)
     padding_bits(op, desc.value, inp.data_type)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -45,6 +46,27 @@ VALID = {
         name="Y", index_vars=("i", "j"),
         body=expr.Load("X", (expr.Var("j"), expr.Load("I", (expr.Var("i"),)))),
         tensors=(("X", t((3, 4))), ("I", t((5,), DataType.INT32))), output=None),
+    "join": dmlc.JoinDesc(inputs=(t((2, 3)), t((4, 3))), axis=0),
+    "split": dmlc.SplitDesc(input=t((5, 3)), outputs=(t((2, 3)), t((3, 3))), axis=0),
+    "tile": dmlc.TileDesc(input=t((2, 3), DataType.INT16), repeats=(2, 1)),
+    "padding": dmlc.PaddingDesc(input=t((3, 4)), mode="DML_PADDING_MODE_REFLECTION",
+                                start_padding=(1, 2), end_padding=(2, 0), value=0),
+    "depth_to_space": dmlc.DepthToSpaceDesc(input=t((1, 8, 2, 3)), block_size=2,
+                                            order="DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH"),
+    "space_to_depth": dmlc.SpaceToDepthDesc(input=t((1, 2, 4, 6)), block_size=2),
+    "gather_nd": dmlc.GatherND1Desc(input=t((2, 3, 4)), indices=t((2, 1, 2), I64),
+                                    batch_dimension_count=1),
+    "one_hot": dmlc.OneHotDesc(indices=t((4, 1), DataType.INT32), values=t((1, 2)),
+                               output=t((4, 5)), axis=1),
+    "reverse": dmlc.ReverseSubsequencesDesc(input=t((4, 3)), sequence_lengths=t((1, 3), I64),
+                                            axis=0),
+    "identity": dmlc.IdentityDesc(input=t((3, 4), strides=(1, 3))),
+    "slice0": dmlc.SliceDesc(input=t((6, 7)), offsets=(1, 0), sizes=(2, 3), strides=(2, 3)),
+    "slice_grad": dmlc.SliceGradDesc(input_gradient=t((2, 3)), output_gradient=t((6, 7)),
+                                     offsets=(1, 0), sizes=(4, 7), strides=(2, -3)),
+    "scatter_nd": dmlc.ScatterNDDesc(input=t((4, 5)), indices=t((3, 1), I64),
+                                     updates=t((3, 5)), input_dimension_count=2,
+                                     indices_dimension_count=2, reduction="add"),
 }
 
 NUMBERS = st.one_of(st.integers(-3, 12), st.sampled_from([0, -1, 2**31 - 1, 2**31, 2**32, 2**40,
@@ -152,3 +174,9 @@ def test_fuzz_slice():
 
 def test_fuzz_expression():
     _fuzz("expression")
+
+
+@pytest.mark.parametrize("name", [n for n in VALID if n not in (
+    "gather", "gather_elements", "scatter", "slice", "expression")])
+def test_fuzz_operator_family(name):
+    _fuzz(name)

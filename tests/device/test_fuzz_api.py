@@ -100,3 +100,82 @@ def test_fuzz_compiled_kernel_arguments(kernel, x, i, out):
               "wrong shape": dmlc.empty((4, 1), np.float32),
               "wrong dtype": dmlc.empty((1, 4), np.int32), "array": np.zeros((1, 4), np.float32)}
     _run(kernel, x, i, out=target[out])
+
+
+X4 = np.arange(2 * 8 * 2 * 2, dtype=np.float32).reshape(2, 8, 2, 2)
+I_TUPLES = np.array([[1, -1], [0, 2]], np.int64)  # gather_nd / scatter_nd rows of X
+U_ND = np.ones((2,), np.float32)
+REDUCTIONS = st.sampled_from(["none", "add", "mul", "max", "min", "sum", None, 1])
+MODES = st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap", "mirror", None, 0])
+
+
+@settings(max_examples=EXAMPLES)
+@given(st.one_of(st.lists(either(X, ARGS), max_size=4), ARGS), either(0, SCALARS))
+def test_fuzz_join(xs, axis):
+    _run(dmlc.join, xs, axis=axis)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), st.one_of(SCALARS, LISTS), either(0, SCALARS))
+def test_fuzz_split(x, sizes, axis):
+    _run(dmlc.split, x, sizes, axis=axis)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), st.one_of(SCALARS, LISTS))
+def test_fuzz_tile(x, repeats):
+    _run(dmlc.tile, x, repeats)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), st.one_of(SCALARS, LISTS), st.one_of(SCALARS, LISTS), MODES,
+       st.one_of(SCALARS, st.floats()))
+def test_fuzz_pad(x, start, end, mode, value):
+    _run(dmlc.pad, x, start, end, mode=mode, value=value)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X4, ARGS), either(2, SCALARS), st.sampled_from(["DCR", "CRD", "dcr", None]),
+       st.booleans())
+def test_fuzz_depth_space(x, block, order, to_depth):
+    _run(dmlc.space_to_depth if to_depth else dmlc.depth_to_space, x, block, order=order)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(I_TUPLES, ARGS), either(0, SCALARS), either(False, SCALARS))
+def test_fuzz_gather_nd(x, i, batch, check):
+    _run(dmlc.gather_nd, x, i, batch, check_indices=check)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(I_TUPLES, ARGS), either(U_ND, ARGS), REDUCTIONS,
+       either(False, SCALARS))
+def test_fuzz_scatter_nd(x, i, u, reduction, check):
+    _run(dmlc.scatter_nd, x, i, u, reduction=reduction, check_indices=check)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(I_ELEMENTS, ARGS), either(np.array([0, 1], np.float32), ARGS), either(4, SCALARS),
+       either(-1, SCALARS))
+def test_fuzz_one_hot(i, values, depth, axis):
+    _run(dmlc.one_hot, i, values, depth, axis=axis)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(np.array([[3, 1, 0, 2]], np.int64), ARGS), either(0, SCALARS))
+def test_fuzz_reverse_subsequences(x, lengths, axis):
+    _run(dmlc.reverse_subsequences, x, lengths, axis=axis)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X.T, ARGS))
+def test_fuzz_copy(x):
+    _run(dmlc.copy, x)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(np.ones((2, 2), np.float32), ARGS), st.one_of(LISTS, st.just([3, 4])),
+       st.one_of(LISTS, st.just([0, 0])), st.one_of(LISTS, st.just([3, 4])),
+       st.one_of(LISTS, st.just([2, 2])))
+def test_fuzz_slice_grad(dy, shape, offsets, sizes, strides):
+    _run(dmlc.slice_grad, dy, shape, offsets, sizes, strides)
