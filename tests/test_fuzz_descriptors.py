@@ -87,8 +87,15 @@ TREES = st.recursive(LEAVES, lambda c: st.one_of(
     st.builds(expr.Load, NAMES, st.lists(c, max_size=3).map(tuple)),
     st.builds(expr.IndexValue, st.builds(expr.Load, NAMES, st.lists(c, max_size=2).map(tuple)),
               NUMBERS)), max_leaves=8)
-BODIES = st.builds(expr.Load, st.sampled_from(["X", "I", "Y"]),
-                   st.lists(TREES, max_size=3).map(tuple))
+LOADS = st.builds(expr.Load, st.sampled_from(["X", "I", "Y"]),
+                  st.lists(TREES, max_size=3).map(tuple))
+CONDITIONS = st.recursive(
+    st.builds(expr.Compare, TREES, st.sampled_from([*expr.COMPARISONS, "=<", None]), TREES),
+    lambda c: st.builds(expr.And, c, c), max_leaves=3)
+LITERALS = st.builds(expr.Literal, st.one_of(st.sampled_from(
+    ["0", "-0.0", "nan", "inf", "0x7F", "1e400", "1.5", "-129", "abc", ""]), GARBAGE))
+BODIES = st.recursive(st.one_of(LOADS, LITERALS), lambda c: st.builds(
+    expr.Select, CONDITIONS, c, c), max_leaves=4)
 
 
 def tensors(base: TensorDesc):
