@@ -169,3 +169,17 @@ def test_comment_and_floor_division_share_slashes():
 
 def test_empty_file_is_an_error():
     assert "nothing to compute" in error("// only a comment\n")
+
+
+NAMED_BY_FIELDS = sorted(p for p in EXAMPLES.glob("*.dml") if "_OPERATOR_DESC" in p.read_text()
+                         and not any(w in p.stem for w in ("depth", "identity")))
+
+
+@pytest.mark.parametrize("path", NAMED_BY_FIELDS, ids=lambda p: p.stem)
+def test_every_operator_is_inferred_from_its_fields_without_its_name(path):
+    """The operator line is optional: each operator's own fields decide (space/depth and the
+    identity, whose fields another operator shares, keep their names)."""
+    text = path.read_text()
+    named = parse_module(text).units[0].descriptor.operator
+    bare = "\n".join(line for line in text.splitlines() if "_OPERATOR_DESC" not in line)
+    assert parse_module(bare).units[0].descriptor.operator == named

@@ -61,14 +61,29 @@ def operator_name(text: str) -> str | None:
     return name if name in OPERATORS else None
 
 
+_DISTINCTIVE = (("InputGradientTensor", "DML_SLICE_GRAD"), ("InputWindowOffsets", "DML_SLICE1"),
+                ("InputWindowSizes", "DML_SLICE1"), ("InputWindowStrides", "DML_SLICE1"),
+                ("InputTensors", "DML_JOIN"), ("OutputTensors", "DML_SPLIT"),
+                ("Repeats", "DML_TILE"), ("PaddingValueDataType", "DML_PADDING1"),
+                ("PaddingMode", "DML_PADDING"), ("ScaleBias", "DML_ELEMENT_WISE_IDENTITY"),
+                ("Offsets", "DML_SLICE"), ("BatchDimensionCount", "DML_GATHER_ND1"),
+                ("ValuesTensor", "DML_ONE_HOT"),
+                ("SequenceLengthsTensor", "DML_REVERSE_SUBSEQUENCES"))
+"""A field only one operator has (in this order: SLICE_GRAD shares SLICE1's window fields)."""
+
+
 def _infer_operator(fields: dict[str, FieldItem]) -> str:
-    """Without an operator name: the fields only one operator has decide."""
-    if any(f.startswith("InputWindow") for f in fields):
-        return "DML_SLICE1"
+    """Without an operator name: the fields only one operator has decide (space/depth and the
+    identity share all their fields with another: they need their name)."""
+    for field, op in _DISTINCTIVE:
+        if field in fields:
+            return op
     if "UpdatesTensor" in fields:
         return "DML_SCATTER_ND" if "IndicesDimensionCount" in fields else "DML_SCATTER"
     if "IndexDimensions" in fields:
         return "DML_GATHER"
+    if "InputDimensionCount" in fields:
+        return "DML_GATHER_ND"
     return "DML_GATHER_ELEMENTS"
 
 
