@@ -179,6 +179,13 @@ RULES = [
      b.floordiv(b.add(b.mul(G, 4), -12), 8)),
     ("(x * 4 - 11) % 8 -> (x * 4 - 12) % 8 + 1", b.floormod(b.add(b.mul(G, 4), -11), 8),
      b.add(b.floormod(b.add(b.mul(G, 4), -12), 8), 1)),
+    # a row's start plus a column inside the row, over a multiple of the row (partition.py)
+    ("(x * 260 + (x % 63) * 4 + 5) // 520 -> x // 2",
+     b.floordiv(b.add(b.add(b.mul(G, 260), b.mul(b.floormod(G, 63), 4)), 5), 520),
+     b.floordiv(G, 2)),
+    ("(x * 260 + (x % 63) * 4 + 5) % 520 -> (x % 2) * 260 + (x % 63) * 4 + 5",
+     b.floormod(b.add(b.add(b.mul(G, 260), b.mul(b.floormod(G, 63), 4)), 5), 520),
+     b.add(b.add(b.mul(b.floormod(G, 2), 260), b.mul(b.floormod(G, 63), 4)), 5)),
 ]
 
 

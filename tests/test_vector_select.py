@@ -56,10 +56,13 @@ def test_aligned_join_and_split_move_whole_vectors(dtype, widths, axis):
 
 
 @pytest.mark.parametrize("widths", [(3, 5), (4, 6), (1, 4, 3)])
-def test_pieces_of_part_vectors_stay_scalar(widths):
+def test_pieces_of_part_vectors_move_lanes(widths):
+    """Pieces that end inside a vector: each lane picked from the vectors its piece spans (or
+    its own load where they are not near), bit-exact."""
     xs = [random_bits(k, (2, w), np.dtype("float32")) for k, w in enumerate(widths)]
     join = dmlc.compile(dmlc.JoinDesc(inputs=tuple(T(x.shape, "float32") for x in xs), axis=1))
-    assert Op.VLOAD not in ops(join.program.kernels[0])
+    if VECTORIZING and sum(widths) % 4 == 0:  # rows of whole vectors
+        assert all(Op.VSTORE in ops(k) for k in join.program.kernels), join.ir
     assert_bits_equal(join.reference(*xs), np.concatenate(xs, axis=1))
 
 

@@ -10,6 +10,7 @@ per-axis workgroup limit.
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from importlib import resources
 from typing import cast
 
@@ -187,9 +188,9 @@ class _KernelWriter:
                 # A select between vector loads (passes/vector_select.py): the address
                 # arithmetic first, then each load only on its branch (a select would load
                 # every branch: more memory traffic, and lavapipe skips a branch its SIMD lanes
-                # agree on). Scalar selects stay selects.
-                out += self.declare([n for n in nodes if n not in loaded], indent)
-                out += self.lazy(e.src[1], loaded, indent)
+                # agree on). Scalar selects stay selects. What only a branch needs (its
+                # addresses) is computed in that branch.
+                out += self.lazy(e.src[1], indent)
                 out += self.declare(toposort([e], stop=self.names.keys()), indent)
             else:
                 out += self.declare(nodes, indent)
@@ -209,28 +210,46 @@ class _KernelWriter:
         self.count += 1
         return self.names[n]
 
-    def lazy(self, n: Node, loaded: set[Node], indent: str) -> list[str]:
-        """n named, with a select between loads as if/else: what a branch names is dropped when
-        it closes (recomputed if needed again)."""
-        if n in self.names or n not in loaded:
-            return []
-        if n.op is not Op.WHERE or n.dtype is not VType.VEC16:
-            out = [line for s in n.src for line in self.lazy(s, loaded, indent)]
-            return out + self.declare([n], indent)
-        out = self.lazy(n.src[0], loaded, indent)
-        name = f"v{self.count}"
-        self.count += 1
-        out += [f"{indent}{glsl_type(n.dtype)} {name};",
-               f"{indent}if ({self.name(n.src[0])}) {{"]
-        for branch, opener in ((n.src[1], None), (n.src[2], f"{indent}}} else {{")):
-            if opener:
-                out.append(opener)
-            outer = dict(self.names)
-            out += self.lazy(branch, loaded, indent + "    ")
-            out.append(f"{indent}    {name} = {self.name(branch)};")
-            self.names = outer
-        self.names[n] = name
-        return out + [f"{indent}}}"]
+    def lazy(self, n: Node, indent: str) -> list[str]:
+        """n named, with each select between vectors as if/else: what a branch names is
+        dropped when it closes (recomputed if needed again)."""
+        out: list[str] = []
+        for m in _branch_order(n, self.names.keys()):
+            if m.op is not Op.WHERE or m.dtype is not VType.VEC16:
+                out += self.declare([m], indent)
+                continue
+            name = f"v{self.count}"
+            self.count += 1
+            out += [f"{indent}{glsl_type(m.dtype)} {name};",
+                    f"{indent}if ({self.name(m.src[0])}) {{"]
+            for branch, opener in ((m.src[1], None), (m.src[2], f"{indent}}} else {{")):
+                if opener:
+                    out.append(opener)
+                outer = dict(self.names)
+                out += self.lazy(branch, indent + "    ")
+                out.append(f"{indent}    {name} = {self.name(branch)};")
+                self.names = outer
+            self.names[m] = name
+            out.append(f"{indent}}}")
+        return out
+
+
+def _branch_order(root: Node, named: Set[Node]) -> list[Node]:
+    """What computing root needs, dependencies first, not yet named; a vector select's
+    branches are left out (lazy() computes each inside its own branch), its condition not."""
+    seen: set[Node] = set()
+    order: list[Node] = []
+    stack: list[tuple[Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+        elif node not in seen and node not in named:
+            seen.add(node)
+            stack.append((node, True))
+            branching = node.op is Op.WHERE and node.dtype is VType.VEC16
+            stack.extend((s, False) for s in reversed(node.src[:1] if branching else node.src))
+    return order
 
 
 def _loaded(nodes: list[Node]) -> set[Node]:

@@ -194,12 +194,53 @@ MUL_RULES = [
 
 # // by a positive constant d
 
-def _div_sum(a: Node, d: int) -> Node | None:
-    if a.op is Op.ADD:
-        for x, y in (a.src, a.src[::-1]):
-            if _multiple_of(x, d):
-                return add(floordiv(x, d), floordiv(y, d))
+def _split_multiples(a: Node, d: int) -> tuple[Node, Node] | None:
+    """(m, y) with a = m + y and d | m, when some term of the sum a (nested sums flattened)
+    is a multiple of d and some is not: row * R + column + c splits into the row's part and
+    the rest, wherever the constant went."""
+    if a.op is not Op.ADD:
+        return None
+    terms = _terms(a)
+    whole = [t for t in terms if _multiple_of(t, d)]
+    rest = [t for t in terms if not _multiple_of(t, d)]
+    return (_sum(whole), _sum(rest)) if whole and rest else None
+
+
+def _terms(a: Node) -> list[Node]:
+    terms, stack = [], [a]
+    while stack:
+        n = stack.pop()
+        if n.op is Op.ADD:
+            stack += n.src[::-1]
+        else:
+            terms.append(n)
+    return terms
+
+
+def _sum(terms: list[Node]) -> Node:
+    total = terms[0]
+    for t in terms[1:]:
+        total = add(total, t)
+    return total
+
+
+def _small_rest(a: Node, d: int) -> tuple[Node, Node] | None:
+    """(x, y) with a = x + y, m | x, m | d and 0 <= y < m for some m > 1 (y not a constant:
+    a row's start plus a column, row * R + column, divided by a multiple of R)."""
+    terms = _terms(a) if a.op is Op.ADD else []
+    for m in sorted({math.gcd(t.divisor, d) for t in terms} - {1}, reverse=True):
+        x = [t for t in terms if t.divisor % m == 0]
+        y = [t for t in terms if t.divisor % m]
+        if x and y and not (len(y) == 1 and y[0].is_const):
+            rest = _sum(y)
+            if 0 <= rest.vmin and rest.vmax < m:
+                return _sum(x), rest
     return None
+
+
+def _div_sum(a: Node, d: int) -> Node | None:
+    t = _split_multiples(a, d)
+    return add(floordiv(t[0], d), floordiv(t[1], d)) if t else None
 
 
 def _div_scaled_multiple(a: Node, d: int) -> Node | None:
@@ -240,6 +281,8 @@ FLOORDIV_RULES = [
     Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum),
     Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          _div_small_offset),
+    Rule("(x + y) // d -> x // d  when m | x, m | d, 0 <= y < m", SIMPLIFY_DIVMOD,
+         lambda a, d: (lambda t: floordiv(t[0], d) if t else None)(_small_rest(a, d))),
     Rule("(x + c) // d -> (x + c - r) // d  when c < 0, m | x, m | d, r = c mod m",
          SIMPLIFY_DIVMOD, _div_negative_offset),
     Rule("(x + c) // d -> (x + c % d) // d + c // d  when c >= d", SIMPLIFY_DIVMOD,
@@ -250,11 +293,8 @@ FLOORDIV_RULES = [
 # % by a positive constant d
 
 def _mod_sum(a: Node, d: int) -> Node | None:
-    if a.op is Op.ADD:
-        for x, y in (a.src, a.src[::-1]):
-            if _multiple_of(x, d):
-                return floormod(y, d)
-    return None
+    t = _split_multiples(a, d)
+    return floormod(t[1], d) if t else None
 
 
 def _mod_of_mod(a: Node, d: int) -> Node | None:
@@ -296,6 +336,9 @@ FLOORMOD_RULES = [
     Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum),
     Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
          _mod_small_offset),
+    Rule("(x + y) % d -> x % d + y  when m | x, m | d, 0 <= y < m", SIMPLIFY_DIVMOD,
+         lambda a, d: (lambda t: add(floormod(t[0], d), t[1]) if t else None)(
+             _small_rest(a, d))),
     Rule("(x + c) % d -> (x + c - r) % d + r  when c < 0, m | x, m | d, r = c mod m",
          SIMPLIFY_DIVMOD, _mod_negative_offset),
     Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD, _mod_big_offset),

@@ -1,5 +1,6 @@
 """Vectorization: move 16 bytes (a uvec4) per item where the IR proves it is the same copy.
-(Values chosen by selects, as join and split choose their input: vector_select.py.)
+(Values chosen by selects, as join and split choose their input: vector_select.py; rows whose
+conditions change inside a vector, as padding's do, are cut into parts first: partition.py.)
 
 A kernel `out[gid] = in[A(gid)]` becomes `out[V*g .. V*g+V) = in[A(V*g) .. A(V*g)+V)` with V the
 elements per 16 bytes, when the folding constructors show, for every lane k < V, that
@@ -10,16 +11,18 @@ both sides are simplified under the pipeline's rules and must be the same intern
 from __future__ import annotations
 
 from ..dtypes import DataType
-from ..ir import Kernel, Program
+from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
 from .lanes import aligned_run
+from .partition import partition_kernel
 from .vector_select import vector_value
 
 
-def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
+def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> tuple[Kernel, ...] | None:
+    """k as kernels of vectors (several: partition.py's parts), or None."""
     if len(k.effects) != 1 or k.steps > 1:
         return None
     store = k.effects[0]
@@ -32,27 +35,38 @@ def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
     width = b.vector_width(out.dtype)
     if k.items % width:
         return None
-    g = b.item_id(k.items // width)
-    if value.op is not Op.LOAD or value.src[0].op is Op.WHERE:
-        selected = vector_value(value, p, k.gid, g, width, rules)
-        if selected is None:
-            return None
-        return Kernel(k.name, k.items // width,
-                      (b.vstore(out.name, fold(b.mul(g, width), rules), selected),))
-    order = toposort([value.src[0]])
-    lanes = [substitute([value.src[0]], {k.gid: b.add(b.mul(g, width), lane)}, rules, order)[0]
+    def vector_of(value: Node, gid: Node, first: Node, width: int) -> Node | None:
+        vec = _run(value, gid, first, width, rules) if value.op is Op.LOAD else None
+        if vec is None:  # selects, constants, runs off a vector boundary: vector_select.py
+            vec = vector_value(value, p, gid, first, width, rules)
+        return vec
+
+    parts = partition_kernel(k, p, width, rules, vector_of)
+    if parts is not None:
+        return parts
+    first = fold(b.mul(b.item_id(k.items // width), width), rules)
+    vec = vector_of(value, k.gid, first, width)
+    if vec is None:
+        return None
+    return (Kernel(k.name, k.items // width, (b.vstore(out.name, first, vec),)),)
+
+
+def _run(load: Node, gid: Node, first: Node, width: int, rules: RuleSet) -> Node | None:
+    """The vector of a load whose lanes read an aligned run, forward or reversed."""
+    address = load.src[0]
+    order = toposort([address])
+    lanes = [substitute([address], {gid: b.add(first, lane)}, rules, order)[0]
              for lane in range(width)]
     forward, backward = aligned_run(lanes, width, rules), aligned_run(lanes[::-1], width, rules)
     if forward is not None:
-        vec = b.vload(value.arg, forward)  # type: ignore[arg-type]
-    elif backward is not None:  # a reversed run: loaded forward, reversed in registers
-        vec = b.reverse(b.vload(value.arg, backward), out.dtype.itemsize)  # type: ignore[arg-type]
-    else:
-        return None
-    store = b.vstore(out.name, fold(b.mul(g, width), rules), vec)
-    return Kernel(k.name, k.items // width, (store,))
+        return b.vload(load.arg, forward)  # type: ignore[arg-type]
+    if backward is not None:  # a reversed run: loaded forward, reversed in registers
+        itemsize = load.dtype.itemsize  # type: ignore[union-attr]
+        return b.reverse(b.vload(load.arg, backward), itemsize)  # type: ignore[arg-type]
+    return None
 
 
 def vectorize(p: Program, rules: RuleSet) -> Program:
     """Vectorize every kernel where it is proven equivalent; leave the others as they are."""
-    return p.with_kernels(tuple(vectorize_kernel(k, p, rules) or k for k in p.kernels))
+    return p.with_kernels(tuple(part for k in p.kernels
+                                for part in vectorize_kernel(k, p, rules) or (k,)))
