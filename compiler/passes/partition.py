@@ -10,7 +10,8 @@ the decided conditions away, and what is left is vectorized as vectorize.py woul
 off a vector boundary, lane-uniform selects). The parts write disjoint vectors of the output.
 
 Only where some edge falls inside a vector (where whole-vector selects cannot decide it), the
-row holds whole vectors, and there are at most MAX_PARTS parts: each part is a dispatch.
+row holds whole vectors, the kernel has MIN_ELEMENTS or more, and there are at most MAX_PARTS
+parts: each part is a dispatch.
 """
 from __future__ import annotations
 
@@ -22,6 +23,9 @@ from ..ir.algebra import RuleSet, const_tail
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold
 
+MIN_ELEMENTS = 1 << 14
+"""Smaller kernels stay one dispatch (selects per lane, vector_select.py): there the dispatches
+would cost more than the selects they save (unroll.py's threshold for the same reason)."""
 MAX_PARTS = 5
 """Parts per kernel: a steady state and two edges on each side (padding's start and end)."""
 
@@ -61,7 +65,8 @@ def partition_kernel(k: Kernel, p: Program, width: int, rules: RuleSet,
     None where partitioning does not apply or some part does not vectorize."""
     store = k.effects[0]
     row = p.output_shape[-1] if p.output_shape else 0
-    if store.arg != p.output or not row or row % width or k.items % row:
+    if (store.arg != p.output or not row or row % width or k.items % row
+            or k.items < MIN_ELEMENTS):
         return None
     column = fold(b.floormod(k.gid, row), rules)
     edges = {e for e in column_edges(store.src[1], column) if 0 < e < row}

@@ -45,9 +45,14 @@ class VectorSelect:
     def __init__(self, p: Program, gid: Node, first: Node, width: int, rules: RuleSet) -> None:
         """first: the element (gid) of the vector's lane 0, a multiple of width."""
         self.p, self.gid, self.first, self.width, self.rules = p, gid, first, width, rules
+        self.lanes: dict[tuple[Node, int], Node] = {}
 
     def lane(self, n: Node, j: int) -> Node:
-        return substitute([n], {self.gid: b.add(self.first, j)}, self.rules)[0]
+        """n in the vector's lane j (asked for again and again: remembered)."""
+        key = (n, j)
+        if key not in self.lanes:
+            self.lanes[key] = substitute([n], {self.gid: b.add(self.first, j)}, self.rules)[0]
+        return self.lanes[key]
 
     def facts(self, cond: Node) -> tuple[Path, Path, bool] | None:
         """What cond's being true, and false, tells of the values it compares, and whether
