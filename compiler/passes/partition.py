@@ -1,13 +1,17 @@
 """Partitioning a row's columns (Halide's loop partitioning: prologue, steady state, epilogue),
 so that vectors whose lanes would decide a condition differently run apart from the rest.
 
-A kernel `out[gid] = value` whose conditions compare the output column (gid % R, R the output's
-last dimension) with constants (padding's edges, a piece's end) has its columns cut at each
+A kernel `out[gid] = value` whose conditions or clamps compare the output column (gid % R, R
+the output's last dimension) with constants (padding's edges) has its columns cut at each
 edge: a vector that an edge crosses becomes a part of its own, and between edges the columns
 form parts in which every condition is decided for the whole range of columns. Each part is a
 kernel over (row, vector of the part's columns); under its columns' ranges the simplifier folds
 the decided conditions away, and what is left is vectorized as vectorize.py would (runs, runs
 off a vector boundary, lane-uniform selects). The parts write disjoint vectors of the output.
+
+A part at an edge needs the input's rows to be whole vectors too (its lanes come from the
+aligned vectors of a run), and 32/64-bit elements: a join of pieces that are not whole vectors,
+or 8/16-bit padding, stays one kernel (lanes selected one by one, vector_select.py).
 
 Only where some edge falls inside a vector (where whole-vector selects cannot decide it), the
 row holds whole vectors, the kernel has MIN_ELEMENTS or more, and there are at most MAX_PARTS
