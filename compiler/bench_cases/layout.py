@@ -1,6 +1,6 @@
 """Bench cases of the layout operators: a transpose (the hardest: every read or every write
-crosses rows; target 0.5 of the copy), copies of views, tile, padding and depth_to_space
-(slice-like: 0.8)."""
+crosses rows; target 0.5 of the copy), copies of views, tile, padding, depth_to_space and
+space_to_depth (slice-like: 0.8)."""
 from __future__ import annotations
 
 import numpy as np
@@ -9,6 +9,7 @@ from ..descriptors import (
     DepthToSpaceDesc,
     IdentityDesc,
     PaddingDesc,
+    SpaceToDepthDesc,
     TileDesc,
 )
 from .common import BenchCase, bits, tensor
@@ -49,4 +50,9 @@ def layout_cases(q: int) -> list[BenchCase]:
                   lambda r: (bits(r, (1, 4 * c, hw // 2, hw // 2), "float32"),),
                   lambda x: x.reshape(1, 2, 2, c, hw // 2, hw // 2).transpose(
                       0, 3, 4, 1, 5, 2).reshape(1, c, hw, hw), 0.8),
+        BenchCase(f"space_to_depth f32 [1,{c},{hw},{hw}] block 2",
+                  SpaceToDepthDesc(input=tensor("FLOAT32", (1, c, hw, hw)), block_size=2),
+                  lambda r: (bits(r, (1, c, hw, hw), "float32"),),
+                  lambda x: x.reshape(1, c, hw // 2, 2, hw // 2, 2).transpose(
+                      0, 3, 5, 1, 2, 4).reshape(1, 4 * c, hw // 2, hw // 2), 0.8),
     ]

@@ -42,6 +42,10 @@ STEP_FACTORS = (16, 8, 4, 2)
 """The same for kernels with steps (scatter's lines): hand-written on lavapipe, scatter f32
 [2048, 2048] axis 0, 16 / 4 lines per invocation: 0.26 / 0.19 of the copy shader unique,
 0.47 / 0.37 colliding."""
+RUN, MAX_INTERLEAVED = 8, 4
+"""_interleavings: consecutive items per block, and the most blocks of a coordinate taken
+together. Measured on lavapipe, space_to_depth f32 [1, 64, 256, 256] block 2, ratio to the copy
+shader: one item per invocation 0.32."""
 MIN_ITEMS = 1 << 14
 """Smaller kernels (items x steps) keep one item per invocation: they need every invocation
 they can get."""
@@ -126,7 +130,37 @@ def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
         return k
     factors = STEP_FACTORS if k.steps > 1 else FACTORS
     unrolled = next((u for u in (unroll_kernel(k, p, f, rules) for f in factors) if u), k)
+    if unrolled is not k and scalar_loads(unrolled) == 0:
+        return unrolled
+    for interleaved in _interleavings(k, p, rules):
+        if scalar_loads(interleaved) == 0:
+            return interleaved
     return unrolled if _gains(k, unrolled) else k
+
+
+def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> list[Kernel]:
+    """k unrolled over RUN consecutive items in each of the M blocks of a small coordinate
+    (gid // D) % M, for each such coordinate of k: space_to_depth's block column picks which
+    lanes of an input vector an output reads, so the outputs of both block columns together
+    read whole vectors."""
+    if k.steps > 1:
+        return []
+    out = []
+    for n in toposort(list(k.effects)):
+        if not (n.op is Op.FLOORMOD and n.src[0].op is Op.FLOORDIV and n.src[0].src[0] is k.gid):
+            continue
+        d, m = int(n.src[0].src[1].arg), int(n.src[1].arg)  # type: ignore[call-overload]
+        if m > MAX_INTERLEAVED or d % RUN or k.items % (m * d):
+            continue
+
+        def items(g: Node, d: int = d, m: int = m) -> list[Node]:
+            block, inner = b.floordiv(g, d // RUN), b.floormod(g, d // RUN)
+            base = b.add(b.mul(block, m * d), b.mul(inner, RUN))
+            return [b.add(base, v * d + j) for v in range(m) for j in range(RUN)]
+        unrolled = unroll_kernel(k, p, m * RUN, rules, items)
+        if unrolled is not None:
+            out.append(unrolled)
+    return out
 
 
 def _gains(k: Kernel, unrolled: Kernel) -> bool:

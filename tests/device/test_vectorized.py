@@ -8,6 +8,8 @@ import pytest
 
 import dmlc
 import reference as ref
+import reference_layout as rl
+from dmlc.descriptors.layout import DEPTH_SPACE_ORDERS
 from dmlc.ir.ops import Op
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits
@@ -109,6 +111,28 @@ def test_padding_of_unaligned_rows_picks_lanes_from_a_window(dtype, mode):
     x = random_bits(12, (3, 9, 30), dtype)
     kernel, expected = padded(x, (0, 2, 1), (0, 1, 1), mode, guard_words=64)
     assert "vload input" in kernel.ir and "vstore output" in kernel.ir, kernel.ir
+    assert_bits_equal(kernel(x), expected)
+    assert kernel.executable().guard_damage() == []
+    assert_bits_equal(kernel.reference(x), expected)
+
+
+@pytest.mark.vulkan
+@pytest.mark.parametrize("dtype", WORD_TYPES, ids=[d.name for d in WORD_TYPES])
+@pytest.mark.parametrize("order", ["DCR", "CRD"])
+def test_space_to_depth_reads_whole_vectors_across_block_columns(dtype, order):
+    """Each output reads every other input element, the block column deciding which: the
+    unroll pass runs 8 outputs of each block column together (passes/unroll.py, interleaved),
+    so that every input vector loaded serves both and no element is loaded alone."""
+    x = random_bits(13, (1, 4, 64, 64), dtype)
+    desc = dmlc.SpaceToDepthDesc(input=T(dtype, x.shape), block_size=2,
+                                 order=DEPTH_SPACE_ORDERS[order == "CRD"])
+    kernel = dmlc.compile(desc, guard_words=64)
+    (k,) = kernel.program.kernels
+    # DCR: block columns are 2 blocks of channels apart (2 x 8 items); CRD: 4 neighbouring
+    # channels hold a position's 4 blocks (4 x 8)
+    assert k.unrolled == (16 if order == "DCR" else 32), kernel.ir
+    assert not any(n.op is Op.LOAD for e in k.effects for n in e.toposort()), kernel.ir
+    expected = rl.space_to_depth(x, 2, order == "DCR")
     assert_bits_equal(kernel(x), expected)
     assert kernel.executable().guard_damage() == []
     assert_bits_equal(kernel.reference(x), expected)
