@@ -19,13 +19,12 @@ parts: each part is a dispatch.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold
+from .vector_select import vector_value
 
 MIN_ELEMENTS = 1 << 14
 """Smaller kernels stay one dispatch (selects per lane, vector_select.py): there the dispatches
@@ -40,10 +39,6 @@ nine for eight. Measured on lavapipe, pad reflect f32 [1, 64, 256, 256] by 2 on 
 the copy shader: eight vectors that cross rows (unroll.py) 0.67."""
 MIN_RUN_VECTORS = 1 << 12
 """Smaller parts run one vector per invocation: they need every invocation they can get."""
-
-VectorOf = Callable[[Node, Node, Node, int], "Node | None"]
-"""(value, gid, first, width) -> the vector of lanes first .. first + width - 1, or None."""
-
 
 def column_edges(value: Node, column: Node) -> set[int]:
     """The columns c at which some condition `column + k < s` or `s < column + k` of value
@@ -63,8 +58,8 @@ def column_edges(value: Node, column: Node) -> set[int]:
     return edges
 
 
-def partition_kernel(k: Kernel, p: Program, width: int, rules: RuleSet,
-                     vector_of: VectorOf) -> tuple[Kernel, ...] | None:
+def partition_kernel(k: Kernel, p: Program, width: int,
+                     rules: RuleSet) -> tuple[Kernel, ...] | None:
     """The parts of the element kernel k (one store of the whole output, element gid), or
     None where partitioning does not apply or some part does not vectorize."""
     store = k.effects[0]
@@ -90,7 +85,7 @@ def partition_kernel(k: Kernel, p: Program, width: int, rules: RuleSet,
         for u in range(run):
             column = b.mul(b.add(b.mul(b.floormod(g, n // run), run), lo + u), width)
             first = fold(b.add(row_start, column), rules)
-            vec = vector_of(store.src[1], k.gid, first, width)
+            vec = vector_value(store.src[1], p, k.gid, first, width, rules)
             if vec is None:
                 return None
             stores.append(b.vstore(store.arg, first, vec))

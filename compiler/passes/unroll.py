@@ -22,7 +22,7 @@ of those, and needs each such store to write element gid: ir/kernel.py's packed_
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
@@ -138,14 +138,13 @@ def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
     return unrolled if _gains(k, unrolled) else k
 
 
-def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> list[Kernel]:
+def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> Iterator[Kernel]:
     """k unrolled over RUN consecutive items in each of the M blocks of a small coordinate
     (gid // D) % M, for each such coordinate of k: space_to_depth's block column picks which
     lanes of an input vector an output reads, so the outputs of both block columns together
-    read whole vectors."""
+    read whole vectors. Built one at a time: the caller stops at the first that serves."""
     if k.steps > 1:
-        return []
-    out = []
+        return
     for n in toposort(list(k.effects)):
         if not (n.op is Op.FLOORMOD and n.src[0].op is Op.FLOORDIV and n.src[0].src[0] is k.gid):
             continue
@@ -159,8 +158,7 @@ def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> list[Kernel]:
             return [b.add(base, v * d + j) for v in range(m) for j in range(RUN)]
         unrolled = unroll_kernel(k, p, m * RUN, rules, items)
         if unrolled is not None:
-            out.append(unrolled)
-    return out
+            yield unrolled
 
 
 def _gains(k: Kernel, unrolled: Kernel) -> bool:

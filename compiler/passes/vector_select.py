@@ -102,14 +102,22 @@ class VectorSelect:
             hoisted = [substitute([address], {selects[-1]: x}, self.rules)[0] for x in (a, d)]
             return self.select(c, b.load(buf, hoisted[0]), b.load(buf, hoisted[1]), path, n)
         address = self.narrowed(address, path)
+        vec = self.run(buf, address, clamped=bool(path))  # a path: loaded on every branch
+        if vec is not None:
+            return vec
+        return self.spanned(buf, [self.lane(address, j) for j in range(self.width)])
+
+    def run(self, buf: Buffer, address: Node, clamped: bool = False) -> Node | None:
+        """The vector at `address` when its lanes read an aligned run, forward or reversed
+        (loaded forward, reversed in registers); clamped: its start kept inside the binding."""
         lanes = [self.lane(address, j) for j in range(self.width)]
         forward = aligned_run(lanes, self.width, self.rules)
         backward = None if forward is not None else aligned_run(lanes[::-1], self.width,
                                                                   self.rules)
         first = forward if forward is not None else backward
         if first is None:
-            return self.spanned(buf, lanes)
-        if path:  # loaded on every branch: kept inside the binding
+            return None
+        if clamped:
             first = b.clamp(first, 0, buf.padded_count - self.width)
         vec = b.vload(buf.name, first)
         return vec if forward is not None else b.reverse(vec, buf.dtype.itemsize)
@@ -302,8 +310,14 @@ def _not(cond: Node) -> Node:
 
 def vector_value(value: Node, p: Program, gid: Node, first: Node, width: int,
                  rules: RuleSet) -> Node | None:
-    """The vectorized value of an element value (selects, loads, constants), or None when any
-    part is not proven."""
+    """The vector of lanes first .. first + width - 1 of an element value (loads, selects,
+    constants), or None when any part is not proven. A load is first tried as a run of its
+    whole address (selects in it may fold away in the lanes: a partition's steady part)."""
     if value.dtype is VType.VEC16:
         return None
-    return VectorSelect(p, gid, first, width, rules).vector(value)
+    lanes = VectorSelect(p, gid, first, width, rules)
+    if value.op is Op.LOAD:
+        vec = lanes.run(p.buffer(value.arg), value.src[0])  # type: ignore[arg-type]
+        if vec is not None:
+            return vec
+    return lanes.vector(value)

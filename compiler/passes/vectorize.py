@@ -11,12 +11,11 @@ both sides are simplified under the pipeline's rules and must be the same intern
 from __future__ import annotations
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Program
+from ..ir import Kernel, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
-from ..ir.ops import Op, toposort
-from ..ir.rewrite import fold, substitute
-from .lanes import aligned_run
+from ..ir.ops import Op
+from ..ir.rewrite import fold
 from .partition import partition_kernel
 from .vector_select import vector_value
 
@@ -35,35 +34,14 @@ def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> tuple[Kernel, ...
     width = b.vector_width(out.dtype)
     if k.items % width:
         return None
-    def vector_of(value: Node, gid: Node, first: Node, width: int) -> Node | None:
-        vec = _run(value, gid, first, width, rules) if value.op is Op.LOAD else None
-        if vec is None:  # selects, constants, runs off a vector boundary: vector_select.py
-            vec = vector_value(value, p, gid, first, width, rules)
-        return vec
-
-    parts = partition_kernel(k, p, width, rules, vector_of)
+    parts = partition_kernel(k, p, width, rules)
     if parts is not None:
         return parts
     first = fold(b.mul(b.item_id(k.items // width), width), rules)
-    vec = vector_of(value, k.gid, first, width)
+    vec = vector_value(value, p, k.gid, first, width, rules)
     if vec is None:
         return None
     return (Kernel(k.name, k.items // width, (b.vstore(out.name, first, vec),)),)
-
-
-def _run(load: Node, gid: Node, first: Node, width: int, rules: RuleSet) -> Node | None:
-    """The vector of a load whose lanes read an aligned run, forward or reversed."""
-    address = load.src[0]
-    order = toposort([address])
-    lanes = [substitute([address], {gid: b.add(first, lane)}, rules, order)[0]
-             for lane in range(width)]
-    forward, backward = aligned_run(lanes, width, rules), aligned_run(lanes[::-1], width, rules)
-    if forward is not None:
-        return b.vload(load.arg, forward)  # type: ignore[arg-type]
-    if backward is not None:  # a reversed run: loaded forward, reversed in registers
-        itemsize = load.dtype.itemsize  # type: ignore[union-attr]
-        return b.reverse(b.vload(load.arg, backward), itemsize)  # type: ignore[arg-type]
-    return None
 
 
 def vectorize(p: Program, rules: RuleSet) -> Program:
