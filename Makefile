@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-poison test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -32,6 +32,9 @@ test-nopasses: install  ## the whole suite with every optimization pass disabled
 lint: install            ## ruff (style, imports, 100 columns) and mypy (types) over the sources; both must be clean
 	$(VENV)/bin/ruff check compiler runtime tests tools examples shaders
 	$(VENV)/bin/mypy
+
+test-poison: install     ## the device suite with every buffer a kernel may not rely on filled with 0xA5 first
+	DMLC_POISON=1 $(PYTEST) -q -m vulkan
 
 test-validation: install  ## the suite and the examples under the Vulkan validation layer (sync checks on); fails on any message
 	bash tools/validation.sh $(MAKE) --no-print-directory test demo

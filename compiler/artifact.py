@@ -112,8 +112,7 @@ def results(desc: OperatorDesc, output: Any) -> Any:
 
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:
-    """The launch plan of `program`, whose kernels compiled to `stages`: every buffer starts
-    zeroed, as lowering assumes of scratch and status buffers."""
+    """The launch plan of `program`, whose kernels compiled to `stages`."""
     buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role)
                     for b in program.buffers)
     kernels = tuple(PlanKernel(s.name, s.spirv, s.invocations, s.local_size, s.buffers)

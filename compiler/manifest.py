@@ -73,6 +73,7 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
         kinds = access.get(buf.name, set())
         initial = ("input" if buf.role == "input" else
                    "zeros" if buf.role in ("scratch", "status") else
+                   "undefined" if buf.role == "temp" else
                    "input" if compiled.in_place else "undefined")
         buffers.append({
             "name": buf.name, "element_type": buf.dtype.value, "element_count": buf.count,

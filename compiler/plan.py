@@ -26,11 +26,15 @@ class PlanBuffer:
     (shaders may read any buffer as uvec4s). Guard words (LaunchPlan.guard_words) come on top."""
     role: str
     """'input' (written by each call), 'output' (read back by each call), 'scratch' (device
-    only; kernels leave it as they found it) or 'status' (read back after every call and zeroed
-    again by the runtime when a call set it)."""
-    zeroed: bool = True
-    """The buffer holds zeros before the first call (scratch and status buffers rely on it);
-    False leaves its contents undefined."""
+    only; zeroed before its first call, and the kernels leave it zeroed again), 'temp' (device
+    only; undefined until a kernel of the call writes it) or 'status' (read back after every
+    call and zeroed again by the runtime when a call set it)."""
+
+    @property
+    def zeroed(self) -> bool:
+        """The kernels rely on the buffer holding zeros when a call starts (scratch and status
+        buffers); every other buffer's contents are undefined until written."""
+        return self.role in ("scratch", "status")
 
     @property
     def nbytes(self) -> int:

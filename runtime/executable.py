@@ -113,9 +113,10 @@ class Executable:
 
     def _slots(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
         """kp tensors for every buffer: those given, the executable's own, and the rest from
-        the pool (scratch zeroed). Returns them with the pooled slots to give back, in the
-        reverse order of taking (so the next call takes the same ones: same binding) and
-        whether each is left zeroed (scratch: the kernels zero it again)."""
+        the pool (scratch zeroed; output and temp buffers as the last user left them). Returns
+        them with the pooled slots to give back, in the reverse order of taking (so the next
+        call takes the same ones: same binding) and whether each is left zeroed (scratch: the
+        kernels zero it again)."""
         tensors, taken = {}, []
         pool = self.device.pool
         for b in self.plan.buffers:
@@ -124,9 +125,9 @@ class Executable:
             elif b.name in self._own:
                 tensors[b.name] = self._own[b.name].tensor
             else:
-                slot = pool.take(b.words, zeroed=b.role == "scratch")
+                slot = pool.take(b.words, zeroed=b.zeroed)
                 tensors[b.name] = slot.tensor
-                taken.append((slot, b.role == "scratch"))
+                taken.append((slot, b.zeroed))
         return tensors, taken[::-1]
 
     @contextlib.contextmanager
@@ -138,7 +139,7 @@ class Executable:
             yield self.binding(tensors, host)
         finally:
             for slot, clean in taken:
-                self.device.pool.give(slot, clean)
+                self.device.pool.give(slot, clean, self.plan.name)
 
     def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
         """The kp tensors of device tensors passed for the inputs and the output, by buffer."""

@@ -11,14 +11,22 @@ recorded upload and download sequences. Idle buffers are kept per exact size, th
 used first, up to LIMIT bytes in all, and dropped after IDLE_SECONDS unused: dropped buffers are
 destroyed at once (their memory freed even where a binding still names them; bindings check
 is_init() before use).
+
+Nothing here assumes fresh memory is zero (on a GPU it is not): a buffer is zeroed when a
+taker asks for zeros, unless it is known to hold them. DMLC_POISON=1 (tests: `make
+test-poison`) checks that nobody relies on more: every buffer taken without zeros is filled with
+POISON_WORD first, and a buffer given back as zeroed is read back and refused if it is not.
 """
 from __future__ import annotations
 
 import collections
+import os
 import time
 from typing import Any, Protocol
 
 import numpy as np
+
+from dmlc.errors import DeviceError
 
 
 class Device(Protocol):
@@ -26,6 +34,16 @@ class Device(Protocol):
 
     def tensor(self, words: np.ndarray) -> Any: ...
     def sync_sequence(self, tensor: Any, direction: str) -> Any: ...
+
+
+POISON_WORD = 0xA5A5A5A5
+"""What a buffer taken without zeros holds under DMLC_POISON: a NaN in float16/32/64, a
+large negative in signed integers, never an index in range."""
+
+
+def poisoning() -> bool:
+    """Whether DMLC_POISON asks for poisoned buffers (read on every take: tests switch it)."""
+    return os.environ.get("DMLC_POISON", "") not in ("", "0")
 
 
 class Slot:
@@ -64,6 +82,16 @@ class Slot:
             self.sync(device, "up")
             self.clean = True
 
+    def poison(self, device: Device) -> None:
+        """Fill the device copy with POISON_WORD (DMLC_POISON)."""
+        self.tensor.data()[:] = POISON_WORD
+        self.sync(device, "up")
+
+    def holds_zeros(self, device: Device) -> bool:
+        """Whether the device copy is all zeros (read back: DMLC_POISON's check)."""
+        self.sync(device, "down")
+        return not self.tensor.data().any()
+
 
 class BufferPool:
     """Idle buffers by size, for one device. take() and trim() run under the device's lock;
@@ -83,8 +111,12 @@ class BufferPool:
         self.created = 0
         self.reused = 0
 
-    def give(self, slot: Slot, clean: bool = False) -> None:
-        """Return a buffer nobody uses any more; clean: its device copy holds zeros."""
+    def give(self, slot: Slot, clean: bool = False, what: str = "") -> None:
+        """Return a buffer nobody uses any more; clean: its device copy holds zeros (`what`
+        left it so: checked under DMLC_POISON, with the device held)."""
+        if clean and poisoning() and not slot.holds_zeros(self.device):
+            raise DeviceError(f"{what}: gave back a buffer of {slot.words} words as zeroed, "
+                              "but it holds non-zero words (a kernel did not clear its scratch)")
         slot.clean = clean
         self._returned.append(slot)  # atomic: safe from __del__ without the lock
 
@@ -102,6 +134,10 @@ class BufferPool:
             self.created += 1
         if zeroed:
             slot.zero(self.device)
+            return slot
+        if poisoning():
+            slot.poison(self.device)
+        slot.clean = False  # the taker writes it
         return slot
 
     def _settle(self) -> None:

@@ -183,8 +183,12 @@ def run_buffers(p: Program, *arrays: np.ndarray) -> dict[str, np.ndarray]:
             if a.size < buf.count:
                 raise IRError(f"input {buf.name} has {a.size} elements, needs {buf.count}")
             bufs[buf.name] = a
-        else:
+        elif buf.role in ("scratch", "status"):
             bufs[buf.name] = np.zeros(buf.count, buf.dtype.bits_dtype)
+        else:  # output and temp buffers hold anything until written: a program may not read
+            # what it did not write (on a GPU a new buffer is not zero either)
+            bufs[buf.name] = np.full(buf.count, 0xA5A5A5A5A5A5A5A5, np.uint64).astype(
+                buf.dtype.bits_dtype)
     for k in p.kernels:
         run_kernel(k, bufs)
     return bufs

@@ -37,9 +37,11 @@ class Buffer:
     dtype: DataType
     count: int
     role: str
-    """'input' (uploaded each call), 'output' (downloaded), 'scratch' (device only; starts
-    zeroed and every kernel that uses it leaves it zeroed again), or 'status' (starts zeroed, is
-    read back after every call, and the runtime zeroes it again when a call set it)."""
+    """'input' (uploaded each call), 'output' (downloaded; undefined until written),
+    'scratch' (device only; starts zeroed and every kernel that uses it leaves it zeroed
+    again), 'temp' (device only; undefined until a kernel of the call writes it: a join tree's
+    partial results), or 'status' (starts zeroed, is read back after every call, and the
+    runtime zeroes it again when a call set it)."""
 
     @property
     def words(self) -> int:

@@ -31,7 +31,7 @@ def piecewise(position: Node, starts: Sequence[int], pieces: Sequence[Node]) -> 
 GROUP = 7
 """Inputs one join kernel reads: with the output, 8 storage buffers, which every Vulkan device
 we target binds to one shader (lavapipe allows 32, the Vulkan minimum is 4, MoltenVK 31).
-More inputs are joined a group at a time into scratch tensors, then those are joined: every
+More inputs are joined a group at a time into temp buffers, then those are joined: every
 kernel still writes its buffer in order, one element per item (8/16-bit stores need that)."""
 
 
@@ -56,7 +56,7 @@ def lower_join(desc: JoinDesc) -> Program:
     names = [list_argument("inputs", k) for k in range(len(desc.inputs))]
     bufs = [tensor_buffer(n, t, "input") for n, t in zip(names, desc.inputs)]
     parts = list(zip(bufs, desc.inputs))
-    scratch: list[Buffer] = []
+    temps: list[Buffer] = []
     kernels: list[Kernel] = []
     while len(parts) > GROUP:  # a tree of joins, GROUP parts at a time
         joined = []
@@ -68,14 +68,14 @@ def lower_join(desc: JoinDesc) -> Program:
             sizes = list(out.sizes)
             sizes[axis] = sum(t.sizes[axis] for _, t in group)
             t = TensorDesc(data_type=out.data_type, sizes=tuple(sizes))
-            buf = tensor_buffer(f"joined{len(scratch)}", t, "scratch")
-            kernels.append(join_kernel(f"join{len(scratch)}", group, buf, sizes, axis))
-            scratch.append(buf)
+            buf = tensor_buffer(f"joined{len(temps)}", t, "temp")
+            kernels.append(join_kernel(f"join{len(temps)}", group, buf, sizes, axis))
+            temps.append(buf)
             joined.append((buf, t))
         parts = joined
     b_out = tensor_buffer("output", out, "output")
     kernels.append(join_kernel("join", parts, b_out, out.sizes, axis))
-    return Program("join", (*bufs, *scratch, b_out), tuple(kernels), tuple(names), "output",
+    return Program("join", (*bufs, *temps, b_out), tuple(kernels), tuple(names), "output",
                    out.sizes)
 
 
