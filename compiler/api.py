@@ -55,7 +55,7 @@ def tensor_of(a: Any) -> TensorDesc:
     fold into the kernel, which reads the memory it spans as it lies (see `buffer_of`): a
     numpy transpose, every n-th row, a reversal, a broadcast; a device tensor's view."""
     if is_device_tensor(a):
-        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape) if a.is_contiguous \
+        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape) if a.is_whole \
             else view_tensor(a)
     layout = _numpy_layout(a)
     if layout is None:
@@ -83,7 +83,7 @@ def buffer_of(a: Any) -> Any:
     of elements its strides span, from the lowest (the same memory, not a copy); for a device
     view, the tensor that owns its buffer."""
     if is_device_tensor(a):
-        return a if a.is_contiguous else owner(a)
+        return a if a.is_whole else owner(a)
     layout = _numpy_layout(a)
     if layout is None:
         return a

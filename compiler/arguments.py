@@ -12,7 +12,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from .descriptors import (
-    IN_PLACE_OPERATORS,
     ExpressionDesc,
     OperatorDesc,
     TensorDesc,
@@ -40,10 +39,10 @@ def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None
         raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
                               "dmlc.empty)", type(a).__name__)
     a.check_usable(f"{op}: {field_name}")
-    if not a.is_contiguous:
-        raise ValidationError(op, field_name, "a contiguous tensor (its elements first in its "
+    if not a.is_packed:  # CompiledKernel.__call__ packs views before this
+        raise ValidationError(op, field_name, "a packed tensor (its elements first in its "
                               "buffer, in order)", f"a view with strides {fmt(a.strides)} at "
-                              f"offset {a.offset}", "pass view.contiguous()")
+                              f"offset {a.offset}")
     if a.dtype != t.data_type.numpy:
         raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
     if t.strides is None and a.shape != t.sizes:
@@ -53,20 +52,30 @@ def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None
                               f"for strides {fmt(t.strides)}", a.size)
 
 
-def check_out_overlap(desc: OperatorDesc, names: Sequence[str], args: Sequence[Any],
-                      out: Any) -> None:
-    """`out` must share no memory with an argument, as PyTorch requires of out=: a kernel that
-    reads what it writes (a reversing slice, a permuting gather) would give wrong values. The
-    one exception is scatter's data tensor laid out as the output (packed): out= that tensor
-    updates it in place."""
-    for name, a in zip(names, args):
-        if not is_device_tensor(a) or (isinstance(desc, IN_PLACE_OPERATORS) and name == "input"
-                                       and desc.input.is_packed):
-            continue
-        if a is out or a.kp_tensor is out.kp_tensor:
-            field_name = argument(desc, name)[1]
-            raise ValidationError(desc.operator, "out", f"a tensor that shares no memory with "
-                                  f"{field_name}", f"the same device tensor as {field_name}")
+def same_layout(t: TensorDesc, view: Any) -> bool:
+    """Whether a kernel's tensor `t` lies where the device view does in its buffer: the same
+    sizes, offset and strides (those of size-1 dimensions never matter)."""
+    return t.sizes == view.shape and t.offset == view.offset and all(
+        a == b for a, b, n in zip(t.element_strides, view.strides, t.sizes) if n > 1)
+
+
+def check_out(op: str, out: Any, t: TensorDesc) -> None:
+    """out= must be a device tensor of the output's dtype and shape: any view of one (the
+    result is written where its elements lie). An output with strides of its own is the
+    flat buffer it lies in (as an input with strides is)."""
+    if not is_device_tensor(out):
+        raise ValidationError(op, "out", "a dmlc DeviceTensor (dmlc.to_device / dmlc.empty) "
+                              "or a numpy array", type(out).__name__)
+    out.check_usable(f"{op}: out")
+    if out.dtype != t.data_type.numpy:
+        raise ValidationError(op, "out dtype", t.data_type.numpy.name, out.dtype.name)
+    if t.is_packed and out.shape != t.sizes:
+        raise ValidationError(op, "out shape", fmt(t.sizes), fmt(out.shape))
+    if not t.is_packed and not (out.is_packed and out.size >= t.buffer_elements):
+        raise ValidationError(op, "out", f"the tensor OutputTensor's strides lie in: a "
+                              f"buffer of >= {t.buffer_elements} elements",
+                              f"{fmt(out.shape)} at offset {out.offset}" if not out.is_packed
+                              else out.size)
 
 
 def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:

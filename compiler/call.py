@@ -12,9 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import check_device_tensor, check_out_overlap, is_device_tensor
+from .arguments import check_out, is_device_tensor, same_layout
 from .artifact import CompiledProgram, Stage, results
-from .descriptors import OperatorDesc, TensorDesc
+from .descriptors import IN_PLACE_OPERATORS, OperatorDesc, TensorDesc
 from .errors import ValidationError
 from .ir import Program
 from .lower.checks import raise_for_status
@@ -110,8 +110,11 @@ class CompiledKernel:
         one pre-recorded dispatch per kernel). DML_SPLIT returns a tuple: views of the one
         buffer its outputs share."""
         # a view's elements packed first, as numpy arrays are made contiguous for the upload
-        arrays = tuple(a.contiguous() if is_device_tensor(a) else a for a in arrays)
+        arrays = tuple(a.packed() if is_device_tensor(a) else a for a in arrays)
         checked = self.compiled.arguments(arrays)
+        if out is None and not self.output.is_packed:
+            raise ValidationError(self.descriptor.operator, "out", "the buffer OutputTensor "
+                                  "lies in (its strides write a view of it)", "none")
         if out is None and not any(is_device_tensor(a) for a in checked):
             result, status = self.executable().run(checked)
         elif self.guard_words:
@@ -126,23 +129,54 @@ class CompiledKernel:
 
     def _run_device(self, checked: list[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """The device-tensor path: host arrays among the arguments are uploaded, and the output
-        goes to `out` or to a new device tensor."""
+        goes to `out` (any view of a device tensor) or to a new device tensor."""
         if not all(is_device_tensor(a) for a in checked):
             from dmlc.runtime.tensor import to_device
             checked = [a if is_device_tensor(a) else to_device(a) for a in checked]
+        exe = self.executable()
         if out is None:
-            from dmlc.runtime.tensor import empty
-            out = empty(self.output.sizes, self.output.data_type.numpy, zeroed=False)
-        else:
-            check_device_tensor(self.descriptor.operator, "out", out, self.output)
-            check_out_overlap(self.descriptor, self.program.inputs, checked, out)
-            if self._updates_in_place(checked, out):
-                assert self._in_place is not None
-                return self._in_place().executable().run_device(checked[1:], out)
-        return self.executable().run_device(checked, out)
+            return exe.run_device(checked, self._empty())
+        op = self.descriptor.operator
+        check_out(op, out, self.output)
+        if self._updates_in_place(checked, out):
+            assert self._in_place is not None
+            _, status = self._in_place().executable().run_device(checked[1:], out.base or out)
+            return out, status
+        if not self.output.is_packed:  # the kernel writes through its own layout: out's buffer
+            return exe.run_device(self._unshared(checked, out), out)
+        if out.is_whole and not any(a.kp_tensor is out.kp_tensor for a in checked):
+            return exe.run_device(checked, out)
+        # out= a view (part of a buffer: the kernel's whole-word stores would reach past it),
+        # or memory an argument shares: computed into a temporary first, then written where
+        # out's elements lie (numpy's semantics for out= that overlaps) by a copy kernel
+        temp = self._empty()
+        _, status = exe.run_device(checked, temp)
+        if self.check_indices:
+            raise_for_status(self.descriptor, status)  # before out is written
+        out[...] = temp
+        return out, status
+
+    def _empty(self) -> Any:
+        from dmlc.runtime.tensor import empty
+        return empty(self.output.sizes, self.output.data_type.numpy, zeroed=False)
+
+    def _unshared(self, checked: list[Any], out: Any) -> list[Any]:
+        """The arguments, with a copy of any that shares out's buffer."""
+        from dmlc.runtime.tensor import empty
+        unshared = []
+        for a in checked:
+            if a.kp_tensor is out.kp_tensor:
+                copy = empty(a.shape, a.dtype, zeroed=False)
+                copy[...] = a
+                a = copy
+            unshared.append(a)
+        return unshared
 
     def _updates_in_place(self, checked: list[Any], out: Any) -> bool:
-        """A scatter whose out= is its data tensor: only the updates are written (the copying
-        form would also be right, at the cost of the whole tensor)."""
-        return (self._in_place is not None and self.program.inputs[0] == "input"
-                and checked[0].kp_tensor is out.kp_tensor)
+        """A scatter whose out= is its data tensor, as it lies (a view of it too): only the
+        updates are written (the copying form would also be right, at the cost of the whole
+        tensor)."""
+        desc = self.descriptor
+        return (self._in_place is not None and isinstance(desc, IN_PLACE_OPERATORS)
+                and self.program.inputs[0] == "input" and checked[0].kp_tensor is out.kp_tensor
+                and same_layout(desc.input, out))

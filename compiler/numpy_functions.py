@@ -38,7 +38,6 @@ from .numpy_args import (
     broadcast,
     collapse,
     empty_axis,
-    fixed_shape,
     flat,
     norm_axis,
     reshape,
@@ -233,8 +232,8 @@ def _values(fn: str, values: Any, dtype: np.dtype, shape: Shape) -> Any:
 
 
 def _permuted(fn: str, field: str, a: Any, perm: list[int], shape: Shape) -> Any:
-    """A numpy array transposed by `perm` then reshaped (a copy only when dimensions merged)."""
+    """An array (or device tensor) transposed by `perm` then reshaped: views, and a copy only
+    where dimensions merged across strides, as numpy's."""
     if is_device_tensor(a):
-        fixed_shape(fn, field, a, shape)
-        return a
+        return a.transpose(perm).reshape(shape)
     return np.reshape(np.transpose(a, perm), shape)

@@ -99,16 +99,35 @@ def check_sizes(op: str, name: str, actual: Sequence[int], expected: Sequence[in
         raise ValidationError(op, f"{name}.Sizes", fmt(expected), fmt(actual), why)
 
 
+def check_distinct(op: str, name: str, t: TensorDesc) -> None:
+    """Every element of `t` at its own address (a tensor that is written): ordered by stride,
+    each dimension must step past everything the smaller ones reach (true of any view that
+    slicing, transposing and reshaping make; a stride-0 broadcast is refused)."""
+    reach = 0
+    for size, stride in sorted(((n, abs(st)) for n, st in zip(t.sizes, t.element_strides)
+                                if n > 1), key=lambda d: d[1]):
+        if stride <= reach:
+            raise ValidationError(op, f"{name}.Strides", "strides that give every element its "
+                                  "own address (a written tensor cannot broadcast or overlap "
+                                  "itself)", f"{fmt(t.element_strides)} for sizes "
+                                  f"{fmt(t.sizes)}")
+        reach += (size - 1) * stride
+    return None
+
+
 def resolve_output(op: str, desc: OperatorDesc, sizes: Sequence[int],
-                   dtype: DataType) -> TensorDesc:
-    """Check a given OutputTensor against the inferred one, or infer it."""
+                   dtype: DataType, strided: bool = False) -> TensorDesc:
+    """Check a given OutputTensor against the inferred one, or infer it. strided: the operator
+    writes through any layout whose elements have distinct addresses (else: packed only)."""
     out = desc.output
     if out is None:
         return TensorDesc(data_type=dtype, sizes=tuple(sizes))
     check_tensor(op, "OutputTensor", out, len(sizes))
     check_same_type(op, "OutputTensor", out, dtype)
     check_sizes(op, "OutputTensor", out.sizes, sizes)
-    if not out.is_packed:
+    if strided:
+        check_distinct(op, "OutputTensor", out)
+    elif not out.is_packed:
         raise ValidationError(op, "OutputTensor.Strides", f"packed {fmt(out.packed_strides)}",
                               fmt(out.element_strides), "strided outputs are not supported yet")
     return out

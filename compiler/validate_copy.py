@@ -23,7 +23,7 @@ def validate_identity(desc: IdentityDesc) -> IdentityDesc:
     if desc.scale_bias is not None:
         raise ValidationError(op, "ScaleBias", "none (dmlc moves data; scale and bias compute)",
                               repr(desc.scale_bias))
-    out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type)
+    out = resolve_output(op, desc, desc.input.sizes, desc.input.data_type, strided=True)
     return dataclasses.replace(desc, output=out)
 
 

@@ -37,6 +37,8 @@ class DeviceTensor:
     packer: ClassVar[Callable[[DeviceTensor], DeviceTensor] | None] = None
     """How a view's elements are packed into a tensor of their own on the device (a copy
     kernel): dmlc installs it (dmlc.views), as the runtime compiles nothing itself."""
+    assigner: ClassVar[Callable[[DeviceTensor, Any], None] | None] = None
+    """How a value is written through a view (a copy kernel; dmlc.views installs it too)."""
 
     def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any,
                  zeroed: bool = True) -> None:
@@ -51,6 +53,11 @@ class DeviceTensor:
         self.base: DeviceTensor | None = None
         """The tensor that owns the buffer, for a view (None: this one owns it)."""
         check_kp_size(f"a {self.shape} {self.dtype} tensor", words * 4)
+        bound = device.limits.maxStorageBufferRange
+        if words * 4 > bound:  # no kernel could bind it: refused now, not at every later use
+            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
+                              f"than this device's maxStorageBufferRange = {bound} (the most "
+                              f"one shader binding holds; {device.name})")
         with device.use("dmlc.to_device"):
             self._slot: Slot = device.pool.take(words, zeroed=zeroed)
         self._released = False
@@ -76,9 +83,22 @@ class DeviceTensor:
 
     @property
     def is_contiguous(self) -> bool:
-        """Its elements are the buffer's first `size`, in row-major order: it reads as a
-        tensor of its shape (a tensor, or a view such as a reshape of one)."""
-        return self.offset == 0 and is_c_contiguous(self.shape, self.strides)
+        """Its elements lie one after another in row-major order, as numpy's C_CONTIGUOUS
+        (a view such as c[1] is contiguous at an offset into its buffer)."""
+        return is_c_contiguous(self.shape, self.strides)
+
+    @property
+    def is_whole(self) -> bool:
+        """Packed and all of its buffer (a tensor, or a reshape of one): a kernel may write it
+        by whole 32-bit words and 16-byte vectors, which a view of part of a buffer (c[0])
+        shares with the elements after it."""
+        return self.is_packed and (self.base is None or self.size == self.base.size)
+
+    @property
+    def is_packed(self) -> bool:
+        """Contiguous from the buffer's start: its elements are the buffer's first `size`, so
+        it reads as a tensor of its shape (what a compiled kernel binds)."""
+        return self.offset == 0 and self.is_contiguous
 
     def __del__(self) -> None:
         if not self._released and self.base is None and not self.device.closed:
@@ -88,6 +108,31 @@ class DeviceTensor:
         """A view, as numpy's basic indexing gives one (integers, slices, ..., None)."""
         self.check_usable("DeviceTensor[...]")
         return self._view(index((self.shape, self.strides, self.offset), key))
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        """numpy's `t[key] = value` on the device: basic indexing picks the elements, `value`
+        (a scalar, an array, a device tensor or view) is broadcast to them and written where
+        they lie, by one copy kernel; the rest of the buffer is untouched."""
+        self.check_usable("DeviceTensor.__setitem__")
+        target = self._view(index((self.shape, self.strides, self.offset), key))
+        if DeviceTensor.assigner is None:
+            raise DeviceError("DeviceTensor.__setitem__: no copy kernel installed (import dmlc)")
+        DeviceTensor.assigner(target, value)
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of unsized object (a 0-d DeviceTensor)")
+        return self.shape[0]
+
+    def astype(self, dtype: Any) -> DeviceTensor:
+        """This tensor as another dtype: the same tensor for its own dtype (numpy's
+        copy=False); other dtypes are refused, as dmlc moves bits and never converts values."""
+        want = data_type_of("DeviceTensor.astype", "dtype", dtype).numpy
+        if want != self.dtype:
+            raise ValidationError("DeviceTensor.astype", "dtype", f"{self.dtype.name} (dmlc "
+                                  "moves data and converts no values; convert on the host "
+                                  "with numpy() then to_device())", want.name)
+        return self
 
     def transpose(self, *axes: Any) -> DeviceTensor:
         """A view with the axes permuted (reversed when none are given), as numpy's."""
@@ -100,19 +145,24 @@ class DeviceTensor:
         return self.transpose()
 
     def reshape(self, *shape: Any) -> DeviceTensor:
-        """A view of another shape where the elements are in row-major order, else (as numpy)
+        """A view of another shape where the strides allow one (numpy's rule), else (as numpy)
         a packed copy reshaped."""
         self.check_usable("DeviceTensor.reshape")
         new = tuple(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) \
             else shape
         layout = reshape((self.shape, self.strides, self.offset), new)
         if layout is None:
-            return self.contiguous().reshape(*new)
+            return self.packed().reshape(*new)
         return self._view(layout)
 
     def contiguous(self) -> DeviceTensor:
-        """This tensor if it is contiguous, else a new tensor with its elements packed."""
-        if self.is_contiguous:
+        """This tensor if it is contiguous (at any offset), else a new tensor with its elements
+        packed (as torch's contiguous())."""
+        return self if self.is_contiguous else self.packed()
+
+    def packed(self) -> DeviceTensor:
+        """This tensor if it is packed (is_packed), else a new tensor with its elements."""
+        if self.is_packed:
             return self
         if DeviceTensor.packer is None:
             raise DeviceError("DeviceTensor.contiguous: no packing kernel installed (import "
@@ -155,10 +205,10 @@ class DeviceTensor:
         return self.size * self.dtype.itemsize
 
     def upload(self, array: np.ndarray) -> DeviceTensor:
-        if not self.is_contiguous:
-            raise ValidationError("DeviceTensor.upload", "tensor", "a tensor or a contiguous "
-                                  "view (its elements first in the buffer, in order)",
-                                  f"a view with strides {self.strides} at offset {self.offset}")
+        """Write an array's bits into the tensor (of a view: where its elements lie)."""
+        if not self.is_packed:
+            self[...] = as_ndarray("DeviceTensor.upload", "array", array)
+            return self
         with self.use("DeviceTensor.upload") as device:
             to_words(array, self.size, out=self._slot.tensor.data())
             self._slot.sync(device, "up")
@@ -167,9 +217,9 @@ class DeviceTensor:
     def numpy(self) -> np.ndarray:
         """A fresh host array with the tensor's current contents (of a view: its elements
         only, packed on the device first)."""
-        if not self.is_contiguous:
+        if not self.is_packed:
             self.check_usable("DeviceTensor.numpy")
-            return self.contiguous().numpy() if self.size else np.empty(self.shape, self.dtype)
+            return self.packed().numpy() if self.size else np.empty(self.shape, self.dtype)
         with self.use("DeviceTensor.numpy") as device:
             self._slot.sync(device, "down")
             return from_words(self._slot.tensor.data(), self.dtype, self.shape)
@@ -181,7 +231,7 @@ class DeviceTensor:
     def __repr__(self) -> str:
         state = ", released" if self.released else (", device closed" if self.device.closed
                                                     else "")
-        view = "" if self.is_contiguous else f", view strides={self.strides} offset={self.offset}"
+        view = "" if self.is_packed else f", view strides={self.strides} offset={self.offset}"
         return (f"DeviceTensor(shape={self.shape}, dtype={self.dtype.name}{view}, "
                 f"device={self.device.name!r}{state})")
 

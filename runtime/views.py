@@ -10,6 +10,8 @@ import math
 import operator
 from typing import Any
 
+import numpy as np
+
 from dmlc.errors import IndexOutOfRangeError, ValidationError
 
 Layout = tuple[tuple[int, ...], tuple[int, ...], int]
@@ -34,13 +36,16 @@ def index(layout: Layout, key: Any) -> Layout:
     advanced indexing gathers, which dmlc.take and dmlc.gather do)."""
     shape, strides, offset = layout
     keys = key if isinstance(key, tuple) else (key,)
+    for k in keys:
+        if not (k is None or k is Ellipsis or isinstance(k, slice)):
+            _integer(k)  # refuses arrays, lists and masks before they are compared
     if sum(k is Ellipsis for k in keys) > 1:
         raise ValidationError("DeviceTensor[...]", "index", "at most one Ellipsis", repr(key))
     taken = sum(k is not None and k is not Ellipsis for k in keys)
     if taken > len(shape):
         raise ValidationError("DeviceTensor[...]", "index", f"at most {len(shape)} indices "
                               f"for a {len(shape)}-D tensor", taken)
-    if Ellipsis not in keys:
+    if not any(k is Ellipsis for k in keys):
         keys = (*keys, Ellipsis)
     out_shape: list[int] = []
     out_strides: list[int] = []
@@ -73,14 +78,17 @@ def index(layout: Layout, key: Any) -> Layout:
 
 
 def _integer(k: Any) -> int:
-    if isinstance(k, bool):
+    if isinstance(k, (bool, np.bool_)):
         k = None  # numpy treats a bool as a mask: advanced indexing
     try:
+        if isinstance(k, np.ndarray) and k.ndim:
+            raise TypeError  # operator.index takes a 1-element array
         return operator.index(k)
     except TypeError:
         raise ValidationError("DeviceTensor[...]", "index", "integers, slices, ... or None "
-                              "(basic indexing; dmlc.take and dmlc.gather do the rest)",
-                              type(k).__name__) from None
+                              "(basic indexing; for an array or list of indices use "
+                              "dmlc.take / dmlc.gather, and dmlc.put_along_axis / "
+                              "dmlc.scatter to write)", type(k).__name__) from None
 
 
 def transpose(layout: Layout, axes: Any) -> Layout:
@@ -96,8 +104,9 @@ def transpose(layout: Layout, axes: Any) -> Layout:
 
 
 def reshape(layout: Layout, new: tuple[Any, ...]) -> Layout | None:
-    """The layout of a C-contiguous view reshaped (None where the view is not C-contiguous:
-    numpy copies there, and so does the caller)."""
+    """The layout of a view reshaped, where its strides allow one without moving elements
+    (numpy's rule: dimensions that merge must be contiguous with each other; size-1 dimensions
+    come and go freely), else None: numpy copies there, and so does the caller."""
     shape, strides, offset = layout
     size = math.prod(shape)
     dims = [_integer(s) for s in new]
@@ -113,6 +122,36 @@ def reshape(layout: Layout, new: tuple[Any, ...]) -> Layout | None:
     if math.prod(dims) != size:
         raise ValidationError("DeviceTensor.reshape", "shape", f"a shape of {size} elements",
                               tuple(dims))
-    if not is_c_contiguous(shape, strides):
-        return None
-    return tuple(dims), packed_strides(tuple(dims)), offset
+    found = _strides_without_copy(shape, strides, tuple(dims))
+    return None if found is None else (tuple(dims), found, offset)
+
+
+def _strides_without_copy(shape: tuple[int, ...], strides: tuple[int, ...],
+                          new: tuple[int, ...]) -> tuple[int, ...] | None:
+    """Strides that read the elements of (shape, strides) in row-major order as `new`, or None
+    where none exist (numpy's _attempt_nocopy_reshape: runs of old dimensions that multiply to
+    runs of new ones, each old run contiguous within itself)."""
+    if 0 in shape:
+        return packed_strides(new)
+    old = [(n, st) for n, st in zip(shape, strides) if n != 1]
+    out = [0] * len(new)
+    oi = ni = 0
+    while ni < len(new) and oi < len(old):
+        oj, nj = oi + 1, ni + 1
+        np_, op = new[ni], old[oi][0]
+        while np_ != op:
+            if np_ < op:
+                np_ *= new[nj]
+                nj += 1
+            else:
+                op *= old[oj][0]
+                oj += 1
+        if any(old[k][1] != old[k + 1][0] * old[k + 1][1] for k in range(oi, oj - 1)):
+            return None
+        out[nj - 1] = old[oj - 1][1]
+        for k in range(nj - 1, ni, -1):
+            out[k - 1] = out[k] * new[k]
+        ni, oi = nj, oj
+    for k in range(ni, len(new)):  # trailing 1s
+        out[k] = 1
+    return tuple(out)

@@ -11,8 +11,10 @@ from .tensor import TensorDesc, as_tuple
 @dataclass(frozen=True, kw_only=True)
 class IdentityDesc:
     """DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC: output = input, element by element. The input's
-    strides make it any view (a transpose, a broadcast with stride 0, NHWC read as NCHW); the
-    output is packed: the view made contiguous."""
+    strides make it any view (a transpose, a broadcast with stride 0, NHWC read as NCHW). The
+    output is packed by default (the view made contiguous); given with strides and an offset, it
+    is a view written in place (each element at its own address), and the kernel then takes its
+    whole buffer as `out=`."""
 
     input: TensorDesc
     """InputTensor."""

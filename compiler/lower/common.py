@@ -36,6 +36,17 @@ def address(coords: Sequence[Node], t: TensorDesc) -> Node:
     return acc
 
 
+def store_at(out: TensorDesc, buf: Buffer, t: Node, value: Node) -> Node:
+    """The store of output element t (row-major): at t where the output is the kernel's own
+    buffer (no strides, no offset: whole words and vectors may be written), else where its
+    layout (a view's strides and offset) puts it, element by element, atomically for 8/16-bit
+    elements (the other elements of their 32-bit word are not t's to write)."""
+    if out.strides is None and not out.offset:
+        return b.store(buf, t, value)
+    at = address(unflatten(t, out.sizes), out)
+    return (b.atomic_store if out.data_type.bits < 32 else b.store)(buf, at, value)
+
+
 def replace(coords: Sequence[Node], axis: int, value: Node) -> list[Node]:
     out = list(coords)
     out[axis] = value

@@ -1,7 +1,10 @@
 """DML_ELEMENT_WISE_IDENTITY, DML_SLICE and DML_SLICE_GRAD: gather form.
 
 Identity reads the input's view at each output element's coordinates (its strides fold into the
-address). DML_SLICE is the DML_SLICE1 that reads the same elements. SliceGrad: output element p
+address); an output with strides (dmlc: a view written in place, `DeviceTensor.__setitem__`)
+is written where its layout puts each element.
+
+DML_SLICE is the DML_SLICE1 that reads the same elements. SliceGrad: output element p
 lies on the slice's window when, per dimension, t = p - start (or start - p for a negative
 stride) is >= 0, a multiple of |stride| and t / |stride| < the slice's output size; it then
 takes input_gradient[t / |stride|], else zero.
@@ -12,7 +15,7 @@ from ..descriptors.copy import IdentityDesc, SliceDesc, SliceGradDesc
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..validate_copy import as_slice1
-from .common import address, tensor_buffer, unflatten
+from .common import address, store_at, tensor_buffer, unflatten
 from .slice import lower_slice, window_starts
 
 
@@ -22,7 +25,7 @@ def lower_identity(desc: IdentityDesc) -> Program:
     b_in, b_out = tensor_buffer("input", inp, "input"), tensor_buffer("output", out, "output")
     gid = b.item_id(out.element_count)
     value = b.load(b_in, address(unflatten(gid, out.sizes), inp))
-    kernel = Kernel("identity", out.element_count, (b.store(b_out, gid, value),))
+    kernel = Kernel("identity", out.element_count, (store_at(out, b_out, gid, value),))
     return Program("identity", (b_in, b_out), (kernel,), ("input",), "output", out.sizes)
 
 

@@ -26,15 +26,24 @@ and nothing is copied: the lines kernel alone, whose cost follows the updates, f
 width (lines own disjoint elements, but 8/16-bit elements of different lines may share a
 word: they are stored with atomic and/or on the word). Where the lines would be few and long
 (or longer than a kernel's loop may be), the vote runs with the output as its own original.
+The data tensor may be any view (an offset, strides of any sign: a KV cache's slice, a
+transpose): in place, the output has the input's layout, so the updates land where the view's
+elements lie; the vote then counts winners by element, not by address, and stores through the
+layout (atomically for 8/16-bit elements, whose words the view may share with others).
 """
 from __future__ import annotations
 
-from ..descriptors import ScatterDesc
+import dataclasses
+from typing import TypeVar
+
+from ..descriptors import ScatterDesc, ScatterNDDesc, TensorDesc
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.verify import MAX_STEPS
-from .common import address, replace, tensor_buffer, unflatten
+from .common import address, replace, store_at, tensor_buffer, unflatten
+
+ScatterDescs = TypeVar("ScatterDescs", bound=ScatterDesc | ScatterNDDesc)
 
 LINES_MIN = 256
 """Fewer lines than this scatter by vote: each line is one invocation's loop, and a few long
@@ -56,9 +65,19 @@ IN_PLACE_SHORT = 64
 """In place, lines of at most this many steps run as lines however few they are."""
 
 
+def in_place_layout(desc: ScatterDescs) -> ScatterDescs:
+    """In place, the data tensor is the output: the output takes the input's layout (a view's
+    strides and offset; unchanged where the input is the whole buffer: no strides, no
+    offset)."""
+    if desc.input.strides is None and not desc.input.offset:
+        return desc
+    return dataclasses.replace(desc, output=desc.input)
+
+
 def lower_scatter_in_place(desc: ScatterDesc) -> Program:
     """The scatter with the data tensor as its output, updated in place (inputs: indices and
     updates only)."""
+    desc = in_place_layout(desc)
     out, steps = desc.output, desc.updates.sizes[desc.axis]
     assert out is not None, "validate() first"
     lines = desc.updates.element_count // steps
@@ -108,7 +127,9 @@ def lower_scatter_vote(desc: ScatterDesc, in_place: bool = False) -> Program:
     u = b.item_id(n_upd)
     uc = unflatten(u, idx.sizes)
     i = b.index(b.load(b_idx, address(uc, idx)), inp.sizes[axis], "mask")
-    target = address(replace(uc, axis, b.maximum(i, 0)), out)
+    # winners by element, not address (a view's addresses may span far more than its elements)
+    element = out if out.is_packed else TensorDesc(data_type=out.data_type, sizes=out.sizes)
+    target = address(replace(uc, axis, b.maximum(i, 0)), element)
     vote = b.atomic_max(b_win, target, b.add(u, 1), pred=b.not_equal(i, -1))
     k_vote = Kernel("scatter_vote", n_upd, (vote,))
 
@@ -118,7 +139,7 @@ def lower_scatter_vote(desc: ScatterDesc, in_place: bool = False) -> Program:
     original = b.load(b_in, address(unflatten(t, out.sizes), inp))
     result = b.where(b.not_equal(w, 0), update, original)
     k_resolve = Kernel("scatter_resolve", n_out, (
-        b.store(b_out, t, result),
+        store_at(out, b_out, t, result),
         b.store(b_win, t, b.const_data(DataType.UINT32, 0)),
     ))
     if in_place:

@@ -20,6 +20,7 @@ from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
 from ..ir.verify import MAX_STEPS
 from .common import address, replace, tensor_buffer, unflatten
+from .scatter import in_place_layout
 from .scatternd import rows_and_slice, target_of
 
 
@@ -50,6 +51,8 @@ def _update(desc: ScatterDesc | ScatterNDDesc, b_idx: Buffer, b_upd: Buffer, lin
 
 
 def lower_scatter_reduce(desc: ScatterDesc | ScatterNDDesc, in_place: bool = False) -> Program:
+    if in_place:  # the data tensor, any view of it, is the output
+        desc = in_place_layout(desc)
     inp, idx, upd, out = desc.input, desc.indices, desc.updates, desc.output
     assert out is not None, "validate() first"
     lines, steps = lines_and_steps(desc)

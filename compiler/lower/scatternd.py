@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from ..descriptors import ScatterNDDesc
+from ..descriptors import ScatterNDDesc, TensorDesc
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node, Program
 from ..ir import build as b
@@ -32,11 +32,13 @@ def rows_and_slice(desc: ScatterNDDesc) -> tuple[int, int]:
     return desc.indices.element_count // k, math.prod(desc.input.sizes[first + k:])
 
 
-def target_of(desc: ScatterNDDesc, b_idx: Buffer, row: Node, s: Node) -> tuple[Node, Node]:
-    """The output address of update row `row`, slice position `s`, and whether it is kept
-    (every coordinate of the tuple in range)."""
+def target_of(desc: ScatterNDDesc, b_idx: Buffer, row: Node, s: Node,
+              layout: TensorDesc | None = None) -> tuple[Node, Node]:
+    """The output address (in `layout`, default the output's) of update row `row`, slice
+    position `s`, and whether it is kept (every coordinate of the tuple in range)."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
+    out = layout or out
     first, k = desc.first_indexed, desc.tuple_size
     row_coords = unflatten(row, idx.sizes[:-1])
     coords: list[Node] = [b.const(0)] * first
@@ -64,7 +66,9 @@ def lower_scatter_nd(desc: ScatterNDDesc, target: str = "gpu") -> Program:
 
 
 def lower_scatter_nd_in_place(desc: ScatterNDDesc) -> Program:
-    """The scatter with the data tensor as its output (inputs: indices and updates only)."""
+    """The scatter with the data tensor as its output (inputs: indices and updates only; the
+    data tensor may be any view: scatter.in_place_layout)."""
+    desc = elements.in_place_layout(desc)
     rows, lines = rows_and_slice(desc)
     if rows <= MAX_STEPS and (lines >= elements.LINES_MIN or rows <= elements.IN_PLACE_SHORT):
         return lower_scatter_nd_lines(desc, in_place=True)
@@ -118,7 +122,9 @@ def lower_scatter_nd_vote(desc: ScatterNDDesc, in_place: bool = False) -> Progra
 
     u = b.item_id(n_upd)
     row_s = unflatten(u, (rows, lines))
-    target, keep = target_of(desc, b_idx, row_s[0], row_s[1])
+    # winners by element, not address (a view's addresses may span far more than its elements)
+    element = out if out.is_packed else TensorDesc(data_type=out.data_type, sizes=out.sizes)
+    target, keep = target_of(desc, b_idx, row_s[0], row_s[1], element)
     k_vote = Kernel("scatter_nd_vote", n_upd,
                     (b.atomic_max(b_win, target, b.add(u, 1), pred=keep),))
 
@@ -127,7 +133,7 @@ def lower_scatter_nd_vote(desc: ScatterNDDesc, in_place: bool = False) -> Progra
     update = b.load(b_upd, address(unflatten(b.maximum(b.sub(w, 1), 0), upd.sizes), upd))
     original = b.load(b_in, address(unflatten(t, out.sizes), inp))
     k_resolve = Kernel("scatter_nd_resolve", n_out, (
-        b.store(b_out, t, b.where(b.not_equal(w, 0), update, original)),
+        elements.store_at(out, b_out, t, b.where(b.not_equal(w, 0), update, original)),
         b.store(b_win, t, b.const_data(DataType.UINT32, 0)),
     ))
     buffers = (b_idx, b_upd, b_out, b_win) if in_place else (b_in, b_idx, b_upd, b_out, b_win)

@@ -200,9 +200,9 @@ def broadcast_on_device(data: Any, shape: tuple[int, ...]) -> Any:
     subs = tuple(E.Const(0) if d == 1 and shape[lead + k] != 1 else E.Var(names[lead + k])
                  for k, d in enumerate(data.shape))
     desc = ExpressionDesc(name="Y", index_vars=tuple(names), body=E.Load("X", subs),
-                          tensors=(("X", tensor_of(data.contiguous())),),
+                          tensors=(("X", tensor_of(data.packed())),),
                           output=TensorDesc(data_type=DataType.of(data.dtype), sizes=shape))
-    return cached_compile(desc)(data.contiguous())
+    return cached_compile(desc)(data.packed())
 
 
 @op("Gather")

@@ -87,9 +87,9 @@ def uploaded(v: Value) -> Value:
 
 def finished(v: Value) -> Value:
     """A graph output: a view packed by its copy kernel (so that compiling shows it)."""
-    if v.on_host or v.data.is_contiguous:
+    if v.on_host or v.data.is_packed:
         return v
-    return Value(v.data.contiguous(), v.logical)
+    return Value(v.data.packed(), v.logical)
 
 
 def index_array(v: Value, node: str, field: str) -> np.ndarray:

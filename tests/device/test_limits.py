@@ -130,3 +130,16 @@ def test_the_longest_scatter_lines_run_whole(steps, monkeypatch):
     assert ("scatter_lines" in kernel.ir) == (steps <= 65535)
     assert_bits_equal(kernel(x, idx, upd), scatter(x, idx, upd, 0))
     clear_caches()
+
+
+@vulkan
+def test_a_tensor_no_binding_can_hold_is_refused_when_made(monkeypatch):
+    """dmlc.empty and to_device refuse at once, naming the limit, rather than every kernel
+    failing on the tensor later."""
+    _with_limits(monkeypatch, maxStorageBufferRange=1024)
+    for make in (lambda: dmlc.empty((257,), np.float32),
+                 lambda: dmlc.to_device(np.zeros((2, 129), np.float32))):
+        with pytest.raises(DeviceError, match=r"needs 1040 bytes, more than this device's "
+                                              r"maxStorageBufferRange = 1024"):
+            make()
+    assert dmlc.empty((256,), np.float32).nbytes == 1024  # exactly the limit: allowed
