@@ -246,3 +246,22 @@ def test_put_along_axis_takes_device_values_of_the_indexing_result_s_shape():
     want = np.zeros((1, 2), np.float32)
     np.put_along_axis(want, idx, values, axis=1)
     check_buffer(a, want)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "int8", "float32", "int64"])
+@pytest.mark.parametrize("reduction", ["add", "max"])
+def test_a_reduction_in_place_through_a_view(dtype, reduction, no_temporary):
+    """Reductions combine into the view's elements where they lie (8-bit elements of the
+    view share words with others: atomic stores)."""
+    x = (np.arange(5 * 6 * 7) % 50).astype(dtype).reshape(5, 6, 7)
+    t = dmlc.to_device(x)
+    view = t[1:4, ::-2].transpose(1, 0, 2)  # (3, 3, 7): reversed, strided, transposed
+    want = x.copy()
+    v = want[1:4, ::-2].transpose(1, 0, 2)
+    idx = np.array([[[0] * 7, [2] * 7, [0] * 7]])  # collide on row 0
+    upd = np.full((1, 3, 7), 3, dtype)
+    v[...] = ref_nd.scatter(v.copy(), np.broadcast_to(idx, (3, 3, 7)).copy(),
+                            np.broadcast_to(upd, (3, 3, 7)).copy(), 1, reduction)
+    dmlc.scatter(view, np.broadcast_to(idx, (3, 3, 7)), np.broadcast_to(upd, (3, 3, 7)),
+                 axis=1, reduction=reduction, out=view)
+    check_buffer(t, want)

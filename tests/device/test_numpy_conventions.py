@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
+import reference as ref
 from dmlc.api import tensor_of
 from reference import assert_bits_equal
 
@@ -79,13 +80,16 @@ def test_a_strided_kernel_takes_a_flat_device_tensor_as_it_takes_a_flat_array():
         kernel(dmlc.to_device(flat[:100]))
 
 
-def test_out_of_a_strided_scatter_input_is_refused():
-    """In place needs the data tensor laid out as the output: a transposed data tensor would
-    be read and written at different places."""
+def test_out_of_a_strided_scatter_input_is_its_buffer_overwritten():
+    """A kernel reading its data tensor transposed (strides (1, 4)) with out= that buffer: not
+    in place (the data would be read and written at different places), so the result is
+    computed into a temporary and then written over the buffer, as numpy's out= would."""
     t = dmlc.TensorDesc(data_type="FLOAT32", sizes=(4, 4), strides=(1, 4))
     kernel = dmlc.compile(dmlc.ScatterDesc(
         input=t, indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 4)),
         updates=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4)), axis=0))
-    data = dmlc.to_device(np.arange(16, dtype=np.float32).reshape(4, 4))
-    with pytest.raises(dmlc.ValidationError, match="out: expected a tensor that shares no"):
-        kernel(data, np.zeros((1, 4), np.int32), np.ones((1, 4), np.float32), out=data)
+    x = np.arange(16, dtype=np.float32).reshape(4, 4)
+    data = dmlc.to_device(x)
+    idx, upd = np.zeros((1, 4), np.int32), np.ones((1, 4), np.float32)
+    assert kernel(data, idx, upd, out=data) is data
+    assert_bits_equal(data.numpy(), ref.scatter(x.T, idx, upd, 0))
