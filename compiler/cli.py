@@ -86,7 +86,8 @@ def build_parser() -> argparse.ArgumentParser:
     info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")
     info.set_defaults(func=cmd_info)
     bench = sub.add_parser("bench", help="time every operator against copies of the same bytes")
-    bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension")
+    bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension "
+                       "(too small to judge against the targets: no ok/MISS marks)")
     bench.add_argument("--repeats", type=positive_int, default=7,
                        help="timed runs per case (default 7)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
