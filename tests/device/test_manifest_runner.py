@@ -122,3 +122,58 @@ def test_a_program_of_many_workgroups(runner, tmp_path):
     assert m["kernels"][0]["workgroups"] > 10
     got = run_from_manifests(runner, out, module, inputs)
     assert_bits_equal(got["OutputTensor"], dmlc.run_module(module, inputs)["OutputTensor"])
+
+
+def run_manifest(runner: pathlib.Path, path: str, arrays: list[np.ndarray],
+                 folder: pathlib.Path) -> bytes:
+    """The C runner on one manifest: its inputs' bytes in order, the output buffer's bytes."""
+    files = []
+    for k, a in enumerate(arrays):
+        files.append(str(folder / f"in{k}.bin"))
+        np.ascontiguousarray(a).tofile(files[-1])
+    out = folder / "out.bin"
+    subprocess.run([str(runner), path, *files, str(out)], check=True, capture_output=True)
+    return out.read_bytes()
+
+
+IN_PLACE = {
+    # a KV cache's rows by token position: f16 (sub-word stores), a colliding pair of updates
+    "scatter": lambda dt: dmlc.ScatterDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(2, 8)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(2, 8)), axis=0),
+    # few long lines: the in-place vote (its scratch zeroed once, left zeroed)
+    "scatter_vote": lambda dt: dmlc.ScatterDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(100, 8)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(100, 8)), axis=0),
+    "scatter_nd": lambda dt: dmlc.ScatterNDDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(2, 1)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(2, 8)), input_dimension_count=2,
+        indices_dimension_count=2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "FLOAT32"])
+@pytest.mark.parametrize("op", IN_PLACE)
+def test_an_in_place_scatter_updates_the_data_tensor_given_as_input_0(op, dtype, runner,
+                                                                      tmp_path):
+    from dmlc.compiled import compile_program
+    desc = IN_PLACE[op](dtype)
+    np_type = np.float16 if dtype == "FLOAT16" else np.float32
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((300, 8)).astype(np_type)
+    updates = rng.standard_normal(desc.updates.sizes).astype(np_type)
+    indices = {"scatter": np.array([[7] * 8, [-1] * 8]),
+               "scatter_vote": rng.integers(-300, 300, (100, 8)),
+               "scatter_nd": np.array([[7], [-1]])}[op]
+    compiled = compile_program(desc, in_place=True)
+    path = dmlc.write_manifest(compiled, tmp_path / "m")
+    got = run_manifest(runner, path, [data, indices.astype(np.int64), updates], tmp_path)
+    fn = dmlc.scatter_nd if op == "scatter_nd" else dmlc.scatter
+    kwargs = {} if op == "scatter_nd" else {"axis": 0}
+    if op == "scatter_vote":
+        assert any(b["initial"] == "zeros" for b in json.loads(open(path).read())["buffers"])
+    expected = fn(data, indices, updates, **kwargs)
+    assert_bits_equal(np.frombuffer(got, np_type)[:data.size].reshape(data.shape), expected)
