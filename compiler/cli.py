@@ -80,7 +80,8 @@ def positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dmlc", description="DirectML data-movement operators "
-                                     "compiled to Vulkan compute shaders")
+                                     "compiled to Vulkan compute shaders: .dml files and .onnx "
+                                     "models")
     parser.add_argument("--version", action="version", version=f"dmlc {__version__}")
     sub = parser.add_subparsers(dest="command")
     info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")

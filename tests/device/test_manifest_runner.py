@@ -177,3 +177,76 @@ def test_an_in_place_scatter_updates_the_data_tensor_given_as_input_0(op, dtype,
         assert any(b["initial"] == "zeros" for b in json.loads(open(path).read())["buffers"])
     expected = fn(data, indices, updates, **kwargs)
     assert_bits_equal(np.frombuffer(got, np_type)[:data.size].reshape(data.shape), expected)
+
+
+def run_model_from_manifests(runner: pathlib.Path, folder: pathlib.Path, stem: str,
+                             inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A model run by the C runner alone, one kernel manifest after another, wired as
+    STEM.model.json says: each kernel input from a model input, a constant's file or an earlier
+    kernel's output buffer (its first element_count elements)."""
+    model = json.loads((folder / f"{stem}.model.json").read_text())
+    data: dict[tuple[str, str], bytes] = {}
+    for i in model["inputs"]:
+        data["input", i["name"]] = np.ascontiguousarray(inputs[i["name"]]).tobytes()
+    for c in model["constants"]:
+        data["constant", c["name"]] = (folder / c["file"]).read_bytes()
+    for k in model["kernels"]:
+        manifest = json.loads((folder / k["manifest"]).read_text())
+        arrays = []
+        for wire, spec in zip(k["inputs"], manifest["inputs"], strict=True):
+            ((kind, name),) = wire["from"].items()
+            dtype = np.dtype(spec["element_type"])
+            arrays.append(np.frombuffer(data[kind, name], dtype)[:wire["element_count"]])
+        data["kernel", k["name"]] = run_manifest(runner, str(folder / k["manifest"]), arrays,
+                                                 folder)
+    out = {}
+    for o in model["outputs"]:
+        ((kind, name),) = o["from"].items()
+        flat = np.frombuffer(data[kind, name], o["element_type"])[o["offset_elements"]:]
+        out[o["name"]] = flat[:int(np.prod(o["shape"]))].reshape(o["shape"]).view(o["onnx_type"])
+    return out
+
+
+def test_a_model_runs_from_its_manifests_alone(runner, tmp_path):
+    """Transpose, Gather by a constant, Reshape, Concat with another input, a reversed Slice,
+    Split; an embedding table (an initializer) gathered by ids, and a bool Pad."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    table = np.arange(40 * 6, dtype=np.float16).reshape(40, 6)
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+             helper.make_node("Gather", ["t", "idx"], ["g"], axis=0),
+             helper.make_node("Reshape", ["g", "flat"], ["r"]),
+             helper.make_node("Concat", ["r", "c"], ["j"], axis=0),
+             helper.make_node("Slice", ["j", "starts", "ends", "axes", "steps"], ["s"]),
+             helper.make_node("Split", ["s"], ["a", "b"], axis=0, num_outputs=2),
+             helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+             helper.make_node("Pad", ["m", "pads"], ["p"], mode="edge")]
+    inits = [numpy_helper.from_array(v, n) for n, v in {
+        "idx": np.array([3, 0, -1], np.int64), "flat": np.array([-1], np.int64),
+        "starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
+        "axes": np.array([0], np.int64), "steps": np.array([-2], np.int64),
+        "table": table, "pads": np.array([1, 0, 0, 2], np.int64)}.items()]
+    graph = helper.make_graph(nodes, "wired", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 5]),
+        helper.make_tensor_value_info("c", TensorProto.FLOAT, [4]),
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", 3]),
+        helper.make_tensor_value_info("m", TensorProto.BOOL, [2, 3])],
+        [helper.make_tensor_value_info(n, 0, None) for n in "abep"], inits)
+    path = tmp_path / "wired.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(path))
+    out = tmp_path / "out"
+    assert main(["compile", str(path), "--dim", "batch=2", "--emit", "manifest", "-o",
+                 str(out)]) == 0
+    wiring = json.loads((out / "wired.model.json").read_text())
+    assert {c["of"] for c in wiring["constants"]} >= {"table", "idx"}
+    rng = np.random.default_rng(9)
+    inputs = {"x": rng.standard_normal((2, 5)).astype(np.float32),
+              "c": rng.standard_normal(4).astype(np.float32),
+              "ids": rng.integers(-40, 40, (2, 3)).astype(np.int64),
+              "m": rng.random((2, 3)) > 0.5}
+    got = run_model_from_manifests(runner, out, "wired", inputs)
+    import dmlc.onnx
+    expected = dmlc.onnx.run(str(path), inputs)
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        assert_bits_equal(got[name], value)
