@@ -48,6 +48,7 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .manifest import write_manifest
 from .numpy_functions import put_along_axis, take, take_along_axis
 from .program import compile_module, run_module
 
@@ -113,4 +114,4 @@ __all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", 
            "TensorDesc",
            "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
            "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
-           "close_device", "cache_info", "clear_cache", "__version__"]
+           "close_device", "cache_info", "clear_cache", "write_manifest", "__version__"]

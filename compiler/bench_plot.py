@@ -34,8 +34,9 @@ def plot(report: dict[str, Any], path: str) -> None:
     ax.set_yticklabels(names, fontsize=8)
     ax.set_xlabel("bandwidth relative to a copy shader moving the same bytes (same run)")
     ax.set_xlim(0, max(1.2, max(ratios + targets) + 0.2))
+    quick = " - quick sizes: targets are for the full sizes" if report.get("quick") else ""
     ax.set_title(f"dmlc bench, {datetime.date.today().isoformat()}, {report['device']} "
-                 f"(target {report['target']})", fontsize=9)
+                 f"(target {report['target']}){quick}", fontsize=9)
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     try:

@@ -1,11 +1,13 @@
 """The `dmlc` command line: `dmlc compile`, `dmlc run`, `dmlc info`, `dmlc bench`, `--version`.
 
 Artifacts go to stdout, diagnostics to stderr. Exit codes: 0 ok, 1 user error, 2 usage,
-3 toolchain or device failure.
+3 toolchain or device failure; a reader that closes stdout early (`dmlc info | head`) ends the
+command quietly with 141, as a process killed by SIGPIPE.
 """
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from . import __version__, toolchain
@@ -78,13 +80,15 @@ def positive_int(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dmlc", description="DirectML data-movement operators "
-                                     "compiled to Vulkan compute shaders")
+                                     "compiled to Vulkan compute shaders: .dml files and .onnx "
+                                     "models")
     parser.add_argument("--version", action="version", version=f"dmlc {__version__}")
     sub = parser.add_subparsers(dest="command")
     info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")
     info.set_defaults(func=cmd_info)
     bench = sub.add_parser("bench", help="time every operator against copies of the same bytes")
-    bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension")
+    bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension "
+                       "(too small to judge against the targets: no ok/MISS marks)")
     bench.add_argument("--repeats", type=positive_int, default=7,
                        help="timed runs per case (default 7)")
     bench.add_argument("--json", metavar="FILE", help="also write the results as JSON")
@@ -101,7 +105,29 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+BROKEN_PIPE = 141
+"""The exit status of `dmlc ... | head` once head has gone: 128 + SIGPIPE, as a shell reports a
+process that SIGPIPE killed."""
+
+
 def main(argv: list[str] | None = None) -> int:
+    """The command line; a closed stdout ends it quietly (the recipe of Python's signal docs:
+    stdout pointed at devnull, so that the interpreter's last flush does not fail again)."""
+    try:
+        try:
+            status = _main(argv)
+        except SystemExit:  # argparse's --help and --version print, then exit
+            sys.stdout.flush()
+            raise
+        sys.stdout.flush()  # a closed pipe shows here at the latest, inside the try
+        return status
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return BROKEN_PIPE
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):

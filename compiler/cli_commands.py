@@ -1,20 +1,21 @@
-"""The commands that take a .dml file: `dmlc compile` (shaders out) and `dmlc run` (results
-out). cli.py holds the parser, `info`, `bench` and the exit codes."""
+"""The commands that take a .dml file or an .onnx model: `dmlc compile` (shaders out) and
+`dmlc run` (results out). cli.py holds the parser, `info`, `bench` and the exit codes;
+cli_onnx.py what is particular to models."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 
 import numpy as np
 
 from . import toolchain
-from .cli_onnx import compile_onnx, is_onnx, parse_shapes, run_onnx
-from .compiled import CompiledKernel
+from .cli_onnx import compile_onnx, is_onnx, parse_sizes, run_onnx
+from .compiled import CompiledKernel, compile_program
+from .descriptors import IN_PLACE_OPERATORS
 from .errors import UsageError, ValidationError
 from .lang import Module, load
-from .manifest import manifest
+from .manifest import write_manifest
 from .program import compile_module, run_module, unit_results
 from .target import TARGETS
 
@@ -56,18 +57,50 @@ def _text(items: list[Artifact]) -> str:
     return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in texts)
 
 
-def cmd_compile(args: argparse.Namespace) -> int:
+def _compile_dml(args: argparse.Namespace) -> dict[str, CompiledKernel]:
+    if args.shape or args.dim:
+        raise UsageError("--shape and --dim are for .onnx models (a .dml file declares its "
+                         "shapes)")
     dump = set(args.dump_after) if args.dump_after else None
+    module = load(args.file)
+    kernels = compile_module(module, dump_after=dump, target=args.target)
+    if not args.in_place:
+        return kernels
+    for u in module.units:
+        if not isinstance(u.descriptor, IN_PLACE_OPERATORS):
+            raise UsageError(f"--in-place: {u.name} is a {u.descriptor.operator}; only "
+                             "DML_SCATTER and DML_SCATTER_ND update their input in place")
+    return {name: CompiledKernel(compile_program(k.descriptor, dump_after=dump,
+                                                 target=k.target, in_place=True))
+            for name, k in kernels.items()}
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    model = None
     if is_onnx(args.file):
-        kernels = compile_onnx(args.file, parse_shapes(args.shape))
+        if args.dump_after:
+            raise UsageError("--dump-after is for .dml files (a model's kernels come from "
+                             "the compile cache; compile one as a .dml file to see its passes)")
+        if args.in_place:
+            raise UsageError("--in-place is for the scatters of a .dml file (a model's "
+                             "scatter returns a new tensor, as ONNX defines it)")
+        model = compile_onnx(args.file, parse_sizes("--shape", args.shape, many=True),
+                             {k: v[0] for k, v in parse_sizes("--dim", args.dim,
+                                                              many=False).items()},
+                             args.target)
+        kernels = model.kernels
     else:
-        if args.shape:
-            raise UsageError("--shape is for .onnx models (a .dml file declares its shapes)")
-        kernels = compile_module(load(args.file), dump_after=dump, target=args.target)
+        kernels = _compile_dml(args)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
     if "manifest" in emits:
         emits.remove("manifest")
         write_manifests(kernels, args.output)
+        if model is not None:
+            from .onnx.export import write_model
+            stem = os.path.splitext(os.path.basename(args.file))[0]
+            path = write_model(model, args.output, stem)
+            print(f"wrote {path}: the model's kernels in order, and what feeds each input",
+                  file=sys.stderr)
         if not emits:
             return 0
         if not os.path.isdir(args.output):
@@ -107,16 +140,12 @@ def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None) -> N
     if not folder or os.path.splitext(folder)[1]:
         raise UsageError("--emit manifest writes a manifest and its SPIR-V files: -o DIR names "
                          "their directory")
-    os.makedirs(folder, exist_ok=True)
     for name, k in kernels.items():
-        files = []
-        for stage in k.stages:
-            label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
-            files.append(f"{label}.spv")
-            _write(os.path.join(folder, files[-1]), stage.spirv)
-        path = os.path.join(folder, f"{name}.manifest.json")
-        _write(path, json.dumps(manifest(name, k.compiled, files), indent=2) + "\n")
-        print(f"wrote {path} and {', '.join(files)}", file=sys.stderr)
+        try:
+            path = write_manifest(k, folder, name)
+        except OSError as e:
+            raise UsageError(f"cannot write into {folder}: {e.strerror}") from None
+        print(f"wrote {path} and its SPIR-V", file=sys.stderr)
 
 
 def _write(path: str, content: str | bytes) -> None:
@@ -238,30 +267,46 @@ def _save_or_print(results: dict[str, np.ndarray], output: str | None) -> int:
 
 
 def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
-    c = sub.add_parser("compile", help="compile a .dml file to IR, GLSL or SPIR-V",
-                       description="Compile every operator or expression of FILE. Artifacts go to "
-                       "stdout, or to -o: a file for one artifact, a directory for several.")
-    c.add_argument("--shape", action="append", metavar="NAME=D0,D1,...",
-                   help="an .onnx input's shape where the graph leaves dimensions symbolic")
+    c = sub.add_parser("compile", help="compile a .dml file or an .onnx model to IR, GLSL, "
+                       "SPIR-V or manifests",
+                       description="Compile every operator or expression of a .dml FILE, or "
+                       "every kernel an .onnx model runs (in dispatch order; its symbolic "
+                       "dimensions fixed by --dim or --shape). Artifacts go to stdout, or to -o: "
+                       "a file for one artifact, a directory for several. Each shape is its own "
+                       "SPIR-V.")
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
-                   "expressions)")
+                   "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,
-                   help="what to produce (repeat for several; default glsl)")
+                   help="what to produce (repeat for several; default glsl); manifest: "
+                   "NAME.manifest.json and SPIR-V per program into -o DIR, and for a model "
+                   "MODEL.model.json, which kernel's output feeds which input")
     c.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
+    c.add_argument("--dim", action="append", metavar="NAME=N",
+                   help="an .onnx model's symbolic dimension NAME (batch, seq...) is N in "
+                   "every input that has it (repeatable)")
+    c.add_argument("--shape", action="append", metavar="NAME=D0,D1,...",
+                   help="an .onnx input's whole shape (for dimensions the graph leaves unnamed)")
+    c.add_argument("--in-place", action="store_true",
+                   help="a .dml file's scatters update their data tensor in place: the "
+                   "manifest's input 0 is also its output, and only the updates are written")
     c.add_argument("--dump-after", action="append", choices=passes, metavar="PASS",
-                   help="print the IR to stderr after PASS (one of: " + ", ".join(passes) + ")")
+                   help="print the IR to stderr after PASS (one of: " + ", ".join(passes)
+                   + "; .dml files)")
     c.add_argument("--target", choices=TARGETS, help="tune the kernels for a CPU or a GPU "
                    "Vulkan device (default: $DMLC_TARGET, else the selected device's kind)")
     c.set_defaults(func=cmd_compile)
-    r = sub.add_parser("run", help="run a .dml file on the Vulkan device and print the results",
-                       description="Run FILE on the Vulkan device with the data it gives (or "
-                       "--input). Results print in the file's notation; values the file gives "
-                       "for an output are checked bit for bit (exit 1 on a difference).")
-    r.add_argument("file", metavar="FILE")
+    r = sub.add_parser("run", help="run a .dml file or an .onnx model on the Vulkan device",
+                       description="Run FILE on the Vulkan device: a .dml file with the data "
+                       "it gives (or --input), results printed in the file's notation and "
+                       "values the file gives for an output checked bit for bit (exit 1 on a "
+                       "difference); an .onnx model with an --input for each of its inputs.")
+    r.add_argument("file", metavar="FILE", help="a .dml file or an .onnx model")
     r.add_argument("--input", action="append", metavar="NAME=FILE.npy",
-                   help="data for the tensor NAME (InputTensor, X...), replacing the file's")
+                   help="data for the tensor NAME (a .dml file's InputTensor, X...: replacing "
+                   "the file's; a model's input); a name FILE lacks is refused")
     r.add_argument("-o", "--output", metavar="FILE.npy",
                    help="save the result (.npy; .npz for several outputs) instead of printing")
     r.add_argument("--check-indices", action="store_true",
-                   help="fail (exit 1) on an index outside its axis instead of clamping it")
+                   help="fail (exit 1) on an index outside its axis instead of clamping it "
+                   "(.onnx models always check, as ONNX requires indices in range)")
     r.set_defaults(func=cmd_run)

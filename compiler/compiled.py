@@ -13,6 +13,8 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -33,8 +35,8 @@ from .passes.pipeline import env_names
 from .target import resolve as resolve_target
 from .validate import validate
 
-__all__ = ["CompiledKernel", "CompiledProgram", "Stage", "build_program", "cached_compile",
-           "clear_caches", "compile", "compile_program"]
+__all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_program",
+           "cached_compile", "clear_caches", "compile", "compile_program", "tracing"]
 
 
 def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
@@ -117,17 +119,42 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
         return compile(desc, check_indices=check_indices, target=target)
     kernel = KERNELS.get(key)
     if TRACE is not None:
-        TRACE.append(kernel)
+        return _Recorded(kernel, TRACE)
     return kernel
 
 
-TRACE: list[CompiledKernel] | None = None
-"""While `tracing()`: every kernel the one-shot functions use, in call order."""
+@dataclass(frozen=True)
+class TracedCall:
+    """One call of a kernel while tracing(): the arguments as the kernel took them, `out=`,
+    and what it returned (what `dmlc compile model.onnx` wires into the model's manifest)."""
+
+    kernel: CompiledKernel
+    arguments: tuple[Any, ...]
+    out: Any
+    result: Any
+
+
+TRACE: list[TracedCall] | None = None
+"""While `tracing()`: every call of a kernel the one-shot functions use, in dispatch order."""
+
+
+class _Recorded(CompiledKernel):
+    """A cached kernel whose calls are recorded, handed out while tracing()."""
+
+    def __init__(self, kernel: CompiledKernel, log: list[TracedCall]) -> None:
+        super().__init__(kernel.compiled)
+        self._kernel, self._log = kernel, log
+
+    def __call__(self, *arrays: Any, out: Any = None) -> Any:
+        result = self._kernel(*arrays, out=out)
+        self._log.append(TracedCall(self._kernel, arrays, out, result))
+        return result
 
 
 @contextlib.contextmanager
-def tracing() -> Iterator[list[CompiledKernel]]:
-    """The kernels a block of one-shot calls runs (what `dmlc compile model.onnx` emits)."""
+def tracing() -> Iterator[list[TracedCall]]:
+    """The kernel calls a block of one-shot calls makes, in dispatch order (a call that a
+    kernel makes itself, packing a view, comes before it)."""
     global TRACE
     outer, TRACE = TRACE, []
     try:

@@ -1,7 +1,8 @@
 """A compiled program as a JSON manifest: enough to run its SPIR-V from any Vulkan code.
 
-`dmlc compile FILE --emit manifest -o DIR` writes DIR/NAME.manifest.json beside each kernel's
-DIR/LABEL.spv. Schema (version 1; README "Shaders out"):
+`dmlc compile FILE --emit manifest -o DIR` (or `dmlc.write_manifest(kernel, DIR)`) writes
+DIR/NAME.manifest.json beside each kernel's DIR/LABEL.spv. Schema (version 1; README "Shaders
+out"):
 
 - kernels, in dispatch order (each sees every write of the ones before it: put a compute->compute
   memory barrier between them): SPIR-V file, entry point, workgroup size, invocations, the
@@ -13,13 +14,21 @@ DIR/LABEL.spv. Schema (version 1; README "Shaders out"):
   dispatch (the caller's input, zeros, or nothing), and which program input or output it is.
 - inputs and outputs: the buffers the caller fills and reads, with their shapes; an output may
   start at an element offset (DML_SPLIT's outputs share one buffer).
+- in_place: a scatter compiled to update its data tensor (`dmlc compile --in-place`): input 0
+  is the data tensor's buffer, which is also the output (`initial` "input", `access`
+  read_write, `output` true, and the output's `input_index` 0): bind the caller's tensor there
+  and it is updated, nothing copied.
+- target: "cpu" or "gpu", what the kernels were tuned for (compiler/target.py). A manifest is
+  for its shapes only: every shape is its own SPIR-V.
 - vulkan: the API version and the features and extensions required (none optional today).
 Element layout is little-endian with 8/16-bit elements packed into 32-bit words, 64-bit elements
 as two words, low first: exactly the bytes of a C array (or numpy array) of the element type.
 """
 from __future__ import annotations
 
+import json
 import math
+import os
 from typing import Any
 
 from .arguments import argument
@@ -62,11 +71,15 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     program, desc = compiled.program, compiled.descriptor
     access = _access(program.kernels)
     out = compiled.output
+    # in place, the data tensor comes first, as in the copying form's call: input 0
+    inputs = ((program.output,) if compiled.in_place else ()) + tuple(program.inputs)
     outputs = [{"buffer": program.output, "shape": list(out.sizes),
-                "element_type": out.data_type.value, "offset_elements": 0}]
+                "element_type": out.data_type.value, "offset_elements": 0,
+                "input_index": 0 if compiled.in_place else None}]
     if isinstance(desc, SplitDesc):  # one buffer, the outputs one after another
         outputs = [{"buffer": program.output, "shape": list(t.sizes),
-                    "element_type": t.data_type.value, "offset_elements": start}
+                    "element_type": t.data_type.value, "offset_elements": start,
+                    "input_index": None}
                    for start, t in zip(desc.output_starts, desc.outputs)]
     buffers = []
     for buf in program.buffers:
@@ -81,8 +94,7 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
             "access": "read_write" if kinds == {"read", "write"} else
                       "write" if kinds == {"write"} else "read",
             "initial": initial, "role": buf.role,
-            "input_index": program.inputs.index(buf.name) if buf.name in program.inputs
-            else None,
+            "input_index": inputs.index(buf.name) if buf.name in inputs else None,
             "output": buf.name == program.output})
     kernels = []
     for stage, spv in zip(compiled.stages, spirv_files):
@@ -95,14 +107,15 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
                          for i, b in enumerate(stage.buffers)]})
     return {
         "format": "dmlc-manifest", "version": VERSION, "name": name,
-        "operator": desc.operator, "descriptor": repr(desc),
+        "operator": desc.operator, "descriptor": repr(desc), "target": compiled.target,
+        "in_place": compiled.in_place,
         "vulkan": {"api_version": TARGET_ENV.removeprefix("vulkan"), "features": [],
                    "extensions": []},
         "layout": "little-endian; 8/16-bit elements packed in 32-bit words, 64-bit elements "
                   "as two words (low first): the bytes of a C array of the element type",
         "inputs": [{"buffer": n, "index": i, "shape": list(_shape(compiled, n)),
                     "element_type": program.buffer(n).dtype.value}
-                   for i, n in enumerate(program.inputs)],
+                   for i, n in enumerate(inputs)],
         "outputs": outputs,
         "buffers": buffers,
         "kernels": kernels,
@@ -113,5 +126,33 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
 def _shape(compiled: CompiledProgram, name: str) -> tuple[int, ...]:
     """An input's shape: its tensor's sizes when packed, else its buffer's elements, flat (a
     strided tensor's buffer is what its strides span)."""
+    if name == compiled.program.output:  # in place: the data tensor, packed like the output
+        return compiled.output.sizes
     t, _ = argument(compiled.descriptor, name)
     return t.sizes if t.is_packed and not t.offset else (compiled.program.buffer(name).count,)
+
+
+def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None = None) -> str:
+    """Write a compiled program's manifest and SPIR-V into `folder` (created if missing):
+    NAME.manifest.json beside NAME.spv, or NAME.KERNEL.spv for each kernel of a program of
+    several. `kernel`: what dmlc.compile returns, or a CompiledProgram
+    (dmlc.compiled.compile_program(desc, in_place=True) for a scatter that updates its data
+    tensor). NAME defaults to the program's name ("gather", "scatter_in_place"...). Returns
+    the manifest's path."""
+    compiled = getattr(kernel, "compiled", kernel)
+    if not isinstance(compiled, CompiledProgram):
+        raise TypeError(f"write_manifest: expected a compiled kernel or program, got "
+                        f"{type(kernel).__name__}")
+    name = name or compiled.program.name
+    files = [f"{name}.spv" if len(compiled.stages) == 1 else f"{name}.{stage.name}.spv"
+             for stage in compiled.stages]
+    document = manifest(name, compiled, files)  # refuses guard words before anything is written
+    folder = os.fspath(folder)
+    os.makedirs(folder, exist_ok=True)
+    for stage, file in zip(compiled.stages, files):
+        with open(os.path.join(folder, file), "wb") as f:
+            f.write(stage.spirv)
+    path = os.path.join(folder, f"{name}.manifest.json")
+    with open(path, "w") as f:
+        f.write(json.dumps(document, indent=2) + "\n")
+    return path

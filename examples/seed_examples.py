@@ -1,7 +1,9 @@
-"""The examples of the four DirectML reference pages (../shared/seeds/), run on the Vulkan device.
+"""The examples of the four DirectML reference pages (DML_GATHER_OPERATOR_DESC,
+DML_GATHER_ELEMENTS_OPERATOR_DESC, DML_SCATTER_OPERATOR_DESC, DML_SLICE1_OPERATOR_DESC), run on
+the Vulkan device.
 
-Each example is written as on its page, with SPEC.md's corrections: gather example 3 uses
-IndexDimensions 1 (its data is 1-D indices), scatter example 2's input is 3x3, and
+Each example is written as on its page, with the pages' three typos corrected: gather example 3
+uses IndexDimensions 1 (its data is 1-D indices), scatter example 2's input is 3x3, and
 gather_elements' output type is the input's. `make demo` runs this file; it checks every result
 against the page's documented output and exits non-zero on any difference.
 """
@@ -46,7 +48,7 @@ SEED_EXAMPLES = [
                 {"input": np.array([[1, 2], [3, 4], [5, 6]], F32),
                  "indices": np.array([[1, 0]], U32)},
                 {"axis": 1, "index_dimensions": 1}, np.array([[2, 1], [4, 3], [6, 5]], F32),
-                "SPEC.md: the page says IndexDimensions 2; its data is IndexDimensions 1"),
+                "corrected: the page says IndexDimensions 2; its data is IndexDimensions 1"),
     SeedExample("DML_GATHER", "Example 4. Axis 2, nested indices", dmlc.gather,
                 {"input": np.arange(1, 10, dtype=F32).reshape(1, 3, 3),
                  "indices": np.array([[[0, 2]]], U32)},
@@ -61,7 +63,7 @@ SEED_EXAMPLES = [
                 {"input": np.arange(1, 10, dtype=F32).reshape(3, 3),
                  "indices": np.array([[1, 2, 0], [2, 0, 0]], U32)},
                 {"axis": 0}, np.array([[4, 8, 3], [7, 2, 3]], F32),
-                "SPEC.md: the output's type is FLOAT32, the input's (the page says UINT32)"),
+                "corrected: the output's type is FLOAT32, the input's (the page says UINT32)"),
     SeedExample("DML_SCATTER", "Example 1. 1D scatter", dmlc.scatter,
                 {"input": np.array([0, 1, 2, 3, 4], F32), "indices": np.array([3, 1, 3, 0], U32),
                  "updates": np.array([5, 6, 7, 8], F32)},
@@ -71,7 +73,7 @@ SEED_EXAMPLES = [
                 {"input": np.zeros((3, 3), F32), "indices": np.array([[1, 0, 2], [0, 2, 1]], U32),
                  "updates": np.array([[10, 11, 12], [20, 21, 22]], F32)},
                 {"axis": 0}, np.array([[20, 11, 0], [10, 0, 22], [0, 21, 12]], F32),
-                "SPEC.md: the input is 3x3 (the page declares {2,3})"),
+                "corrected: the input is 3x3 (the page declares {2,3})"),
     SeedExample("DML_SLICE1", "Example 1. Strided slice with positive strides", dmlc.slice,
                 {"input": SLICE_INPUT},
                 {"offsets": [0, 0, 0, 1], "sizes": [1, 1, 4, 3], "strides": [1, 1, 2, 2]},

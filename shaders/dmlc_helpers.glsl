@@ -6,8 +6,9 @@
 int dmlc_floordiv(int a, int d) { return a >= 0 ? a / d : -1 - (-1 - a) / d; }
 int dmlc_floormod(int a, int d) { return a - d * dmlc_floordiv(a, d); }
 
-// Index normalization (SPEC.md, "Indices"): a negative signed index counts from the end of the
-// axis once; an index still outside [0, dim) is clamped to [0, dim - 1] when clamp_it, else -1.
+// Index normalization (dmlc's README, "Decisions"): a negative signed index counts from the end
+// of the axis once; an index still outside [0, dim) is clamped to [0, dim - 1] when clamp_it,
+// else -1.
 // Branch-free (selects only): invocations run in lock-step on SIMD hardware and on llvmpipe.
 int dmlc_index_i32(uint w, int dim, bool clamp_it) {
     int v = int(w);

@@ -38,7 +38,7 @@ seeds = st.integers(0, 2**32 - 1)
 
 
 def gather_is_valid(in_shape, idx_shape, axis: int, k: int) -> bool:
-    """SPEC.md's rules for DML_GATHER, restated independently of dmlc.validate."""
+    """DML_GATHER_OPERATOR_DESC's rules, restated independently of dmlc.validate."""
     d = len(in_shape)
     lead = next((i for i, s in enumerate(in_shape) if s != 1), d - 1)
     if (d - lead) + k - 1 > d or any(s != 1 for s in idx_shape[:d - k]):

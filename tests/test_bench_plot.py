@@ -25,3 +25,16 @@ def test_an_unwritable_path_is_a_usage_error(tmp_path):
     pytest.importorskip("matplotlib")
     with pytest.raises(dmlc.DmlcError, match="cannot write"):
         plot(REPORT, str(tmp_path / "missing" / "bench.png"))
+
+
+def test_quick_sizes_are_not_judged_against_full_size_targets():
+    from dmlc.bench import judged
+    from dmlc.bench_markdown import to_markdown
+    case = {"case": "transpose f32 [1024,1024]", "bytes": 8e6, "vs_copy_shader": 0.31,
+            "vs_vkCmdCopyBuffer": 0.1, "vs_numpy": 1.0, "target": 0.5,
+            "GB/s": {"dmlc": 1.0}}
+    full = to_markdown({**REPORT, "quick": False, "cases": [case]}, "dmlc bench")
+    quick = to_markdown({**REPORT, "quick": True, "cases": [case]}, "dmlc bench --quick")
+    assert "(missed)" in full and "(missed)" not in quick and "too small to judge" in quick
+    assert (judged(False, False), judged(True, False), judged(False, True)) == ("MISS", "ok",
+                                                                              "-")

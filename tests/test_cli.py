@@ -11,6 +11,8 @@ import pytest
 import dmlc
 from dmlc.cli import main
 
+EXAMPLE = os.path.join(os.path.dirname(__file__), "..", "examples", "split_heads.dml")
+
 
 def test_version(capsys):
     with pytest.raises(SystemExit) as info:
@@ -50,3 +52,29 @@ def test_device_failure_exit_code(capsys, monkeypatch):
     monkeypatch.setenv("DMLC_DEVICE", "not-a-number")
     assert main(["info"]) == 3
     assert "DMLC_DEVICE must be a device index" in capsys.readouterr().err
+
+
+def run_into_closed_pipe(*args: str) -> subprocess.CompletedProcess:
+    """`python -m dmlc ARGS` writing to a pipe whose reader has already gone (`| head` after
+    head exits): every write to stdout fails with EPIPE."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        return subprocess.run([sys.executable, "-m", "dmlc", *args], stdout=write,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["--version"], ["compile", "--help"],
+                                  ["compile", str(EXAMPLE), "--emit", "ir"]])
+def test_a_closed_stdout_ends_quietly(args):
+    done = run_into_closed_pipe(*args)
+    assert done.returncode in (0, 141), done.stderr
+    assert "Traceback" not in done.stderr and "BrokenPipe" not in done.stderr, done.stderr
+
+
+@pytest.mark.vulkan
+def test_info_into_a_closed_pipe_ends_quietly():
+    done = run_into_closed_pipe("info")
+    assert done.returncode == 141 and done.stderr == ""

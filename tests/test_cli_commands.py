@@ -2,6 +2,7 @@
 (0 ok, 1 user error, 2 usage, 3 toolchain or device failure)."""
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -185,3 +186,36 @@ def test_compile_for_a_target(tmp_path, capsys, target, kernel):
                     f"UpdatesTensor: (Sizes:{{1,256}}, DataType:FLOAT32)\n    [[{x}]]\n")
     assert main(["compile", str(path), "--emit", "ir", "--target", target]) == 0
     assert f"kernel {kernel}(" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["compile", "run"])
+def test_help_names_dml_files_and_onnx_models(command, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert ".dml file" in out and ".onnx model" in out
+
+
+def test_the_command_list_names_onnx_models(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "compile a .dml file or an .onnx model" in out and ".onnx models" in out
+
+
+@pytest.mark.parametrize("args", [["--dim", "batch=2"], ["--shape", "X=2"]])
+def test_model_options_on_a_dml_file_are_usage_errors(args, capsys):
+    assert main(["compile", str(GATHER), *args]) == 2
+    assert "are for .onnx models" in capsys.readouterr().err
+
+
+def test_in_place_compiles_a_scatter_that_updates_its_data_tensor(tmp_path, capsys):
+    assert main(["compile", str(SCATTER), "--in-place", "--target", "cpu", "--emit",
+                 "manifest", "-o", str(tmp_path)]) == 0
+    (path,) = tmp_path.glob("*.manifest.json")
+    m = json.loads(path.read_text())
+    assert m["in_place"] is True and m["target"] == "cpu"
+    assert m["inputs"][0]["buffer"] == m["outputs"][0]["buffer"] == "output"
+    assert main(["compile", str(GATHER), "--in-place"]) == 2
+    assert "only DML_SCATTER and DML_SCATTER_ND update their input in place" in (
+        capsys.readouterr().err)

@@ -119,7 +119,7 @@ def test_parse_errors_point_at_line_and_column(text, where, words):
 
 
 @pytest.mark.parametrize("edit, words", [
-    # The three typos SPEC.md documents, as on the pages: the error names the field.
+    # The pages' three typos (examples/seeds/ notes each): the error names the field.
     (("gather_3_swap_columns.dml", "IndexDimensions: 1", "IndexDimensions: 2"),
      ["IndexDimensions: expected at most 1", "got 2", ":7:1:"]),
     (("gather_elements.dml", "OutputTensor: (Sizes:{2,3}, DataType:FLOAT32)",

@@ -9,6 +9,7 @@ import pytest
 
 import dmlc
 from dmlc.cli import main
+from dmlc.compiled import compile_program
 from dmlc.manifest import GUARANTEED_GROUPS, dispatch, manifest
 
 T = dmlc.TensorDesc
@@ -74,3 +75,49 @@ def test_manifest_and_glsl_into_one_directory(tmp_path):
     assert main(["compile", str(src), "--emit", "manifest", "--emit", "glsl", "-o",
                  str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == ["Y.comp", "Y.manifest.json", "Y.spv"]
+
+
+def scatter_desc(data_type="FLOAT16"):
+    return dmlc.ScatterDesc(input=T(data_type=data_type, sizes=(6, 4)),
+                            indices=T(data_type="INT32", sizes=(1, 4)),
+                            updates=T(data_type=data_type, sizes=(1, 4)), axis=0)
+
+
+@pytest.mark.parametrize("target", ["cpu", "gpu"])
+def test_a_manifest_records_its_target(target):
+    m = manifest("G", dmlc.compile(scatter_desc(), target=target).compiled, ["a", "b"])
+    assert m["target"] == target and m["in_place"] is False
+    assert all(o["input_index"] is None for o in m["outputs"])
+
+
+def test_an_in_place_scatter_takes_its_data_tensor_as_input_0_and_output():
+    compiled = compile_program(scatter_desc(), in_place=True, target="cpu")
+    m = manifest("kv", compiled, [f"kv{i}.spv" for i in range(len(compiled.stages))])
+    assert m["in_place"] is True
+    assert [(i["buffer"], i["index"], i["shape"]) for i in m["inputs"]] == [
+        ("output", 0, [6, 4]), ("indices", 1, [1, 4]), ("updates", 2, [1, 4])]
+    (data,) = [b for b in m["buffers"] if b["output"]]
+    assert (data["input_index"], data["initial"]) == (0, "input")
+    assert m["outputs"][0]["input_index"] == 0 and m["outputs"][0]["buffer"] == "output"
+    assert "input" not in {b["name"] for b in m["buffers"]}  # nothing is copied
+
+
+def test_write_manifest_writes_the_manifest_beside_its_spirv(tmp_path):
+    kernel = dmlc.compile(scatter_desc(), target="gpu")
+    path = dmlc.write_manifest(kernel, tmp_path / "out")
+    m = json.loads(open(path).read())
+    assert path == str(tmp_path / "out" / f"{kernel.program.name}.manifest.json")
+    for k in m["kernels"]:
+        assert (tmp_path / "out" / k["spirv"]).read_bytes()[:4] == b"\x03\x02\x23\x07"
+    named = dmlc.write_manifest(compile_program(scatter_desc(), in_place=True), tmp_path, "kv")
+    assert named == str(tmp_path / "kv.manifest.json")
+    assert json.loads(open(named).read())["in_place"] is True
+
+
+def test_write_manifest_refuses_what_has_no_manifest(tmp_path):
+    with pytest.raises(TypeError, match="compiled kernel or program"):
+        dmlc.write_manifest("gather", tmp_path)
+    guarded = dmlc.compile(scatter_desc(), guard_words=4)
+    with pytest.raises(ValueError, match="guard words"):
+        dmlc.write_manifest(guarded, tmp_path / "g")
+    assert not (tmp_path / "g").exists()

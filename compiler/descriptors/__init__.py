@@ -1,8 +1,9 @@
 """Operator descriptors: frozen mirrors of DirectML's DML_*_OPERATOR_DESC structures, one module
 per operator family.
 
-Descriptors are data, not IR. `validate.validate()` checks one completely (SPEC.md) and returns
-it with its OutputTensor filled in; `lower.lower()` turns a validated descriptor into IR.
+Descriptors are data, not IR. `validate.validate()` checks one completely (against its DirectML
+page) and returns it with its OutputTensor filled in; `lower.lower()` turns a validated
+descriptor into IR.
 """
 from __future__ import annotations
 

@@ -92,7 +92,8 @@ class TensorDesc:
 
     @property
     def min_bytes(self) -> int:
-        """SPEC.md: bytes needed, rounded up to a multiple of 4."""
+        """DML_BUFFER_TENSOR_DESC's TotalTensorSizeInBytes at least: bytes needed, rounded up
+        to a multiple of 4."""
         return -(-self.buffer_elements * self.data_type.itemsize // 4) * 4
 
 
@@ -100,7 +101,7 @@ class TensorDesc:
 class IndexBounds:
     """What checked mode (lower/checks.py) checks of an operator's indices: which tensor holds
     them and the size of the axis each of its elements indexes. Signed indices may count from
-    the end once (SPEC.md): an element indexing an axis of size n is valid in [-n, n - 1]
+    the end once (README "Decisions"): an element indexing an axis of size n is valid in [-n, n - 1]
     (signed) or [0, n - 1] (unsigned)."""
 
     field: str

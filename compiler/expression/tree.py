@@ -4,7 +4,7 @@ Small frozen (hashable) nodes, so that an ExpressionDesc can be memoized like an
 Index arithmetic is affine with constant divisors: + - and * by a constant, // and % by a positive
 constant. A `Load` of an index tensor used as a whole subscript becomes an `IndexValue`: the loaded
 index normalized against the dimension it selects (negative counts from the end, then clamped,
-as SPEC.md says for the operators' IndicesTensor).
+as README "Decisions" says for the operators' IndicesTensor).
 """
 from __future__ import annotations
 

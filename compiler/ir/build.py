@@ -83,7 +83,7 @@ def load(buf: Buffer, index: IntLike) -> Node:
 
 
 def index(raw: Node, dim: int, mode: str) -> Node:
-    """Normalize a loaded index value against an axis of size `dim` (SPEC.md, Indices):
+    """Normalize a loaded index value against an axis of size `dim` (README "Decisions"):
     a negative signed index counts from the end once; what is still outside [0, dim) is clamped
     to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
     if (raw.op not in (Op.LOAD, Op.VEXTRACT) or not isinstance(raw.dtype, DataType)

@@ -23,7 +23,7 @@ _BINARY: dict[Op, Callable[[Any, Any], np.ndarray]] = {
 
 
 def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
-    """SPEC.md "Indices": negative signed indices count from the end once; then clamp to
+    """README "Decisions": negative signed indices count from the end once; then clamp to
     [0, dim-1] ("clamp") or map what is still out of range to -1 ("mask")."""
     v = np.asarray(values).view(dtype.numpy)
     if dtype.is_signed_int:

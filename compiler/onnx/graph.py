@@ -2,8 +2,12 @@
 order (compiler/onnx/ops.py), results on the device until the graph's outputs are read.
 
 Static shapes only: an input's dimensions come from the array the caller passes, and must match
-the ones the graph fixes; a symbolic dimension (`dim_param`) takes the caller's size. A node
-dmlc has no converter for is an error naming the node, its op type and opset.
+the ones the graph fixes; a symbolic dimension (`dim_param`) takes the caller's size, the same
+in every input that names it. A node dmlc has no converter for is an error naming the node, its
+op type and opset; so is any error a node's kernels raise.
+
+Constants (initializers and Constant nodes) are read once, at load; the kernels that read them
+get device copies kept between runs (resident.py) until `release()`.
 """
 from __future__ import annotations
 
@@ -13,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ValidationError
+from ..errors import IndexOutOfRangeError, ValidationError
 from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
 from .ops import OPS, Node
+from .resident import Resident, reading
 from .values import Value, finished, uploaded, value
 
 DOMAINS = ("", "ai.onnx")
@@ -57,8 +62,17 @@ def load(model: Any) -> Any:
     return model
 
 
+def dims_of(inp: Any) -> list[int | str | None]:
+    """A graph input's declared dimensions: a size, a symbolic name (dim_param), or None
+    (unknown); [] for a scalar or a tensor of undeclared shape."""
+    t = inp.type.tensor_type
+    return [d.dim_value if d.HasField("dim_value") else (d.dim_param or None)
+            for d in t.shape.dim] if t.HasField("shape") else []
+
+
 class OnnxProgram:
-    """A loaded model, ready to run on the device: `program.run({name: array})`."""
+    """A loaded model, ready to run on the device: `program.run({name: array})`. Its constants
+    stay on the device between runs: `release()` (or `with` the program) frees them now."""
 
     def __init__(self, model: Any) -> None:
         onnx = _onnx()
@@ -77,14 +91,45 @@ class OnnxProgram:
                                       "one of " + ", ".join(sorted(known)),
                                       f"{node.domain + '.' if node.domain else ''}"
                                       f"{node.op_type} (opset {self.opset})")
+            if node.op_type == "Constant":
+                self.constants[node.output[0]] = self.node(node, {})[0]
+        self.resident = Resident(v.data for v in self.constants.values())
+        """The constants' device copies, made by the first run that reads them."""
+
+    def release(self) -> None:
+        """Free the constants' device copies now (a later run makes them again)."""
+        self.resident.release()
+
+    def __enter__(self) -> OnnxProgram:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+    def signature(self) -> str:
+        """The inputs as `name: dtype[dims]`, symbolic dimensions by name ("?" unknown)."""
+        onnx = _onnx()
+        parts = []
+        for inp in self.inputs:
+            elem = inp.type.tensor_type.elem_type
+            dtype = np.dtype(onnx.helper.tensor_dtype_to_np_dtype(elem)).name if elem else "?"
+            dims = ", ".join("?" if d is None else str(d) for d in dims_of(inp))
+            parts.append(f"{inp.name}: {dtype}[{dims}]")
+        return ", ".join(parts)
 
     def check_inputs(self, given: Mapping[str, Any]) -> dict[str, Value]:
         """The caller's arrays by input name, each checked against the graph's declaration."""
         onnx = _onnx()
+        names = [i.name for i in self.inputs]
+        unknown = [n for n in given if n not in names and n not in self.constants]
+        missing = [n for n in names if n not in given]
+        if unknown or missing:
+            raise ValidationError("onnx", f"input {(unknown or missing)[0]!r}",
+                                  "an array for each of the model's inputs, by name: "
+                                  + self.signature(), "no such input" if unknown else "none")
         out = {}
+        symbols: dict[str, tuple[int, str, int]] = {}  # dim_param: (size, input, dimension)
         for inp in self.inputs:
-            if inp.name not in given:
-                raise ValidationError("onnx", f"input {inp.name!r}", "an array", "none")
             v = value(given[inp.name], f"input {inp.name}")
             t = inp.type.tensor_type
             if t.HasField("shape"):
@@ -96,6 +141,14 @@ class OnnxProgram:
                     if d.HasField("dim_value") and d.dim_value != v.shape[k]:
                         raise ValidationError("onnx", f"input {inp.name!r} dimension {k}",
                                               d.dim_value, v.shape[k])
+                    if d.dim_param:
+                        size, first, at = symbols.setdefault(d.dim_param,
+                                                             (v.shape[k], inp.name, k))
+                        if size != v.shape[k]:
+                            raise ValidationError(
+                                "onnx", f"input {inp.name!r} dimension {k} ({d.dim_param})",
+                                f"{size}, the size input {first!r} gives {d.dim_param} "
+                                f"(its dimension {at})", v.shape[k])
             want = onnx.helper.tensor_dtype_to_np_dtype(t.elem_type) if t.elem_type else None
             if want is not None and np.dtype(want) != v.logical:
                 raise ValidationError("onnx", f"input {inp.name!r} dtype", str(np.dtype(want)),
@@ -107,13 +160,19 @@ class OnnxProgram:
         """The graph's outputs (numpy arrays) for `inputs` (by name, or in input order)."""
         if not isinstance(inputs, Mapping):
             inputs = dict(zip((i.name for i in self.inputs), inputs))
-        values: dict[str, Value | None] = {"": None, **self.constants,
-                                           **self.check_inputs(inputs)}
+        results = self.evaluate(self.check_inputs(inputs))
+        return {name: v.host() for name, v in results.items()}
+
+    def evaluate(self, feeds: Mapping[str, Value]) -> dict[str, Value]:
+        """The graph's outputs as Values (device tensors, packed; or host arrays) for inputs
+        that check_inputs() has checked and uploaded."""
+        values: dict[str, Value | None] = {"": None, **self.constants, **feeds}
         for node in self.model.graph.node:
+            if node.op_type == "Constant":  # read at load
+                continue
             for name, result in zip(node.output, self.node(node, values)):
                 values[name] = result
-        return {name: finished(values[name]).host()  # type: ignore[arg-type]
-                for name in self.outputs}
+        return {name: finished(values[name]) for name in self.outputs}  # type: ignore[arg-type]
 
     def node(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
         onnx = _onnx()
@@ -128,7 +187,15 @@ class OnnxProgram:
             return self.on_host(node, ins)
         n = Node(node.name or node.output[0], node.op_type, self.opset,
                  {**attrs, "_outputs": len(node.output)}, ins)
-        return OPS[node.op_type](n)
+        on_device = any(v is not None and not v.on_host for v in ins)
+        try:
+            with reading(self.resident if on_device else None):
+                return OPS[node.op_type](n)
+        except (ValidationError, IndexOutOfRangeError) as e:
+            where = f"onnx {node.op_type} node {n.name!r} (opset {self.opset})"
+            if not str(e).startswith(where):  # what the node's kernels refused, placed
+                e.args = (f"{where}: {e}",)
+            raise
 
     def on_host(self, node: Any, ins: list[Value | None]) -> list[Value]:
         """A node of shape arithmetic, evaluated on the host by ONNX's reference evaluator."""

@@ -16,6 +16,7 @@ import numpy as np
 
 from ..dtypes import DataType
 from ..errors import ValidationError
+from .resident import resident_tensor
 
 _CARRIERS: dict[int, np.dtype] = {n: np.dtype(f"uint{8 * n}") for n in (1, 2, 4, 8)}
 
@@ -68,11 +69,14 @@ def value(array: Any, where: str) -> Value:
 
 
 def device_data(v: Value) -> Any:
-    """v's elements as a kernel argument: the device tensor, or the host array in its carrier
-    type (a view: no copy)."""
+    """v's elements as a kernel argument: the device tensor; a constant's device copy, kept
+    between runs (resident.py); or the host array in its carrier type (a view: no copy)."""
     if not v.on_host:
         return v.data
     c = carrier(v.logical, "input")
+    kept = resident_tensor(v.data, c)
+    if kept is not None:
+        return kept
     return np.ascontiguousarray(v.data).view(c) if c != v.data.dtype else v.data
 
 

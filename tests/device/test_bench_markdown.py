@@ -41,3 +41,12 @@ def test_bench_plot_draws_the_ratios(tmp_path, capsys):
                  str(path)]) == 0
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 5000
     assert f"wrote {path}" in capsys.readouterr().err
+
+
+def test_bench_quick_marks_no_case_missed(capsys):
+    """Quick sizes are too small to judge against the full sizes' targets: the run says so."""
+    assert main(["bench", "--quick", "--repeats", "1", "--only", "transpose"]) == 0
+    out = capsys.readouterr().out
+    assert " MISS\n" not in out and "too small to judge" in out
+    (row,) = [line for line in out.splitlines() if line.startswith("transpose")]
+    assert row.endswith(" -")

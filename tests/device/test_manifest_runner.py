@@ -122,3 +122,131 @@ def test_a_program_of_many_workgroups(runner, tmp_path):
     assert m["kernels"][0]["workgroups"] > 10
     got = run_from_manifests(runner, out, module, inputs)
     assert_bits_equal(got["OutputTensor"], dmlc.run_module(module, inputs)["OutputTensor"])
+
+
+def run_manifest(runner: pathlib.Path, path: str, arrays: list[np.ndarray],
+                 folder: pathlib.Path) -> bytes:
+    """The C runner on one manifest: its inputs' bytes in order, the output buffer's bytes."""
+    files = []
+    for k, a in enumerate(arrays):
+        files.append(str(folder / f"in{k}.bin"))
+        np.ascontiguousarray(a).tofile(files[-1])
+    out = folder / "out.bin"
+    subprocess.run([str(runner), path, *files, str(out)], check=True, capture_output=True)
+    return out.read_bytes()
+
+
+IN_PLACE = {
+    # a KV cache's rows by token position: f16 (sub-word stores), a colliding pair of updates
+    "scatter": lambda dt: dmlc.ScatterDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(2, 8)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(2, 8)), axis=0),
+    # few long lines: the in-place vote (its scratch zeroed once, left zeroed)
+    "scatter_vote": lambda dt: dmlc.ScatterDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(100, 8)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(100, 8)), axis=0),
+    "scatter_nd": lambda dt: dmlc.ScatterNDDesc(
+        input=dmlc.TensorDesc(data_type=dt, sizes=(300, 8)),
+        indices=dmlc.TensorDesc(data_type="INT64", sizes=(2, 1)),
+        updates=dmlc.TensorDesc(data_type=dt, sizes=(2, 8)), input_dimension_count=2,
+        indices_dimension_count=2),
+}
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "FLOAT32"])
+@pytest.mark.parametrize("op", IN_PLACE)
+def test_an_in_place_scatter_updates_the_data_tensor_given_as_input_0(op, dtype, runner,
+                                                                      tmp_path):
+    from dmlc.compiled import compile_program
+    desc = IN_PLACE[op](dtype)
+    np_type = np.float16 if dtype == "FLOAT16" else np.float32
+    rng = np.random.default_rng(5)
+    data = rng.standard_normal((300, 8)).astype(np_type)
+    updates = rng.standard_normal(desc.updates.sizes).astype(np_type)
+    indices = {"scatter": np.array([[7] * 8, [-1] * 8]),
+               "scatter_vote": rng.integers(-300, 300, (100, 8)),
+               "scatter_nd": np.array([[7], [-1]])}[op]
+    compiled = compile_program(desc, in_place=True)
+    path = dmlc.write_manifest(compiled, tmp_path / "m")
+    got = run_manifest(runner, path, [data, indices.astype(np.int64), updates], tmp_path)
+    fn = dmlc.scatter_nd if op == "scatter_nd" else dmlc.scatter
+    kwargs = {} if op == "scatter_nd" else {"axis": 0}
+    if op == "scatter_vote":
+        assert any(b["initial"] == "zeros" for b in json.loads(open(path).read())["buffers"])
+    expected = fn(data, indices, updates, **kwargs)
+    assert_bits_equal(np.frombuffer(got, np_type)[:data.size].reshape(data.shape), expected)
+
+
+def run_model_from_manifests(runner: pathlib.Path, folder: pathlib.Path, stem: str,
+                             inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A model run by the C runner alone, one kernel manifest after another, wired as
+    STEM.model.json says: each kernel input from a model input, a constant's file or an earlier
+    kernel's output buffer (its first element_count elements)."""
+    model = json.loads((folder / f"{stem}.model.json").read_text())
+    data: dict[tuple[str, str], bytes] = {}
+    for i in model["inputs"]:
+        data["input", i["name"]] = np.ascontiguousarray(inputs[i["name"]]).tobytes()
+    for c in model["constants"]:
+        data["constant", c["name"]] = (folder / c["file"]).read_bytes()
+    for k in model["kernels"]:
+        manifest = json.loads((folder / k["manifest"]).read_text())
+        arrays = []
+        for wire, spec in zip(k["inputs"], manifest["inputs"], strict=True):
+            ((kind, name),) = wire["from"].items()
+            dtype = np.dtype(spec["element_type"])
+            arrays.append(np.frombuffer(data[kind, name], dtype)[:wire["element_count"]])
+        data["kernel", k["name"]] = run_manifest(runner, str(folder / k["manifest"]), arrays,
+                                                 folder)
+    out = {}
+    for o in model["outputs"]:
+        ((kind, name),) = o["from"].items()
+        flat = np.frombuffer(data[kind, name], o["element_type"])[o["offset_elements"]:]
+        out[o["name"]] = flat[:int(np.prod(o["shape"]))].reshape(o["shape"]).view(o["onnx_type"])
+    return out
+
+
+def test_a_model_runs_from_its_manifests_alone(runner, tmp_path):
+    """Transpose, Gather by a constant, Reshape, Concat with another input, a reversed Slice,
+    Split; an embedding table (an initializer) gathered by ids, and a bool Pad."""
+    onnx = pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    table = np.arange(40 * 6, dtype=np.float16).reshape(40, 6)
+    nodes = [helper.make_node("Transpose", ["x"], ["t"], perm=[1, 0]),
+             helper.make_node("Gather", ["t", "idx"], ["g"], axis=0),
+             helper.make_node("Reshape", ["g", "flat"], ["r"]),
+             helper.make_node("Concat", ["r", "c"], ["j"], axis=0),
+             helper.make_node("Slice", ["j", "starts", "ends", "axes", "steps"], ["s"]),
+             helper.make_node("Split", ["s"], ["a", "b"], axis=0, num_outputs=2),
+             helper.make_node("Gather", ["table", "ids"], ["e"], axis=0),
+             helper.make_node("Pad", ["m", "pads"], ["p"], mode="edge")]
+    inits = [numpy_helper.from_array(v, n) for n, v in {
+        "idx": np.array([3, 0, -1], np.int64), "flat": np.array([-1], np.int64),
+        "starts": np.array([-1], np.int64), "ends": np.array([-1000], np.int64),
+        "axes": np.array([0], np.int64), "steps": np.array([-2], np.int64),
+        "table": table, "pads": np.array([1, 0, 0, 2], np.int64)}.items()]
+    graph = helper.make_graph(nodes, "wired", [
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 5]),
+        helper.make_tensor_value_info("c", TensorProto.FLOAT, [4]),
+        helper.make_tensor_value_info("ids", TensorProto.INT64, ["batch", 3]),
+        helper.make_tensor_value_info("m", TensorProto.BOOL, [2, 3])],
+        [helper.make_tensor_value_info(n, 0, None) for n in "abep"], inits)
+    path = tmp_path / "wired.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]), str(path))
+    out = tmp_path / "out"
+    assert main(["compile", str(path), "--dim", "batch=2", "--emit", "manifest", "-o",
+                 str(out)]) == 0
+    wiring = json.loads((out / "wired.model.json").read_text())
+    assert {c["of"] for c in wiring["constants"]} >= {"table", "idx"}
+    rng = np.random.default_rng(9)
+    inputs = {"x": rng.standard_normal((2, 5)).astype(np.float32),
+              "c": rng.standard_normal(4).astype(np.float32),
+              "ids": rng.integers(-40, 40, (2, 3)).astype(np.int64),
+              "m": rng.random((2, 3)) > 0.5}
+    got = run_model_from_manifests(runner, out, "wired", inputs)
+    import dmlc.onnx
+    expected = dmlc.onnx.run(str(path), inputs)
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        assert_bits_equal(got[name], value)

@@ -3,6 +3,8 @@ bit for bit; element types DirectML lacks moved as bits; zero-size tensors; the 
 unsupported nodes and symbolic dimensions; `dmlc run` and `dmlc compile` on .onnx files."""
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -110,8 +112,10 @@ def test_symbolic_dimensions_take_the_callers_size(tmp_path, capsys):
     onnx.save(symbolic_model(), str(path))
     assert main(["compile", str(path), "--emit", "ir"]) == 1
     err = capsys.readouterr().err
-    assert "input 'x' dimension 0 (batch)" in err and "--shape x=N,3" in err
+    assert "input 'x' dimension 0 (batch)" in err and "--dim batch=N" in err
     assert main(["compile", str(path), "--emit", "ir", "--shape", "x=5,3"]) == 0
+    assert "program" in capsys.readouterr().out
+    assert main(["compile", str(path), "--emit", "ir", "--dim", "batch=5"]) == 0
     assert "program" in capsys.readouterr().out
 
 
@@ -141,6 +145,8 @@ def test_dmlc_compile_a_model_emits_its_kernels(tmp_path):
     names = sorted(p.name for p in out.glob("*.manifest.json"))
     assert len(names) >= 3 and any("gather" in n for n in names) and any("join" in n
                                                                          for n in names)
+    wiring = json.loads((out / "chain.model.json").read_text())
+    assert sorted(k["manifest"] for k in wiring["kernels"]) == names
 
 
 def test_a_graph_alone_runs_at_the_newest_opset():
