@@ -1,4 +1,5 @@
-"""Complete validation of operator descriptors (SPEC.md), before anything is built.
+"""Complete validation of operator descriptors (DirectML's operator pages, and dmlc's decisions
+where they leave a choice: README "Decisions"), before anything is built.
 
 One small check helper per property; each failure is a ValidationError naming the operator,
 the field and expected versus actual. `validate(desc)` returns the descriptor with its
@@ -49,7 +50,7 @@ def check_sizes_except_axis(op: str, name: str, t: TensorDesc, ref: TensorDesc, 
 
 def gather_output_sizes(op: str, inp: TensorDesc, idx: TensorDesc, axis: int,
                         k: int) -> tuple[int, ...]:
-    """SPEC.md: input[0:axis] ++ indices[D-k:D] ++ input[axis+1:D], right-aligned to D."""
+    """DML_GATHER: input[0:axis] ++ indices[D-k:D] ++ input[axis+1:D], right-aligned to D."""
     d = inp.rank
     full = list(inp.sizes[:axis]) + list(idx.sizes[d - k:]) + list(inp.sizes[axis + 1:])
     if len(full) > d:
@@ -122,7 +123,8 @@ _VALIDATORS = {GatherDesc: validate_gather, GatherElementsDesc: validate_gather_
 
 
 def validate(desc: OperatorDesc) -> OperatorDesc:
-    """Check `desc` against every rule of SPEC.md; return it with OutputTensor inferred."""
+    """Check `desc` against every rule of its DirectML page (and README "Decisions"); return
+    it with OutputTensor inferred."""
     fn = _VALIDATORS.get(type(desc))
     if fn is None:
         raise ValidationError("dmlc.compile", "descriptor", "one of dmlc's descriptors ("

@@ -1,4 +1,4 @@
-"""Validation of DML_SCATTER_ND (SPEC.md's rules for DML_SCATTER, with index tuples)."""
+"""Validation of DML_SCATTER_ND (DML_SCATTER's rules, with index tuples)."""
 from __future__ import annotations
 
 import dataclasses

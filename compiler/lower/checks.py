@@ -2,9 +2,9 @@
 
 Two kernels run before the operator's own, over the index tensor's n elements in row-major
 order (which tensor, and the axis each element indexes: the descriptor's index_bounds()):
-  1. check_indices, per element u: if the index is outside its axis (SPEC.md: [-dim, dim - 1]
-     signed, [0, dim - 1] unsigned), check_first[0] = max(check_first[0], n - u), atomically,
-     so the largest value names the lowest offending position u;
+  1. check_indices, per element u: if the index is outside its axis (README "Decisions":
+     [-dim, dim - 1] signed, [0, dim - 1] unsigned), check_first[0] = max(check_first[0],
+     n - u), atomically, so the largest value names the lowest offending position u;
   2. check_report, one invocation: check_value[0] = indices[n - check_first[0]] when set.
 Both buffers are "status" buffers: the runtime reads them back after the call and zeroes them
 again when they were set. The host never scans the indices.

@@ -9,7 +9,7 @@ from .common import address, replace, tensor_buffer, unflatten
 
 def lower_gather(desc: GatherDesc) -> Program:
     """output[full] = input[full[:A], idx(indices[full[A:A+K]]), full[A+K:]], where `full` is the
-    output coordinate list before it was right-aligned to D (SPEC.md)."""
+    output coordinate list before it was right-aligned to D (the DML_GATHER page)."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions

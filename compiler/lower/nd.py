@@ -3,7 +3,7 @@ output element, its index tensor read where the element needs it.
 
 GatherND: the output's real coordinates are F = [batch, rest, tail]; the tuple
 indices[batch, rest, :] gives the coordinates after the batch ones, each normalized against its
-dimension (negative from the end, then clamped: SPEC.md).
+dimension (negative from the end, then clamped: README "Decisions").
 OneHot: values[1] where the element's label (normalized against the depth; one outside it
 matches no class) equals its coordinate along the axis, else values[0].
 ReverseSubsequences: a length L read as an index of the n + 1 positions [0, n] (negative from

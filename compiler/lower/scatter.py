@@ -6,7 +6,7 @@ element all lie on one line along the axis (the other coordinates are the elemen
   2. scatter_lines, per line, for step s = 0, 1, ... along the axis (a loop, in order): the
      update at s is stored at its target, unless its index is out of range (dropped).
 Later steps overwrite earlier ones, so the last update in row-major order wins every
-collision, as SPEC.md asks; lines write disjoint elements, so no atomics. Measured on lavapipe
+collision (README "Decisions"); lines write disjoint elements, so no atomics. Measured on lavapipe
 (scatter f32 [2048, 2048] axis 0 with hand-written shaders, ratio to the copy shader): 0.26
 unique and 0.47 colliding, against 0.09 and 0.19 for the vote below.
 
