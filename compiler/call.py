@@ -140,7 +140,8 @@ class CompiledKernel:
         check_out(op, out, self.output)
         if self._updates_in_place(checked, out):
             assert self._in_place is not None
-            _, status = self._in_place().executable().run_device(checked[1:], out.base or out)
+            whole = out.base if out.base is not None else out
+            _, status = self._in_place().executable().run_device(checked[1:], whole)
             return out, status
         if not self.output.is_packed:  # the kernel writes through its own layout: out's buffer
             return exe.run_device(self._unshared(checked, out), out)

@@ -64,7 +64,7 @@ class DeviceTensor:
 
     def _view(self, layout: Layout) -> DeviceTensor:
         """A tensor of `layout` over this tensor's buffer."""
-        owner = self.base or self
+        owner = self.base if self.base is not None else self  # not `or`: len() may be 0
         view = object.__new__(DeviceTensor)
         view.device, view.dtype, view.base = owner.device, owner.dtype, owner
         view._slot = owner._slot

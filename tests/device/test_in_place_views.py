@@ -265,3 +265,16 @@ def test_a_reduction_in_place_through_a_view(dtype, reduction, no_temporary):
     dmlc.scatter(view, np.broadcast_to(idx, (3, 3, 7)), np.broadcast_to(upd, (3, 3, 7)),
                  axis=1, reduction=reduction, out=view)
     check_buffer(t, want)
+
+
+def test_views_of_a_0_d_or_empty_tensor_know_their_owner():
+    """len() of a 0-d tensor raises and of an empty one is 0: a view's owner is found without
+    asking its truth value."""
+    t = dmlc.to_device(np.float32(3.0).reshape(()))
+    t[...] = 7
+    assert t[...].base is t and t[None].base is t
+    assert_bits_equal(t[None].numpy(), np.float32([7.0]))
+    z = dmlc.to_device(np.zeros((0, 3), np.float32))
+    assert z.T.base is z and len(z) == 0
+    with pytest.raises(TypeError, match="unsized"):
+        len(t)
