@@ -40,7 +40,9 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
                                       f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
     out = resolve_output(op, desc, out_sizes, desc.input.data_type)
     # A stride along an axis the output has one element of never moves: one beyond the shaders'
-    # 32-bit arithmetic is normalized to +-1 (its sign still picks the window's first or last).
-    strides = tuple(st if n > 1 or abs(st) < 2**31 else (1 if st > 0 else -1)
-                    for n, st in zip(out.sizes, strides))
+    # 32-bit arithmetic is normalized to +-(the window's size), which fits and keeps both its
+    # sign (it picks the window's first or last element) and the window's largest output, 1:
+    # validating the normalized descriptor again (DML_SLICE_GRAD's window) gives the same.
+    strides = tuple(st if n > 1 or abs(st) < 2**31 else (s if st > 0 else -s)
+                    for n, st, s in zip(out.sizes, strides, sizes))
     return dataclasses.replace(desc, offsets=offsets, sizes=sizes, strides=strides, output=out)
