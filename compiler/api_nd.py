@@ -12,7 +12,7 @@ from .descriptors import TensorDesc
 from .descriptors.nd import GatherND1Desc, OneHotDesc, ReverseSubsequencesDesc
 from .dtypes import DataType
 from .errors import ValidationError
-from .tensor_checks import MAX_RANK, is_int
+from .tensor_checks import MAX_RANK, fmt, is_int
 
 
 def _lead(a: Any, rank: int) -> Any:
@@ -39,9 +39,17 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     desc = GatherND1Desc(input=tensor_of(a), indices=tensor_of(i), input_dimension_count=r,
                          indices_dimension_count=q, batch_dimension_count=int(batch_dims))
     kernel = cached_compile(desc, check_indices)
-    result = call(kernel, (buffer_of(a), buffer_of(i)), out)
     shape = tuple(i.shape[d - q:d - 1]) + tuple(a.shape[d - r + batch_dims + i.shape[-1]:])
-    return result if out is not None else result.reshape(shape or (1,))
+    shape = shape or (1,)
+    if out is None:
+        return call(kernel, (buffer_of(a), buffer_of(i)), None).reshape(shape)
+    if tuple(getattr(out, "shape", ())) == shape:
+        # out= of the shape returned: the kernel writes it through a view with leading 1s
+        call(kernel, (buffer_of(a), buffer_of(i)), out[(None,) * (d - len(shape))])
+        return out
+    if hasattr(out, "shape") and tuple(out.shape) != kernel.output.sizes:
+        raise ValidationError(op, "out shape", fmt(shape), fmt(out.shape))
+    return call(kernel, (buffer_of(a), buffer_of(i)), out)  # the kernel's padded shape
 
 
 def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
