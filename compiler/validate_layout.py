@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
+
+import numpy as np
 
 from .descriptors.layout import (
     DEPTH_SPACE_ORDERS,
@@ -18,7 +21,14 @@ from .descriptors.layout import (
 from .dtypes import DataType
 from .errors import ValidationError
 from .expression.literal import literal_bits
-from .tensor_checks import MAX_ELEMENTS, check_int_list, check_tensor, fmt, resolve_output
+from .tensor_checks import (
+    MAX_ELEMENTS,
+    check_int_list,
+    check_tensor,
+    fmt,
+    is_int,
+    resolve_output,
+)
 
 
 def _total(op: str, sizes: list[int]) -> None:
@@ -38,8 +48,13 @@ def validate_tile(desc: TileDesc) -> TileDesc:
 
 
 def padding_bits(op: str, value: object, dtype: DataType) -> int:
-    """PaddingValue as the raw bits of an element of `dtype`."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """PaddingValue as the raw bits of an element of `dtype`: an integer (numpy's too) exactly
+    or rounded once into a float type, a float (numpy's too) rounded to nearest."""
+    if is_int(value):
+        value = int(value)
+    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        value = float(value)  # exact for every numpy float but float128
+    else:
         raise ValidationError(op, "PaddingValue", f"a number ({dtype.name})", repr(value))
     if isinstance(value, float) and value.is_integer() and not dtype.value.startswith("float"):
         value = int(value)  # DML_PADDING's FLOAT value for an integer tensor

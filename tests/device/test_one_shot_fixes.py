@@ -35,3 +35,23 @@ def test_gather_nd_out_of_another_shape_names_the_one_it_returns():
         dmlc.gather_nd(X23, np.array([1]), out=np.empty(4))
     padded = np.empty((1, 3))  # the kernel's own shape is still taken
     assert_bits_equal(dmlc.gather_nd(X23, np.array([1]), out=padded), X23[1:])
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("value", [2**60 + 2**36 + 1, -(2**60 + 2**36 + 1), 2**24 + 1, 65519,
+                                   np.int64(2**53 + 1), np.int32(2**24 + 3)])
+def test_pad_rounds_an_integer_constant_once(dtype, value):
+    x = np.zeros(1, dtype)
+    with np.errstate(over="ignore"):
+        beyond = np.isinf(np.array(int(value)).astype(dtype))
+    if beyond:  # numpy's inf is dmlc's error
+        with pytest.raises(dmlc.ValidationError, match="FLOAT16's range"):
+            dmlc.pad(x, 1, 0, value=value)
+        return
+    assert_bits_equal(dmlc.pad(x, 1, 0, value=value), np.pad(x, (1, 0), constant_values=value))
+
+
+def test_pad_keeps_an_int64_constant_exact():
+    x = np.zeros(1, np.int64)
+    for value in [2**63 - 1, np.int64(-(2**63)), np.uint64(2**63 - 1), 2**53 + 1]:
+        assert_bits_equal(dmlc.pad(x, 1, 1, value=value), np.pad(x, 1, constant_values=value))
