@@ -8,7 +8,7 @@ Input arrays are never modified.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
@@ -24,7 +24,7 @@ from .descriptors import (
     as_tuple,
 )
 from .dtypes import DataType, as_ndarray, data_type_of
-from .errors import ValidationError
+from .errors import IndexOutOfRangeError, ValidationError
 from .tensor_checks import MAX_RANK, fmt, is_int
 from .views import owner, view_tensor
 
@@ -202,6 +202,23 @@ def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
     result = kernel(*args)
     np.copyto(out, result.numpy() if is_device_tensor(result) else result, casting="no")
     return out
+
+
+def call_checked(kernel: CompiledKernel, args: tuple[Any, ...], out: Any,
+                 position: Callable[[tuple[int, ...]], tuple[int, ...]]) -> Any:
+    """call(), with a bad index (check_indices=True) reported at its position in the indices
+    the caller gave: `position` maps one in the kernel's index tensor (the caller's reshaped,
+    padded with leading 1s or broadcast) back."""
+    try:
+        return call(kernel, args, out)
+    except IndexOutOfRangeError as e:
+        raise IndexOutOfRangeError(e.operator, e.field, position(e.position), e.value,
+                                   e.valid) from None
+
+
+def trailing(ndim: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """The position in indices of `ndim` dimensions padded with leading 1s."""
+    return lambda pos: tuple(pos[len(pos) - ndim:]) if ndim else ()
 
 
 def _flag(op: str, field: str, value: Any) -> bool:

@@ -1,17 +1,20 @@
 """The one-shot gather_nd, one_hot and reverse_subsequences: ONNX's GatherND, OneHot and
-ReverseSequence with numpy-style arguments, on the device."""
+ReverseSequence with numpy-style arguments, on the device (and scatter_nd's errors in the
+caller's terms)."""
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
 
-from .api import as_array, buffer_of, call, numpy_axis, tensor_of
+from .api import as_array, buffer_of, call_checked, numpy_axis, tensor_of, trailing
+from .api_scatternd import scatter_nd as _scatter_nd
 from .compiled import cached_compile
 from .descriptors import TensorDesc
 from .descriptors.nd import GatherND1Desc, OneHotDesc, ReverseSubsequencesDesc
 from .dtypes import DataType
-from .errors import ValidationError
+from .errors import IndexOutOfRangeError, ValidationError
 from .tensor_checks import MAX_RANK, fmt, is_int
 
 
@@ -41,15 +44,18 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     kernel = cached_compile(desc, check_indices)
     shape = tuple(i.shape[d - q:d - 1]) + tuple(a.shape[d - r + batch_dims + i.shape[-1]:])
     shape = shape or (1,)
+
+    def run(target: Any) -> Any:
+        return call_checked(kernel, (buffer_of(a), buffer_of(i)), target, trailing(q))
     if out is None:
-        return call(kernel, (buffer_of(a), buffer_of(i)), None).reshape(shape)
+        return run(None).reshape(shape)
     if tuple(getattr(out, "shape", ())) == shape:
         # out= of the shape returned: the kernel writes it through a view with leading 1s
-        call(kernel, (buffer_of(a), buffer_of(i)), out[(None,) * (d - len(shape))])
+        run(out[(None,) * (d - len(shape))])
         return out
     if hasattr(out, "shape") and tuple(out.shape) != kernel.output.sizes:
         raise ValidationError(op, "out shape", fmt(shape), fmt(out.shape))
-    return call(kernel, (buffer_of(a), buffer_of(i)), out)  # the kernel's padded shape
+    return run(out)  # the kernel's padded shape
 
 
 def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
@@ -73,7 +79,8 @@ def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
     v = v.reshape((1,) * (rank - 1) + (2,))
     desc = OneHotDesc(indices=tensor_of(i), values=tensor_of(v), axis=ax,
                       output=TensorDesc(data_type=DataType.of(v.dtype), sizes=shape))
-    return call(cached_compile(desc, check_indices), (buffer_of(i), buffer_of(v)), out)
+    return call_checked(cached_compile(desc, check_indices), (buffer_of(i), buffer_of(v)), out,
+                        lambda pos: tuple(pos[:ax]) + tuple(pos[ax + 1:]))  # the 1 inserted
 
 
 def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = False,
@@ -88,7 +95,8 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
     if not is_int(ax) or not 0 <= ax < a.ndim:
         raise ValidationError(op, "Axis", f"an integer in [{-a.ndim}, {a.ndim})", repr(axis))
     want = tuple(1 if k == ax else s for k, s in enumerate(a.shape))
-    if tuple(n.shape) != want:
+    given = tuple(n.shape)
+    if given != want:
         if not isinstance(n, np.ndarray):
             raise ValidationError(op, "SequenceLengthsTensor", str(want), str(tuple(n.shape)))
         try:
@@ -97,4 +105,19 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
             raise ValidationError(op, "SequenceLengthsTensor", f"a shape broadcasting to "
                                   f"{want}", str(tuple(n.shape))) from None
     desc = ReverseSubsequencesDesc(input=tensor_of(a), sequence_lengths=tensor_of(n), axis=ax)
-    return call(cached_compile(desc, check_indices), (buffer_of(a), buffer_of(n)), out)
+
+    def position(pos: tuple[int, ...]) -> tuple[int, ...]:  # in the lengths broadcast
+        return tuple(p if s > 1 else 0 for p, s in zip(trailing(len(given))(pos), given))
+    return call_checked(cached_compile(desc, check_indices), (buffer_of(a), buffer_of(n)), out,
+                        position)
+
+
+@functools.wraps(_scatter_nd)
+def scatter_nd(input: Any, indices: Any, updates: Any, **options: Any) -> Any:
+    # the kernel pads the indices with leading 1s: a bad index's position in the caller's
+    try:
+        return _scatter_nd(input, indices, updates, **options)
+    except IndexOutOfRangeError as e:
+        ndim = indices.ndim if hasattr(indices, "ndim") else np.ndim(indices)
+        raise IndexOutOfRangeError(e.operator, e.field, trailing(ndim)(e.position), e.value,
+                                   e.valid) from None
