@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .api_args import as_int, as_ints, axis_of
 from .arguments import is_device_tensor
 from .compiled import CompiledKernel, cached_compile
 from .descriptors import (
@@ -25,7 +26,7 @@ from .descriptors import (
 )
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import IndexOutOfRangeError, ValidationError
-from .tensor_checks import MAX_RANK, fmt, is_int
+from .tensor_checks import MAX_RANK, fmt
 from .views import owner, view_tensor
 
 
@@ -93,14 +94,6 @@ def buffer_of(a: Any) -> Any:
                                            writeable=False)
 
 
-def numpy_axis(axis: Any, rank: int) -> Any:
-    """numpy's convention, for the one-shot functions: an axis in [-rank, -1] counts from the
-    end. Anything else goes to the descriptor as given (validation names what is wrong)."""
-    if is_int(axis) and -rank <= axis < 0:
-        return int(axis) + rank
-    return axis
-
-
 def significant_dimensions(shape: tuple[int, ...]) -> int:
     """The trailing dimensions of a shape after its leading 1s (at least one)."""
     lead = next((k for k, s in enumerate(shape) if s != 1), len(shape) - 1)
@@ -120,9 +113,11 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     op = GatherDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
-    dims = significant_dimensions(i.shape) if index_dimensions is None else index_dimensions
-    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i),
-                                       axis=numpy_axis(axis, x.ndim), index_dimensions=dims),
+    ax = axis_of(op, axis, x.ndim)
+    dims = significant_dimensions(i.shape) if index_dimensions is None else as_int(
+        index_dimensions)
+    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax,
+                                       index_dimensions=dims),
                          _flag(op, "check_indices", check_indices))
     return call(kernel, (buffer_of(x), buffer_of(i)), out)
 
@@ -135,7 +130,7 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
     kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=numpy_axis(axis, x.ndim)),
+                                               axis=axis_of(op, axis, x.ndim)),
                          _flag(op, "check_indices", check_indices))
     return call(kernel, (buffer_of(x), buffer_of(i)), out)
 
@@ -154,7 +149,7 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
     kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=numpy_axis(axis, x.ndim),
+                                        updates=tensor_of(u), axis=axis_of(op, axis, x.ndim),
                                         reduction=reduction),
                          _flag(op, "check_indices", check_indices))
     return call(kernel, (buffer_of(x), buffer_of(i), buffer_of(u)), out)
@@ -173,11 +168,11 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     if output_sizes is not None:
         output = TensorDesc(data_type=DataType.of(x.dtype),
                             sizes=cast(tuple[int, ...],
-                                       as_tuple(op, "OutputTensor.Sizes", output_sizes)))
+                                       as_tuple(op, "OutputTensor.Sizes", as_ints(output_sizes))))
     # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
-    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=cast(tuple[int, ...], offsets),
-                                       sizes=cast(tuple[int, ...], sizes),
-                                       strides=cast(tuple[int, ...], strides), output=output))
+    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=as_ints(offsets),
+                                       sizes=as_ints(sizes), strides=as_ints(strides),
+                                       output=output))
     return call(kernel, (buffer_of(x),), out)
 
 

@@ -5,12 +5,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from .api import as_array, buffer_of, call, tensor_of
+from .api_args import as_ints, is_int_list
 from .compiled import cached_compile
 from .descriptors import TensorDesc
 from .descriptors.copy import IdentityDesc, SliceGradDesc
 from .dtypes import DataType
 from .errors import ValidationError
-from .tensor_checks import is_int
 
 
 def copy(x: Any, out: Any = None) -> Any:
@@ -27,11 +27,11 @@ def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
     sizes, strides) read x (the same window arguments)."""
     op = SliceGradDesc.operator
     g = as_array(op, "InputGradientTensor", dy)
-    if isinstance(input_shape, (str, bytes)) or not isinstance(input_shape, Sequence) or not \
-            all(is_int(s) for s in input_shape):
+    shape = as_ints(input_shape)
+    if not is_int_list(shape):
         raise ValidationError(op, "input_shape", "a list of sizes", repr(input_shape))
-    shape = tuple(int(s) for s in input_shape)
-    window: dict[str, Any] = {"offsets": offsets, "sizes": sizes, "strides": strides}
+    window: dict[str, Any] = {"offsets": as_ints(offsets), "sizes": as_ints(sizes),
+                              "strides": as_ints(strides)}
     desc = SliceGradDesc(input_gradient=tensor_of(g), output_gradient=TensorDesc(
         data_type=DataType.of(g.dtype), sizes=shape), **window)  # as_tuple checks each
     return call(cached_compile(desc), (buffer_of(g),), out)

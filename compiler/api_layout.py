@@ -2,10 +2,10 @@
 device's kernels."""
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from .api import as_array, buffer_of, call, tensor_of
+from .api_args import as_int, as_ints, is_int_list
 from .compiled import cached_compile
 from .descriptors.layout import (
     DEPTH_SPACE_ORDERS,
@@ -23,13 +23,15 @@ _MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PAD
 _ORDERS = {"DCR": DEPTH_SPACE_ORDERS[0], "CRD": DEPTH_SPACE_ORDERS[1]}
 
 
-def _ints(op: str, field: str, values: Any, rank: int) -> tuple[int, ...]:
+def _ints(op: str, field: str, values: Any, rank: int | None) -> tuple[int, ...]:
+    """An integer (`rank` of it), or a list of integers (a tuple or an integer ndarray)."""
     if is_int(values):
-        return (int(values),) * rank
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not all(
-            is_int(v) for v in values):
-        raise ValidationError(op, field, f"an integer or {rank} integers", repr(values))
-    return tuple(int(v) for v in values)
+        return (int(values),) * (rank or 1)
+    ints = as_ints(values)
+    if not is_int_list(ints):
+        raise ValidationError(op, field, f"an integer or {rank or 'a list of'} integers",
+                              repr(values))
+    return cast(tuple[int, ...], ints)
 
 
 def tile(x: Any, repeats: Any, out: Any = None) -> Any:
@@ -38,8 +40,7 @@ def tile(x: Any, repeats: Any, out: Any = None) -> Any:
     leading dimensions to x."""
     op = TileDesc.operator
     a = as_array(op, "InputTensor", x)
-    reps = _ints(op, "Repeats", repeats, 1) if is_int(repeats) else _ints(op, "Repeats",
-                                                                          repeats, 0)
+    reps = _ints(op, "Repeats", repeats, None)
     rank = max(a.ndim, len(reps))
     a = a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))  # a view
     reps = (1,) * (rank - len(reps)) + reps
@@ -68,7 +69,8 @@ def _depth_space(cls: type, x: Any, block: int, order: str, out: Any) -> Any:
     a = as_array(op, "InputTensor", x)
     if order not in _ORDERS:
         raise ValidationError(op, "order", "'DCR' or 'CRD'", repr(order))
-    kernel = cached_compile(cls(input=tensor_of(a), block_size=block, order=_ORDERS[order]))
+    kernel = cached_compile(cls(input=tensor_of(a), block_size=as_int(block),
+                                order=_ORDERS[order]))
     return call(kernel, (buffer_of(a),), out)
 
 

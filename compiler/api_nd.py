@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from .api import as_array, buffer_of, call_checked, numpy_axis, tensor_of, trailing
+from .api import as_array, buffer_of, call_checked, tensor_of, trailing
+from .api_args import as_int, axis_of
 from .api_scatternd import scatter_nd as _scatter_nd
 from .compiled import cached_compile
 from .descriptors import TensorDesc
@@ -31,6 +32,7 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     check_indices=True)."""
     op = GatherND1Desc.operator
     a, i = as_array(op, "InputTensor", x), as_array(op, "IndicesTensor", indices)
+    batch_dims = as_int(batch_dims)
     if not is_int(batch_dims) or batch_dims < 0:
         raise ValidationError(op, "BatchDimensionCount", "an integer >= 0", repr(batch_dims))
     r, q = a.ndim, i.ndim
@@ -68,12 +70,11 @@ def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
     v = as_array(op, "ValuesTensor", values)
     if v.size != 2:
         raise ValidationError(op, "ValuesTensor", "2 values (off, on)", f"{v.size}")
+    depth = as_int(depth)
     if not is_int(depth) or depth < 1:
         raise ValidationError(op, "depth", "an integer >= 1", repr(depth))
     rank = i.ndim + 1
-    ax = numpy_axis(axis, rank)
-    if not is_int(ax) or not 0 <= ax < rank:
-        raise ValidationError(op, "Axis", f"an integer in [{-rank}, {rank})", repr(axis))
+    ax = axis_of(op, axis, rank)
     shape = tuple(i.shape[:ax]) + (int(depth),) + tuple(i.shape[ax:])
     i = i.reshape(tuple(i.shape[:ax]) + (1,) + tuple(i.shape[ax:]))  # a view
     v = v.reshape((1,) * (rank - 1) + (2,))
@@ -91,9 +92,7 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
     position in [0, n]: negative counts from the end, larger is clamped to n."""
     op = ReverseSubsequencesDesc.operator
     a, n = as_array(op, "InputTensor", x), as_array(op, "SequenceLengthsTensor", lengths)
-    ax = numpy_axis(axis, a.ndim)
-    if not is_int(ax) or not 0 <= ax < a.ndim:
-        raise ValidationError(op, "Axis", f"an integer in [{-a.ndim}, {a.ndim})", repr(axis))
+    ax = axis_of(op, axis, a.ndim)
     want = tuple(1 if k == ax else s for k, s in enumerate(a.shape))
     given = tuple(n.shape)
     if given != want:

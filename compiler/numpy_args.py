@@ -31,17 +31,18 @@ def as_data(fn: str, field: str, value: Any) -> Any:
     return a
 
 
-def as_indices(fn: str, value: Any) -> Any:
+def as_indices(fn: str, value: Any, bools: bool = False) -> Any:
     """Index arrays as the operators take them. numpy's narrow integer types are widened to
-    int32 on the host (a small copy; their values all fit); an empty list (numpy makes it
-    float64) is an empty index array. Anything else that is not an integer type is refused,
-    as numpy refuses it."""
+    int32 on the host (a small copy; their values all fit), and so are bools where numpy
+    takes them as 0 and 1 (`bools`: numpy.take does, take_along_axis refuses them); an empty
+    list (numpy makes it float64) is an empty index array. Anything else that is not an
+    integer type is refused, as numpy refuses it."""
     if is_device_tensor(value):
         if value.dtype.name not in _INDEX_NAMES:
             raise ValidationError(fn, "indices.dtype", _INDEX_NAMES, value.dtype.name)
         return value
     i = as_ndarray(fn, "indices", value)
-    if i.dtype.kind in "iu" and i.dtype.itemsize < 4:
+    if (i.dtype.kind in "iu" and i.dtype.itemsize < 4) or (bools and i.dtype.kind == "b"):
         return i.astype(np.int32)
     if i.size == 0 and i.dtype.kind in "iuf":
         return i.astype(np.int64)

@@ -63,7 +63,7 @@ def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") 
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
                               "clipmode must be one of 'clip', 'raise', or 'wrap'")
-    x, i = as_data(fn, "a", a), as_indices(fn, indices)
+    x, i = as_data(fn, "a", a), as_indices(fn, indices, bools=True)  # numpy's 0 and 1
     x, ax = (flat(fn, "a", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
     n, ishape = x.shape[ax], tuple(i.shape)
     shape = tuple(x.shape[:ax]) + ishape + tuple(x.shape[ax + 1:])

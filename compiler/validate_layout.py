@@ -98,8 +98,9 @@ def validate_depth_space(desc: SpaceToDepthDesc) -> SpaceToDepthDesc:
     inp = desc.input
     check_tensor(op, "InputTensor", inp, 4)
     b = desc.block_size
-    if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+    if not is_int(b) or b < 1:
         raise ValidationError(op, "BlockSize", "an integer >= 1", repr(b))
+    b = int(b)
     if desc.order not in DEPTH_SPACE_ORDERS:
         raise ValidationError(op, "Order", " or ".join(DEPTH_SPACE_ORDERS), repr(desc.order))
     n, c, h, w = inp.sizes
@@ -116,7 +117,7 @@ def validate_depth_space(desc: SpaceToDepthDesc) -> SpaceToDepthDesc:
         sizes = [n, c // (b * b), h * b, w * b]
     _total(op, sizes)
     out = resolve_output(op, desc, sizes, inp.data_type)
-    return dataclasses.replace(desc, output=out)
+    return dataclasses.replace(desc, block_size=b, output=out)
 
 
 LAYOUT_VALIDATORS = {TileDesc: validate_tile, PaddingDesc: validate_padding,
