@@ -14,6 +14,14 @@ from typing import Any, cast
 import numpy as np
 
 from .api_args import as_int, as_ints, axis_of
+from .api_empty import (
+    check_on_host,
+    check_out,
+    empty_output,
+    is_empty,
+    on_device_if,
+    validate_empty,
+)
 from .arguments import is_device_tensor
 from .compiled import CompiledKernel, cached_compile
 from .descriptors import (
@@ -24,9 +32,10 @@ from .descriptors import (
     TensorDesc,
     as_tuple,
 )
+from .descriptors.copy import IdentityDesc
 from .dtypes import DataType, as_ndarray, data_type_of
 from .errors import IndexOutOfRangeError, ValidationError
-from .tensor_checks import MAX_RANK, fmt
+from .tensor_checks import MAX_RANK
 from .views import owner, view_tensor
 
 
@@ -116,10 +125,14 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     ax = axis_of(op, axis, x.ndim)
     dims = significant_dimensions(i.shape) if index_dimensions is None else as_int(
         index_dimensions)
-    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax,
-                                       index_dimensions=dims),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i)), out)
+    desc = GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax, index_dimensions=dims)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # no ids, or an empty input (no id may index an empty axis)
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
 
 
 def gather_elements(input: Any, indices: Any, *, axis: int,
@@ -129,10 +142,15 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     op = GatherElementsDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
-    kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=axis_of(op, axis, x.ndim)),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i)), out)
+    ax = axis_of(op, axis, x.ndim)
+    desc = GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
 
 
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
@@ -148,11 +166,22 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
-    kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=axis_of(op, axis, x.ndim),
-                                        reduction=reduction),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i), buffer_of(u)), out)
+    ax = axis_of(op, axis, x.ndim)
+    desc = ScatterDesc(input=tensor_of(x), indices=tensor_of(i), updates=tensor_of(u), axis=ax,
+                       reduction=reduction)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # an empty input; or no updates: a copy of the input
+        validate_empty(desc)
+        if check:  # into an empty axis, every index is out of range (else dropped)
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        if is_empty(x):
+            return empty_output(desc, (x, i, u), out)
+        if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
+                and x.is_contiguous:
+            return out  # in place: nothing to write
+        copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
+        return on_device_if(copied, (x, i, u))
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i), buffer_of(u)), out)
 
 
 scatter_elements = scatter
@@ -170,10 +199,11 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
                             sizes=cast(tuple[int, ...],
                                        as_tuple(op, "OutputTensor.Sizes", as_ints(output_sizes))))
     # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
-    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=as_ints(offsets),
-                                       sizes=as_ints(sizes), strides=as_ints(strides),
-                                       output=output))
-    return call(kernel, (buffer_of(x),), out)
+    desc = Slice1Desc(input=tensor_of(x), offsets=as_ints(offsets), sizes=as_ints(sizes),
+                      strides=as_ints(strides), output=output)
+    if is_empty(x) or 0 in desc.sizes or (output is not None and 0 in output.sizes):
+        return empty_output(desc, (x,), out)  # numpy's x[2:2]: an empty window
+    return call(cached_compile(desc), (buffer_of(x),), out)
 
 
 def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
@@ -184,16 +214,8 @@ def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
         return kernel(*args)
     if is_device_tensor(out):
         return kernel(*args, out=out)
-    op, want = kernel.descriptor.operator, kernel.output
-    if not isinstance(out, np.ndarray):
-        raise ValidationError(op, "out", "a numpy array or a dmlc DeviceTensor",
-                              type(out).__name__)
-    if out.dtype != want.data_type.numpy:
-        raise ValidationError(op, "out dtype", want.data_type.numpy.name, out.dtype.name)
-    if out.shape != want.sizes:
-        raise ValidationError(op, "out shape", fmt(want.sizes), fmt(out.shape))
-    if not out.flags.writeable:
-        raise ValidationError(op, "out", "a writeable array", "a read-only array")
+    want = kernel.output
+    check_out(kernel.descriptor.operator, want.sizes, want.data_type.numpy, out)
     result = kernel(*args)
     np.copyto(out, result.numpy() if is_device_tensor(result) else result, casting="no")
     return out

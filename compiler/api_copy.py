@@ -4,8 +4,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from .api import as_array, buffer_of, call, tensor_of
 from .api_args import as_ints, is_int_list
+from .api_empty import empty_output, is_empty, result, validate_empty
 from .compiled import cached_compile
 from .descriptors import TensorDesc
 from .descriptors.copy import IdentityDesc, SliceGradDesc
@@ -18,13 +21,16 @@ def copy(x: Any, out: Any = None) -> Any:
     x.transpose(0, 3, 1, 2), np.broadcast_to(...), x[::2]) or a device-tensor view is read in
     place, its strides folded into the kernel: one pass, no host copy."""
     a = as_array(IdentityDesc.operator, "InputTensor", x)
-    return call(cached_compile(IdentityDesc(input=tensor_of(a))), (buffer_of(a),), out)
+    desc = IdentityDesc(input=tensor_of(a))
+    if is_empty(a):
+        return empty_output(desc, (a,), out)
+    return call(cached_compile(desc), (buffer_of(a),), out)
 
 
 def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
                sizes: Sequence[int], strides: Sequence[int], out: Any = None) -> Any:
     """DML_SLICE_GRAD: zeros of `input_shape` with `dy` written where dmlc.slice(x, offsets,
-    sizes, strides) read x (the same window arguments)."""
+    sizes, strides) read x (the same window arguments; a window of size 0 reads nothing)."""
     op = SliceGradDesc.operator
     g = as_array(op, "InputGradientTensor", dy)
     shape = as_ints(input_shape)
@@ -34,4 +40,7 @@ def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
                               "strides": as_ints(strides)}
     desc = SliceGradDesc(input_gradient=tensor_of(g), output_gradient=TensorDesc(
         data_type=DataType.of(g.dtype), sizes=shape), **window)  # as_tuple checks each
+    if is_empty(g) or 0 in shape or 0 in desc.sizes:  # an empty window: zeros
+        validate_empty(desc)
+        return result(op, np.zeros(shape, g.dtype), (g,), out)
     return call(cached_compile(desc), (buffer_of(g),), out)

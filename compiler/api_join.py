@@ -1,6 +1,7 @@
 """The one-shot join and split: numpy.concatenate and numpy.split by sizes, on the device."""
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
@@ -8,6 +9,7 @@ import numpy as np
 
 from .api import as_array, buffer_of, call, same_ndim, tensor_of
 from .api_args import as_int, as_ints, axis_of, is_int_list
+from .api_empty import empty, empty_output, is_empty, on_device_if, validate_empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
 from .descriptors import JoinDesc, SplitDesc, TensorDesc
@@ -35,9 +37,16 @@ def join(tensors: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     if not xs:
         raise ValidationError(op, "InputCount", "at least 1 tensor", 0)
     same_ndim(op, **{f"InputTensors[{k}]": x for k, x in enumerate(xs)})
-    kernel = cached_compile(JoinDesc(inputs=tuple(tensor_of(x) for x in xs),
-                                     axis=axis_of(op, axis, xs[0].ndim)))
-    return call(kernel, tuple(buffer_of(x) for x in xs), out)
+    desc = JoinDesc(inputs=tuple(tensor_of(x) for x in xs), axis=axis_of(op, axis, xs[0].ndim))
+    if is_empty(*xs):  # the empty tensors add nothing: the others are joined
+        full = validate_empty(desc)
+        given, xs = xs, [x for x in xs if not is_empty(x)]
+        if not xs:
+            return empty_output(full, tuple(given), out)
+        desc = JoinDesc(inputs=tuple(tensor_of(x) for x in xs), axis=full.axis)
+        return on_device_if(call(cached_compile(desc), tuple(buffer_of(x) for x in xs), out),
+                            tuple(given))
+    return call(cached_compile(desc), tuple(buffer_of(x) for x in xs), out)
 
 
 def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, ...]:
@@ -50,18 +59,24 @@ def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, .
     ax = axis_of(op, axis, x.ndim)
     n = x.shape[ax]
     given: Any = as_ints(as_int(sizes))
-    if is_int(given):
-        if not 1 <= given <= max(n, 1) or n % given:
+    if is_int(given):  # an empty axis splits into any number of empty pieces, as numpy's
+        if given < 1 or (n and (given > n or n % given)):
             raise ValidationError(op, "sizes", f"a number of equal pieces (1 to {max(n, 1)}) "
                                   f"dividing InputTensor.Sizes[{ax}] = {n}", given)
         pieces = [n // given] * given
-    elif is_int_list(given) and all(s >= 1 for s in given):
+    elif is_int_list(given) and all(s >= 0 for s in given):
         pieces = list(given)
     else:
-        raise ValidationError(op, "sizes", "an integer or a list of integers >= 1",
+        raise ValidationError(op, "sizes", "an integer or a list of integers >= 0",
                               repr(sizes))
     dtype = DataType.of(x.dtype)
     outputs = tuple(TensorDesc(data_type=dtype, sizes=(*x.shape[:ax], s, *x.shape[ax + 1:]))
                     for s in pieces)
-    kernel = cached_compile(SplitDesc(input=tensor_of(x), outputs=outputs, axis=ax))
-    return kernel(buffer_of(x))
+    desc = SplitDesc(input=tensor_of(x), outputs=outputs, axis=ax)
+    if not (is_empty(x) or 0 in pieces):
+        return cached_compile(desc)(buffer_of(x))
+    validate_empty(desc)  # pieces of size 0 are empty arrays; the kernel writes the others
+    written = iter(()) if is_empty(x) else iter(cached_compile(dataclasses.replace(
+        desc, outputs=tuple(t for t in outputs if t.element_count)))(buffer_of(x)))
+    return tuple(next(written) if t.element_count else empty(op, t.sizes, dtype.numpy, (x,))
+                 for t in outputs)

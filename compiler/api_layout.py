@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+import numpy as np
+
 from .api import as_array, buffer_of, call, tensor_of
 from .api_args import as_int, as_ints, is_int_list
+from .api_empty import empty_output, is_empty, result, validate_empty
 from .compiled import cached_compile
 from .descriptors.layout import (
     DEPTH_SPACE_ORDERS,
@@ -15,8 +18,10 @@ from .descriptors.layout import (
     SpaceToDepthDesc,
     TileDesc,
 )
+from .dtypes import DataType
 from .errors import ValidationError
 from .tensor_checks import is_int
+from .validate_layout import padding_bits
 
 _MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PADDING_MODES[2],
           "symmetric": PADDING_MODES[3], "wrap": PADDING_MODES[4]}
@@ -44,8 +49,10 @@ def tile(x: Any, repeats: Any, out: Any = None) -> Any:
     rank = max(a.ndim, len(reps))
     a = a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))  # a view
     reps = (1,) * (rank - len(reps)) + reps
-    kernel = cached_compile(TileDesc(input=tensor_of(a), repeats=reps))
-    return call(kernel, (buffer_of(a),), out)
+    desc = TileDesc(input=tensor_of(a), repeats=reps)
+    if is_empty(a) or 0 in reps:
+        return empty_output(desc, (a,), out)
+    return call(cached_compile(desc), (buffer_of(a),), out)
 
 
 def pad(x: Any, start: Any, end: Any, mode: str = "constant", value: int | float = 0,
@@ -61,6 +68,11 @@ def pad(x: Any, start: Any, end: Any, mode: str = "constant", value: int | float
     desc = PaddingDesc(input=tensor_of(a), mode=_MODES[mode],
                        start_padding=_ints(op, "StartPadding", start, a.ndim),
                        end_padding=_ints(op, "EndPadding", end, a.ndim), value=value)
+    if is_empty(a):  # only the constant extends an empty dimension: all of it, or nothing
+        t = validate_empty(desc).output
+        dtype = DataType.of(a.dtype)
+        fill = padding_bits(op, value, dtype) if t.element_count else 0
+        return result(op, np.full(t.sizes, fill, dtype.bits_dtype).view(a.dtype), (a,), out)
     return call(cached_compile(desc), (buffer_of(a),), out)
 
 
@@ -69,9 +81,10 @@ def _depth_space(cls: type, x: Any, block: int, order: str, out: Any) -> Any:
     a = as_array(op, "InputTensor", x)
     if order not in _ORDERS:
         raise ValidationError(op, "order", "'DCR' or 'CRD'", repr(order))
-    kernel = cached_compile(cls(input=tensor_of(a), block_size=as_int(block),
-                                order=_ORDERS[order]))
-    return call(kernel, (buffer_of(a),), out)
+    desc = cls(input=tensor_of(a), block_size=as_int(block), order=_ORDERS[order])
+    if is_empty(a):
+        return empty_output(desc, (a,), out)
+    return call(cached_compile(desc), (buffer_of(a),), out)
 
 
 def space_to_depth(x: Any, block: int, order: str = "DCR", out: Any = None) -> Any:

@@ -10,6 +10,7 @@ import numpy as np
 
 from .api import as_array, buffer_of, call_checked, tensor_of, trailing
 from .api_args import as_int, axis_of
+from .api_empty import check_on_host, empty, empty_output, is_empty, validate_empty
 from .api_scatternd import scatter_nd as _scatter_nd
 from .compiled import cached_compile
 from .descriptors import TensorDesc
@@ -40,12 +41,20 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     d = max(r, q, out_rank, 1)
     if d > MAX_RANK:
         raise ValidationError(op, "DimensionCount", f"at most {MAX_RANK}", d)
+    given = i
     a, i = _lead(a, d), _lead(i, d)
     desc = GatherND1Desc(input=tensor_of(a), indices=tensor_of(i), input_dimension_count=r,
                          indices_dimension_count=q, batch_dimension_count=int(batch_dims))
-    kernel = cached_compile(desc, check_indices)
     shape = tuple(i.shape[d - q:d - 1]) + tuple(a.shape[d - r + batch_dims + i.shape[-1]:])
     shape = shape or (1,)
+    if is_empty(a, i):  # no index tuples, or an empty input (no tuple may index into it)
+        validate_empty(desc)
+        first = d - r + batch_dims
+        dims = np.array(a.shape[first:first + i.shape[-1]])
+        if check_indices or not dims.all():  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", given, dims)
+        return empty(op, shape, a.dtype, (a, i), out)
+    kernel = cached_compile(desc, check_indices)
 
     def run(target: Any) -> Any:
         return call_checked(kernel, (buffer_of(a), buffer_of(i)), target, trailing(q))
@@ -80,6 +89,8 @@ def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
     v = v.reshape((1,) * (rank - 1) + (2,))
     desc = OneHotDesc(indices=tensor_of(i), values=tensor_of(v), axis=ax,
                       output=TensorDesc(data_type=DataType.of(v.dtype), sizes=shape))
+    if is_empty(i):
+        return empty_output(desc, (i, v), out)
     return call_checked(cached_compile(desc, check_indices), (buffer_of(i), buffer_of(v)), out,
                         lambda pos: tuple(pos[:ax]) + tuple(pos[ax + 1:]))  # the 1 inserted
 
@@ -104,6 +115,11 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
             raise ValidationError(op, "SequenceLengthsTensor", f"a shape broadcasting to "
                                   f"{want}", str(tuple(n.shape))) from None
     desc = ReverseSubsequencesDesc(input=tensor_of(a), sequence_lengths=tensor_of(n), axis=ax)
+    if is_empty(a):  # nothing to reverse; a length is a position in [0, n] (n + 1 of them)
+        validate_empty(desc)
+        if check_indices:
+            check_on_host(op, "SequenceLengthsTensor", n, a.shape[ax] + 1)
+        return empty_output(desc, (a, n), out)
 
     def position(pos: tuple[int, ...]) -> tuple[int, ...]:  # in the lengths broadcast
         return tuple(p if s > 1 else 0 for p, s in zip(trailing(len(given))(pos), given))

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .api import buffer_of, gather, gather_elements, tensor_of
+from .api_empty import empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
 from .descriptors import ScatterDesc
@@ -72,7 +73,7 @@ def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") 
     if mode != "raise":
         i = _wrap_or_clip(fn, i, n, mode)
     if math.prod(shape) == 0:
-        return _empty(fn, shape, x.dtype, x, i)
+        return empty(fn, shape, x.dtype, (x, i))  # no kernel; a DeviceTensor for one in
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
                                         check_indices=mode == "raise"),
@@ -94,7 +95,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     if x.shape[ax] == 0 and i.shape[ax]:
         raise empty_axis(fn, i)
     if math.prod(b) == 0:
-        return _empty(fn, b, x.dtype, x, i)
+        return empty(fn, b, x.dtype, (x, i))
     xb = broadcast(fn, "arr", x, b[:ax] + (x.shape[ax],) + b[ax + 1:])
     ib = broadcast(fn, "indices", i, b)
     kshape, kax = collapse(b, ax)
@@ -189,14 +190,6 @@ def _wrap_or_clip(fn: str, i: Any, n: int, mode: str) -> Any:
     if mode == "wrap":
         return np.mod(i, i.dtype.type(n))
     return np.clip(i, i.dtype.type(0), i.dtype.type(n - 1))
-
-
-def _empty(fn: str, shape: Shape, dtype: np.dtype, *args: Any) -> np.ndarray:
-    """An empty result, as numpy gives it: no kernel runs (DirectML sizes are >= 1)."""
-    if any(is_device_tensor(a) for a in args):
-        raise ValidationError(fn, "result shape", "at least one element (with DeviceTensor "
-                              "arguments)", shape)
-    return np.empty(shape, dtype)
 
 
 def _target(fn: str, arr: Any) -> Any:

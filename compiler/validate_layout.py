@@ -27,6 +27,7 @@ from .tensor_checks import (
     check_tensor,
     fmt,
     is_int,
+    min_size,
     resolve_output,
 )
 
@@ -40,7 +41,7 @@ def _total(op: str, sizes: list[int]) -> None:
 def validate_tile(desc: TileDesc) -> TileDesc:
     op = desc.operator
     check_tensor(op, "InputTensor", desc.input)
-    repeats = check_int_list(op, "Repeats", desc.repeats, desc.input.rank, minimum=1)
+    repeats = check_int_list(op, "Repeats", desc.repeats, desc.input.rank, minimum=min_size())
     sizes = [s * r for s, r in zip(desc.input.sizes, repeats)]
     _total(op, sizes)
     out = resolve_output(op, desc, sizes, desc.input.data_type)
@@ -81,10 +82,15 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
     limit = {"DML_PADDING_MODE_REFLECTION": (-1, "the dimension's size - 1"),
              "DML_PADDING_MODE_SYMMETRIC": (0, "the dimension's size"),
              "DML_PADDING_MODE_WRAP": (0, "the dimension's size")}.get(desc.mode)
+    for field, pads in (("StartPadding", start), ("EndPadding", end)):
+        for d, (p, n) in enumerate(zip(pads, inp.sizes)):
+            if p and not n and desc.mode != PADDING_MODES[0]:  # only inside zero_sizes()
+                raise ValidationError(op, f"{field}[{d}]", f"0 (only {PADDING_MODES[0]} "
+                                      "extends an empty dimension)", p)
     if limit is not None:
         for field, pads in (("StartPadding", start), ("EndPadding", end)):
             for d, (p, n) in enumerate(zip(pads, inp.sizes)):
-                if p > n + limit[0]:
+                if p > n + limit[0] and n:
                     raise ValidationError(op, f"{field}[{d}]", f"at most {limit[1]} = "
                                           f"{n + limit[0]} ({desc.mode})", p)
     sizes = [n + s + e for n, s, e in zip(inp.sizes, start, end)]
