@@ -140,3 +140,27 @@ def unravel(kernel_shape: Shape, shape: Shape) -> Callable[[Shape], Shape]:
 def unbroadcast(pos: Sequence[int], shape: Shape) -> Shape:
     """A position in a broadcast of `shape` as one in `shape` itself."""
     return tuple(p if n > 1 else 0 for p, n in zip(pos, shape))
+
+
+def check_take_out(fn: str, out: Any, shape: Shape, dtype: np.dtype) -> None:
+    """numpy.take's out=: the result's shape exactly; a dtype `dtype` casts to safely from
+    it (numpy's check, for the write-back it casts unsafely), writeable. A DeviceTensor: the
+    result's dtype, contiguous (the kernel writes it)."""
+    if is_device_tensor(out):
+        if tuple(out.shape) != shape or out.dtype != dtype or not out.is_contiguous:
+            raise ValidationError(fn, "out", f"a contiguous DeviceTensor of shape {shape} and "
+                                  f"dtype {dtype.name}", repr(out))
+        return
+    if not isinstance(out, np.ndarray):
+        raise ValidationError(fn, "out", "a numpy array or a dmlc DeviceTensor",
+                              type(out).__name__)
+    if out.shape != shape:
+        raise ValidationError(fn, "out.shape", shape, out.shape,
+                              "output array does not match result of ndarray.take")
+    if not np.can_cast(out, dtype, "safe"):  # numpy's own test (numpy 1 values a 0-d out)
+        raise ValidationError(fn, "out.dtype", f"a type that casts safely to {dtype.name}",
+                              out.dtype.name, f"Cannot cast array data from dtype('{out.dtype}')"
+                              f" to dtype('{dtype}') according to the rule 'safe'")
+    if not out.flags.writeable:
+        raise ValidationError(fn, "out", "a writeable array", "a read-only array",
+                              "output array is read-only")

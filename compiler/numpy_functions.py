@@ -29,7 +29,7 @@ from .api import buffer_of, gather, gather_elements, tensor_of
 from .api_empty import empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
-from .descriptors import ScatterDesc
+from .descriptors import GatherDesc, ScatterDesc
 from .errors import ValidationError
 from .numpy_args import (
     Shape,
@@ -37,6 +37,7 @@ from .numpy_args import (
     as_data,
     as_indices,
     broadcast,
+    check_take_out,
     collapse,
     empty_axis,
     flat,
@@ -47,19 +48,26 @@ from .numpy_args import (
     unravel,
 )
 from .tensor_checks import MAX_RANK
+from .validate import validate
 
 __all__ = ["take", "take_along_axis", "put_along_axis"]
 
 _MODES = ("raise", "wrap", "clip")
 
 
-def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") -> Any:
+def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
+         mode: str = "raise") -> Any:
     """numpy.take: elements of `a` at `indices` along `axis` (None: of `a` flattened). The
     result has shape a.shape[:axis] + indices.shape + a.shape[axis + 1:].
 
     mode="raise": an index outside [-n, n) raises IndexOutOfRangeError; "wrap": indices are
     taken modulo n; "clip": clipped to [0, n - 1] (negative ones become 0, as in numpy).
-    wrap and clip rewrite the indices on the host, so they need numpy indices."""
+    wrap and clip rewrite the indices on the host, so they need numpy indices.
+
+    out=, as numpy's: a numpy array of the result's shape, of a dtype `a`'s casts to safely
+    from it (numpy's rule; the values are then cast as numpy casts them), written and returned
+    (left as it was when an index raises); or a contiguous DeviceTensor of the result's shape
+    and dtype, written on the device."""
     fn = "take"
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
@@ -72,12 +80,25 @@ def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") 
         raise empty_axis(fn, i)
     if mode != "raise":
         i = _wrap_or_clip(fn, i, n, mode)
-    if math.prod(shape) == 0:
-        return empty(fn, shape, x.dtype, (x, i))  # no kernel; a DeviceTensor for one in
+    if out is not None:
+        check_take_out(fn, out, shape, x.dtype)
+    if math.prod(shape) == 0:  # no kernel; a DeviceTensor for one in
+        return out if out is not None else empty(fn, shape, x.dtype, (x, i))
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
+    target = None
+    if is_device_tensor(out):  # the kernel writes it, through a view of the kernel's shape
+        desc = GatherDesc(input=tensor_of(xk), indices=tensor_of(ik), axis=kax,
+                          index_dimensions=k)
+        kernel_output = validate(desc).output
+        assert kernel_output is not None
+        target = out.reshape(kernel_output.sizes)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
-                                        check_indices=mode == "raise"),
+                                        check_indices=mode == "raise", out=target),
                      unravel(tuple(ik.shape), ishape))
+    if out is not None:
+        if not is_device_tensor(out):
+            np.copyto(out, np.asarray(result).reshape(shape), casting="unsafe")
+        return out
     result = result.reshape(shape)
     if is_device_tensor(result):
         return result
