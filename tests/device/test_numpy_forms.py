@@ -1,9 +1,12 @@
 """numpy's own call forms where a numpy user will try them: take(..., out=) as numpy.take has
-it. Checked against numpy bit for bit."""
+it, and pad(x, pad_width, mode, constant_values=) as numpy.pad has it (beside dmlc's
+start/end form), with DirectML's padding mode names too. Checked against numpy bit for bit."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dmlc
 from reference import assert_bits_equal
@@ -66,3 +69,78 @@ def test_take_out_errors_and_an_unchanged_out():
         dmlc.take(X, [0, 1], out=read_only)
     with pytest.raises(dmlc.ValidationError, match="take: out: expected a contiguous"):
         dmlc.take(X, [0, 1], out=dmlc.empty((2,), np.float64))
+
+
+# pad: numpy's pad_width forms, against numpy.pad
+
+@st.composite
+def pad_widths(draw, rank: int):
+    w = st.integers(0, 2)
+    form = draw(st.sampled_from(["int", "1", "pair", "pair in a list", "per axis", "column",
+                                 "array"]))
+    if form == "int":
+        return draw(w)
+    if form == "1":
+        return (draw(w),)
+    if form == "pair":
+        return (draw(w), draw(w))
+    if form == "pair in a list":
+        return [(draw(w), draw(w))]
+    if form == "column":  # shape (rank, 1): the same before and after, per axis
+        return [[draw(w)] for _ in range(rank)]
+    pairs = [(draw(w), draw(w)) for _ in range(rank)]
+    return np.array(pairs, draw(st.sampled_from([np.int64, np.uint8]))) if form == "array" \
+        else pairs
+
+
+@settings(max_examples=40, deadline=None)
+@given(shape=st.lists(st.integers(3, 4), min_size=1, max_size=3).map(tuple), data=st.data())
+def test_pad_takes_numpys_pad_width(shape, data):
+    x = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)
+    widths = data.draw(pad_widths(len(shape)))
+    mode = data.draw(st.sampled_from(["constant", "edge", "reflect", "symmetric", "wrap"]))
+    want = np.pad(x, np.asarray(widths).astype(np.int64), mode)  # numpy refuses unsigned
+    assert_bits_equal(dmlc.pad(x, widths, mode), want)
+    assert_bits_equal(dmlc.pad(x, widths, mode=mode), want)
+    if mode == "constant":
+        for values in [-5, (-5, -5), [[-5, -5]] * len(shape), np.int16(-5)]:
+            assert_bits_equal(dmlc.pad(x, widths, constant_values=values),
+                              np.pad(x, np.asarray(widths).astype(np.int64),
+                                     constant_values=values))
+
+
+DIRECTML_MODES = {"constant": "constant", "edge": "edge", "reflection": "reflect",
+                  "symmetric": "symmetric", "wrap": "wrap"}
+
+
+@pytest.mark.parametrize("name", DIRECTML_MODES)
+def test_pad_takes_directmls_mode_names(name):
+    x = np.arange(12, dtype=np.float16).reshape(3, 4)
+    want = np.pad(x, ((1, 2), (2, 0)), DIRECTML_MODES[name])
+    for mode in [name, f"DML_PADDING_MODE_{name.upper()}"]:
+        assert_bits_equal(dmlc.pad(x, [1, 2], [2, 0], mode=mode), want)
+        assert_bits_equal(dmlc.pad(x, ((1, 2), (2, 0)), mode), want)
+
+
+PAD_ERRORS = [
+    (lambda: dmlc.pad(X, 1.5), "pad_width: expected integers"),
+    (lambda: dmlc.pad(X, True), "pad_width: expected integers"),
+    (lambda: dmlc.pad(X, [[1, 2], [3]]), "pad_width: expected integers"),
+    (lambda: dmlc.pad(X, -1), "pad_width: expected widths >= 0"),
+    (lambda: dmlc.pad(X, [(1, 2), (3, 4)]), "pad_width: expected a shape that broadcasts"),
+    (lambda: dmlc.pad(X, 1, mode="mean"), "numpy's linear_ramp, maximum, mean"),
+    (lambda: dmlc.pad(X, 1, mode="Reflection"), "mode: expected 'constant'"),
+    (lambda: dmlc.pad(X, 1, mode="DML_PADDING_MODE_MIRROR"), "mode: expected 'constant'"),
+    (lambda: dmlc.pad(X, 1, "edge", mode="wrap"), "mode: expected one mode"),
+    (lambda: dmlc.pad(X, 1, constant_values=(1, 2)), "constant_values: expected one value"),
+    (lambda: dmlc.pad(X, 1, value=3, constant_values=3), "constant_values: expected value="),
+    (lambda: dmlc.pad(X, 3, mode="reflect"), "at most the dimension's size - 1"),
+]
+
+
+@pytest.mark.parametrize("call, message", PAD_ERRORS)
+def test_pad_errors_name_the_argument(call, message):
+    with pytest.raises(dmlc.ValidationError) as info:
+        call()
+    assert message in str(info.value), str(info.value)
+    assert str(info.value).startswith("DML_PADDING1: ")
