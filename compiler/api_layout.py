@@ -102,7 +102,7 @@ _NUMPY_ONLY = ("linear_ramp", "maximum", "mean", "median", "minimum", "empty")
 def _pad_width(op: str, pad_width: Any, rank: int) -> tuple[list[int], list[int]]:
     """numpy.pad's pad_width (its _as_pairs): n, (n,), (before, after) or ((before, after),)
     for every dimension, or one (before, after) per dimension; integers >= 0 (numpy refuses
-    floats and bools too)."""
+    floats and bools too; unsigned ones, which numpy also refuses, are taken)."""
     try:
         widths = np.asarray(pad_width)
     except ValueError:  # ragged

@@ -67,7 +67,8 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     out=, as numpy's: a numpy array of the result's shape, of a dtype `a`'s casts to safely
     from it (numpy's rule; the values are then cast as numpy casts them), written and returned
     (left as it was when an index raises); or a contiguous DeviceTensor of the result's shape
-    and dtype, written on the device."""
+    and dtype, written on the device (by the kernel itself: when an index raises, it may
+    hold the clamped result)."""
     fn = "take"
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),

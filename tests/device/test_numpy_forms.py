@@ -144,3 +144,16 @@ def test_pad_errors_name_the_argument(call, message):
         call()
     assert message in str(info.value), str(info.value)
     assert str(info.value).startswith("DML_PADDING1: ")
+
+
+def test_numpys_own_check_large_integers():
+    """numpy/lib/tests/test_arraypad.py's test_check_large_integers, with dmlc.pad: a numpy
+    integer scalar (arr.min()) as the constant, exact at the types' extremes."""
+    uint64_max = 2**64 - 1
+    arr = np.full(5, uint64_max, dtype=np.uint64)
+    test = dmlc.pad(arr, 1, mode="constant", constant_values=arr.min())
+    assert_bits_equal(test, np.full(7, uint64_max, dtype=np.uint64))
+    int64_max = 2**63 - 1
+    arr = np.full(5, int64_max, dtype=np.int64)
+    test = dmlc.pad(arr, 1, mode="constant", constant_values=arr.min())
+    assert_bits_equal(test, np.full(7, int64_max, dtype=np.int64))
