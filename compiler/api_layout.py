@@ -71,7 +71,7 @@ def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: int 
     op = PaddingDesc.operator
     a = as_array(op, "InputTensor", x)
     if isinstance(end, str):  # numpy's positional mode: pad(x, pad_width, "edge")
-        if mode != "constant":
+        if not (isinstance(mode, str) and mode == "constant"):
             raise ValidationError(op, "mode", "one mode", f"{end!r} and mode={mode!r}")
         end, mode = None, end
     if end is None:
@@ -79,7 +79,8 @@ def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: int 
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(op, "mode", ", ".join(repr(m) for m in _MODES), repr(mode),
                               "numpy's linear_ramp, maximum, mean, median, minimum and empty "
-                              "have no DirectML operator" if mode in _NUMPY_ONLY else "")
+                              "have no DirectML operator" if isinstance(mode, str)
+                              and mode in _NUMPY_ONLY else "")
     if constant_values is not None:
         if not (isinstance(value, int) and value == 0):
             raise ValidationError(op, "constant_values", "value= or constant_values=, not "
@@ -131,13 +132,14 @@ def _one_constant(op: str, values: Any, rank: int) -> Any:
     """numpy.pad's constant_values as DML_PADDING's one value: a number, or pairs of it."""
     if not isinstance(values, (list, tuple, np.ndarray)):
         return values
-    items = np.asarray(values, dtype=object)
-    first = items.flat[0] if items.size else None
     try:
+        items = np.asarray(values, dtype=object)
         np.broadcast_to(items, (rank, 2))
-    except ValueError:
-        first = None
-    if first is None or any(v != first or type(v) is not type(first) for v in items.flat):
+        first = items.flat[0]
+        same = all(type(v) is type(first) and bool(v == first) for v in items.flat)
+    except (ValueError, TypeError, IndexError):  # ragged, not pairs, empty, arrays inside
+        same = False
+    if not same:
         raise ValidationError(op, "constant_values", "one value (DML_PADDING's PaddingValue), "
                               "or pairs of that one value", repr(values))
     return first

@@ -135,6 +135,10 @@ PAD_ERRORS = [
     (lambda: dmlc.pad(X, 1, constant_values=(1, 2)), "constant_values: expected one value"),
     (lambda: dmlc.pad(X, 1, value=3, constant_values=3), "constant_values: expected value="),
     (lambda: dmlc.pad(X, 3, mode="reflect"), "at most the dimension's size - 1"),
+    (lambda: dmlc.pad(X, 1, mode=np.array(["edge", "wrap"])), "mode: expected 'constant'"),
+    (lambda: dmlc.pad(X, 1, "edge", mode=np.array(["a", "b"])), "mode: expected one mode"),
+    (lambda: dmlc.pad(X, 1, constant_values=[np.array([1, 2]), 3]),
+     "constant_values: expected one value"),
 ]
 
 
