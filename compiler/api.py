@@ -41,8 +41,12 @@ from .views import owner, view_tensor
 
 def as_array(op: str, field: str, value: Any) -> Any:
     """`value` as a numpy array (or the DeviceTensor it is) of a DirectML data type and 1 to 8
-    dimensions."""
+    dimensions. Empty lists of indices (numpy makes them float64) are int64, as numpy.take
+    takes them."""
     a = value if is_device_tensor(value) else as_ndarray(op, field, value)
+    if field in ("indices", "IndicesTensor") and not isinstance(value, np.ndarray) \
+            and not is_device_tensor(a) and a.size == 0 and a.dtype == np.float64:
+        a = a.astype(np.int64)
     data_type_of(op, f"{field}.dtype", a.dtype)
     if not 1 <= a.ndim <= MAX_RANK:
         raise ValidationError(op, f"{field}.ndim", f"1 to {MAX_RANK} (DimensionCount)", a.ndim)

@@ -172,3 +172,15 @@ def test_tile_pad_join_split_copy_match_numpy_on_any_shape(shape, data):
         assert_bits_equal(got, want)
     assert_bits_equal(dmlc.join(parts, axis=axis), x)
     assert_bits_equal(dmlc.copy(x), x)
+
+
+def test_an_empty_list_of_ids_is_an_empty_index_array():
+    """numpy makes [] float64; as numpy.take, the functions with indices take it as none."""
+    v = np.arange(3.0)
+    assert_bits_equal(dmlc.gather(v, [], axis=0), np.take(v, []))
+    assert_bits_equal(dmlc.gather(X, [[]], axis=1), np.take(X, [], axis=1))
+    assert_bits_equal(dmlc.gather_elements(X, [[], []], axis=1), X[:, :0])
+    assert_bits_equal(dmlc.scatter(X, [[], []], np.zeros((2, 0)), axis=1), X)
+    assert dmlc.one_hot([], np.array([0, 1], np.float32), 3).shape == (0, 3)
+    with pytest.raises(dmlc.ValidationError, match="IndicesTensor.DataType"):
+        dmlc.gather(v, np.array([]), axis=0)  # an array says its dtype: it is not an index
