@@ -12,7 +12,8 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import check_device_tensor, is_device_tensor
+from .arguments import check_out as check_device_out
+from .arguments import is_device_tensor
 from .descriptors import OperatorDesc, TensorDesc
 from .dtypes import DataType
 from .errors import IndexOutOfRangeError, ValidationError
@@ -36,9 +37,8 @@ def validate_empty(desc: OperatorDesc) -> Any:
 def check_out(op: str, sizes: Shape, dtype: np.dtype, out: Any) -> None:
     """out= as numpy's ufuncs take it: a DeviceTensor or a writeable numpy array of the
     output's shape and dtype."""
-    if is_device_tensor(out):
-        check_device_tensor(op, "out", out, TensorDesc(data_type=DataType.of(dtype),
-                                                        sizes=sizes))
+    if is_device_tensor(out):  # any view of a device tensor
+        check_device_out(op, out, TensorDesc(data_type=DataType.of(dtype), sizes=sizes))
         return
     if not isinstance(out, np.ndarray):
         raise ValidationError(op, "out", "a numpy array or a dmlc DeviceTensor",
@@ -59,7 +59,7 @@ def result(op: str, values: np.ndarray, args: tuple[Any, ...], out: Any) -> Any:
         check_out(op, values.shape, values.dtype, out)
         if is_device_tensor(out):
             if values.size:
-                out.upload(values)
+                out[...] = values  # where its elements lie (a view's too)
         else:
             np.copyto(out, values, casting="no")
         return out

@@ -144,12 +144,13 @@ def unbroadcast(pos: Sequence[int], shape: Shape) -> Shape:
 
 def check_take_out(fn: str, out: Any, shape: Shape, dtype: np.dtype) -> None:
     """numpy.take's out=: the result's shape exactly; a dtype `dtype` casts to safely from
-    it (numpy's check, for the write-back it casts unsafely), writeable. A DeviceTensor: the
-    result's dtype, contiguous (the kernel writes it)."""
+    it (numpy's check, for the write-back it casts unsafely), writeable. A DeviceTensor (any
+    view of one): the result's shape and dtype."""
     if is_device_tensor(out):
-        if tuple(out.shape) != shape or out.dtype != dtype or not out.is_contiguous:
-            raise ValidationError(fn, "out", f"a contiguous DeviceTensor of shape {shape} and "
-                                  f"dtype {dtype.name}", repr(out))
+        if tuple(out.shape) != shape or out.dtype != dtype:
+            raise ValidationError(fn, "out", f"a DeviceTensor of shape {shape} and dtype "
+                                  f"{dtype.name}", repr(out))
+        out.check_usable(f"{fn}: out")
         return
     if not isinstance(out, np.ndarray):
         raise ValidationError(fn, "out", "a numpy array or a dmlc DeviceTensor",

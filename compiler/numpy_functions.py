@@ -29,7 +29,7 @@ from .api import buffer_of, gather, gather_elements, tensor_of
 from .api_empty import empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
-from .descriptors import GatherDesc, ScatterDesc
+from .descriptors import ScatterDesc
 from .errors import ValidationError
 from .numpy_args import (
     Shape,
@@ -48,7 +48,6 @@ from .numpy_args import (
     unravel,
 )
 from .tensor_checks import MAX_RANK
-from .validate import validate
 
 __all__ = ["take", "take_along_axis", "put_along_axis"]
 
@@ -65,10 +64,9 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     wrap and clip rewrite the indices on the host, so they need numpy indices.
 
     out=, as numpy's: a numpy array of the result's shape, of a dtype `a`'s casts to safely
-    from it (numpy's rule; the values are then cast as numpy casts them), written and returned
-    (left as it was when an index raises); or a contiguous DeviceTensor of the result's shape
-    and dtype, written on the device (by the kernel itself: when an index raises, it may
-    hold the clamped result)."""
+    from it (numpy's rule; the values are then cast as numpy casts them), or a DeviceTensor
+    (any view of one) of the result's shape and dtype, written on the device; written and
+    returned, and left as it was when an index raises (numpy buffers its out= so too)."""
     fn = "take"
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
@@ -86,19 +84,17 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     if math.prod(shape) == 0:  # no kernel; a DeviceTensor for one in
         return out if out is not None else empty(fn, shape, x.dtype, (x, i))
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
-    target = None
-    if is_device_tensor(out):  # the kernel writes it, through a view of the kernel's shape
-        desc = GatherDesc(input=tensor_of(xk), indices=tensor_of(ik), axis=kax,
-                          index_dimensions=k)
-        kernel_output = validate(desc).output
-        assert kernel_output is not None
-        target = out.reshape(kernel_output.sizes)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
-                                        check_indices=mode == "raise", out=target),
+                                        check_indices=mode == "raise"),
                      unravel(tuple(ik.shape), ishape))
+    if is_device_tensor(out) and out.ndim == 0:  # one element; runtime views of a 0-d
+        out.upload(np.asarray(result).reshape(()))  # tensor fail (bool(base) calls len())
+        return out
+    if is_device_tensor(out):  # written where its elements lie (any view), by a copy kernel
+        out[...] = result.reshape(shape)
+        return out
     if out is not None:
-        if not is_device_tensor(out):
-            np.copyto(out, np.asarray(result).reshape(shape), casting="unsafe")
+        np.copyto(out, np.asarray(result).reshape(shape), casting="unsafe")
         return out
     result = result.reshape(shape)
     if is_device_tensor(result):

@@ -67,8 +67,23 @@ def test_take_out_errors_and_an_unchanged_out():
     read_only.flags.writeable = False
     with pytest.raises(dmlc.ValidationError, match="take: out: expected a writeable array"):
         dmlc.take(X, [0, 1], out=read_only)
-    with pytest.raises(dmlc.ValidationError, match="take: out: expected a contiguous"):
+    with pytest.raises(dmlc.ValidationError, match="take: out: expected a DeviceTensor"):
         dmlc.take(X, [0, 1], out=dmlc.empty((2,), np.float64))
+    device = dmlc.to_device(np.full(2, -1.0, np.float32))
+    with pytest.raises(dmlc.IndexOutOfRangeError, match=r"take: indices\[1\] = 99"):
+        dmlc.take(X, [0, 99], out=device)
+    assert_bits_equal(device.numpy(), np.full(2, -1.0, np.float32))
+
+
+def test_take_out_a_view_of_a_device_tensor():
+    """Written where the view's elements lie; the rest of its buffer as it was."""
+    big = np.full((4, 6), -1.0, np.float32)
+    device = dmlc.to_device(big)
+    view = device[1:3, ::-2]  # shape (2, 3), strided and reversed, at an offset
+    want = np.take(X, [[0, 1, 2], [5, 6, 7]])
+    assert dmlc.take(X, [[0, 1, 2], [5, 6, 7]], out=view) is view
+    big[1:3, ::-2] = want
+    assert_bits_equal(device.numpy(), big)
 
 
 # pad: numpy's pad_width forms, against numpy.pad

@@ -111,6 +111,11 @@ def test_out_of_an_empty_result():
         dmlc.copy(Z, out=np.empty((2, 1), np.float32))
     with pytest.raises(dmlc.ValidationError, match="out dtype"):
         dmlc.copy(dmlc.to_device(Z), out=dmlc.empty((2, 0), np.int32))
+    whole = dmlc.to_device(np.zeros((8, 4), np.float32))  # constant padding into a view
+    dmlc.pad(Z, 1, 1, value=5, out=whole[::2, 1:3])
+    want = np.zeros((8, 4), np.float32)
+    want[::2, 1:3] = 5
+    assert_bits_equal(whole.numpy(), want)
     data = dmlc.to_device(X)  # a scatter with no updates, in place: the data as it was
     assert dmlc.scatter(data, NO_IDS, NO_IDS * 1.0, axis=1, out=data) is data
     assert_bits_equal(data.numpy(), X)
