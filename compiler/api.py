@@ -18,6 +18,7 @@ from .api_empty import (
     check_on_host,
     check_out,
     empty_output,
+    has_zero,
     is_empty,
     on_device_if,
     validate_empty,
@@ -205,7 +206,7 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
     desc = Slice1Desc(input=tensor_of(x), offsets=as_ints(offsets), sizes=as_ints(sizes),
                       strides=as_ints(strides), output=output)
-    if is_empty(x) or 0 in desc.sizes or (output is not None and 0 in output.sizes):
+    if is_empty(x) or has_zero(desc.sizes) or (output is not None and has_zero(output.sizes)):
         return empty_output(desc, (x,), out)  # numpy's x[2:2]: an empty window
     return call(cached_compile(desc), (buffer_of(x),), out)
 

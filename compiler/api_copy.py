@@ -8,7 +8,7 @@ import numpy as np
 
 from .api import as_array, buffer_of, call, tensor_of
 from .api_args import as_ints, is_int_list
-from .api_empty import empty_output, is_empty, result, validate_empty
+from .api_empty import empty_output, has_zero, is_empty, result, validate_empty
 from .compiled import cached_compile
 from .descriptors import TensorDesc
 from .descriptors.copy import IdentityDesc, SliceGradDesc
@@ -40,7 +40,7 @@ def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
                               "strides": as_ints(strides)}
     desc = SliceGradDesc(input_gradient=tensor_of(g), output_gradient=TensorDesc(
         data_type=DataType.of(g.dtype), sizes=shape), **window)  # as_tuple checks each
-    if is_empty(g) or 0 in shape or 0 in desc.sizes:  # an empty window: zeros
+    if is_empty(g) or 0 in shape or has_zero(desc.sizes):  # an empty window: zeros
         validate_empty(desc)
         return result(op, np.zeros(shape, g.dtype), (g,), out)
     return call(cached_compile(desc), (buffer_of(g),), out)

@@ -17,7 +17,7 @@ from .arguments import is_device_tensor
 from .descriptors import OperatorDesc, TensorDesc
 from .dtypes import DataType
 from .errors import IndexOutOfRangeError, ValidationError
-from .tensor_checks import fmt, zero_sizes
+from .tensor_checks import fmt, is_int, zero_sizes
 from .validate import validate
 
 Shape = tuple[int, ...]
@@ -26,6 +26,11 @@ Shape = tuple[int, ...]
 def is_empty(*arrays: Any) -> bool:
     """Whether any of the arrays (numpy's or device tensors) has no element."""
     return any(math.prod(a.shape) == 0 for a in arrays)
+
+
+def has_zero(values: Any) -> bool:
+    """Whether a list field (as its descriptor holds it, items unchecked) has a 0 in it."""
+    return any(is_int(v) and v == 0 for v in values)
 
 
 def validate_empty(desc: OperatorDesc) -> Any:

@@ -36,7 +36,8 @@ ARGS = st.one_of(arrays(), arrays(), arrays(), NOT_ARRAYS)
 SCALARS = st.one_of(st.integers(-3, 4), st.sampled_from([None, 1.0, "0", True, 2**63, -(2**64),
                                                          np.int64(1), np.float32(0), [0]]))
 LISTS = st.one_of(st.lists(st.integers(-3, 4), max_size=4), st.sampled_from(
-    [None, 1, "12", [1.5], [None], [2**40], np.array([1, 2]), (0, 0, 0, 0, 0, 0, 0, 0, 0)]))
+    [None, 1, "12", [1.5], [None], [2**40], np.array([1, 2]), (0, 0, 0, 0, 0, 0, 0, 0, 0),
+     np.ones((2, 2), int), [0, 0], np.array([0, 3], np.uint64)]))
 
 
 def _run(fn, *args, **kwargs) -> None:

@@ -130,6 +130,13 @@ ERRORS = [
     (lambda: dmlc.split(E3, [1], axis=0), dmlc.ValidationError, "Sizes[0]"),
     (lambda: dmlc.split(X, [1, -1, 3], axis=1), dmlc.ValidationError, "sizes"),
     (lambda: dmlc.slice(X, [0, 3], [2, 1], [1, 1]), dmlc.ValidationError, "InputWindowSizes[1]"),
+    # looking for a 0 in a list field compares no array element-wise
+    (lambda: dmlc.slice(X, [0, 0], np.ones((2, 2), int), [1, 1]), dmlc.ValidationError,
+     "InputWindowSizes: expected a list of integers"),
+    (lambda: dmlc.slice_grad(X, [2, 3], [0, 0], np.ones((2, 2), int), [1, 1]),
+     dmlc.ValidationError, "InputWindowSizes: expected a list of integers"),
+    (lambda: dmlc.slice(X, [0, 0], [2, 3], [1, 1], output_sizes=np.ones((2, 2), int)),
+     dmlc.ValidationError, "OutputTensor.Sizes: expected a list of integers"),
     (lambda: dmlc.gather_elements(X, np.zeros((3, 0), np.int64), axis=1), dmlc.ValidationError,
      "IndicesTensor.Sizes[0]"),
     (lambda: dmlc.space_to_depth(np.zeros((0, 1, 3, 4)), 2), dmlc.ValidationError, "Sizes[2]"),
