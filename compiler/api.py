@@ -8,11 +8,21 @@ Input arrays are never modified.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
 
+from .api_args import as_int, as_ints, axis_of
+from .api_empty import (
+    check_on_host,
+    check_out,
+    empty_output,
+    has_zero,
+    is_empty,
+    on_device_if,
+    validate_empty,
+)
 from .arguments import is_device_tensor
 from .compiled import CompiledKernel, cached_compile
 from .descriptors import (
@@ -23,16 +33,21 @@ from .descriptors import (
     TensorDesc,
     as_tuple,
 )
+from .descriptors.copy import IdentityDesc
 from .dtypes import DataType, as_ndarray, data_type_of
-from .errors import ValidationError
-from .tensor_checks import MAX_RANK, fmt, is_int
+from .errors import IndexOutOfRangeError, ValidationError
+from .tensor_checks import MAX_RANK
 from .views import owner, view_tensor
 
 
 def as_array(op: str, field: str, value: Any) -> Any:
     """`value` as a numpy array (or the DeviceTensor it is) of a DirectML data type and 1 to 8
-    dimensions."""
+    dimensions. Empty lists of indices (numpy makes them float64) are int64, as numpy.take
+    takes them."""
     a = value if is_device_tensor(value) else as_ndarray(op, field, value)
+    if field in ("indices", "IndicesTensor") and not isinstance(value, np.ndarray) \
+            and not is_device_tensor(a) and a.size == 0 and a.dtype == np.float64:
+        a = a.astype(np.int64)
     data_type_of(op, f"{field}.dtype", a.dtype)
     if not 1 <= a.ndim <= MAX_RANK:
         raise ValidationError(op, f"{field}.ndim", f"1 to {MAX_RANK} (DimensionCount)", a.ndim)
@@ -93,14 +108,6 @@ def buffer_of(a: Any) -> Any:
                                            writeable=False)
 
 
-def numpy_axis(axis: Any, rank: int) -> Any:
-    """numpy's convention, for the one-shot functions: an axis in [-rank, -1] counts from the
-    end. Anything else goes to the descriptor as given (validation names what is wrong)."""
-    if is_int(axis) and -rank <= axis < 0:
-        return int(axis) + rank
-    return axis
-
-
 def significant_dimensions(shape: tuple[int, ...]) -> int:
     """The trailing dimensions of a shape after its leading 1s (at least one)."""
     lead = next((k for k, s in enumerate(shape) if s != 1), len(shape) - 1)
@@ -120,11 +127,17 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     op = GatherDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
-    dims = significant_dimensions(i.shape) if index_dimensions is None else index_dimensions
-    kernel = cached_compile(GatherDesc(input=tensor_of(x), indices=tensor_of(i),
-                                       axis=numpy_axis(axis, x.ndim), index_dimensions=dims),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i)), out)
+    ax = axis_of(op, axis, x.ndim)
+    dims = significant_dimensions(i.shape) if index_dimensions is None else as_int(
+        index_dimensions)
+    desc = GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax, index_dimensions=dims)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # no ids, or an empty input (no id may index an empty axis)
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
 
 
 def gather_elements(input: Any, indices: Any, *, axis: int,
@@ -134,10 +147,15 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     op = GatherElementsDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     same_ndim(op, input=x, indices=i)
-    kernel = cached_compile(GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i),
-                                               axis=numpy_axis(axis, x.ndim)),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i)), out)
+    ax = axis_of(op, axis, x.ndim)
+    desc = GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
 
 
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
@@ -153,11 +171,22 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
     same_ndim(op, input=x, indices=i, updates=u)
-    kernel = cached_compile(ScatterDesc(input=tensor_of(x), indices=tensor_of(i),
-                                        updates=tensor_of(u), axis=numpy_axis(axis, x.ndim),
-                                        reduction=reduction),
-                         _flag(op, "check_indices", check_indices))
-    return call(kernel, (buffer_of(x), buffer_of(i), buffer_of(u)), out)
+    ax = axis_of(op, axis, x.ndim)
+    desc = ScatterDesc(input=tensor_of(x), indices=tensor_of(i), updates=tensor_of(u), axis=ax,
+                       reduction=reduction)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # an empty input; or no updates: a copy of the input
+        validate_empty(desc)
+        if check:  # into an empty axis, every index is out of range (else dropped)
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        if is_empty(x):
+            return empty_output(desc, (x, i, u), out)
+        if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
+                and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
+            return out  # in place: nothing to write
+        copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
+        return on_device_if(copied, (x, i, u))
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i), buffer_of(u)), out)
 
 
 scatter_elements = scatter
@@ -173,12 +202,13 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     if output_sizes is not None:
         output = TensorDesc(data_type=DataType.of(x.dtype),
                             sizes=cast(tuple[int, ...],
-                                       as_tuple(op, "OutputTensor.Sizes", output_sizes)))
+                                       as_tuple(op, "OutputTensor.Sizes", as_ints(output_sizes))))
     # Slice1Desc turns any sequence into a tuple (or a ValidationError naming the field)
-    kernel = cached_compile(Slice1Desc(input=tensor_of(x), offsets=cast(tuple[int, ...], offsets),
-                                       sizes=cast(tuple[int, ...], sizes),
-                                       strides=cast(tuple[int, ...], strides), output=output))
-    return call(kernel, (buffer_of(x),), out)
+    desc = Slice1Desc(input=tensor_of(x), offsets=as_ints(offsets), sizes=as_ints(sizes),
+                      strides=as_ints(strides), output=output)
+    if is_empty(x) or has_zero(desc.sizes) or (output is not None and has_zero(output.sizes)):
+        return empty_output(desc, (x,), out)  # numpy's x[2:2]: an empty window
+    return call(cached_compile(desc), (buffer_of(x),), out)
 
 
 def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
@@ -189,19 +219,28 @@ def call(kernel: CompiledKernel, args: tuple[Any, ...], out: Any) -> Any:
         return kernel(*args)
     if is_device_tensor(out):
         return kernel(*args, out=out)
-    op, want = kernel.descriptor.operator, kernel.output
-    if not isinstance(out, np.ndarray):
-        raise ValidationError(op, "out", "a numpy array or a dmlc DeviceTensor",
-                              type(out).__name__)
-    if out.dtype != want.data_type.numpy:
-        raise ValidationError(op, "out dtype", want.data_type.numpy.name, out.dtype.name)
-    if out.shape != want.sizes:
-        raise ValidationError(op, "out shape", fmt(want.sizes), fmt(out.shape))
-    if not out.flags.writeable:
-        raise ValidationError(op, "out", "a writeable array", "a read-only array")
+    want = kernel.output
+    check_out(kernel.descriptor.operator, want.sizes, want.data_type.numpy, out)
     result = kernel(*args)
     np.copyto(out, result.numpy() if is_device_tensor(result) else result, casting="no")
     return out
+
+
+def call_checked(kernel: CompiledKernel, args: tuple[Any, ...], out: Any,
+                 position: Callable[[tuple[int, ...]], tuple[int, ...]]) -> Any:
+    """call(), with a bad index (check_indices=True) reported at its position in the indices
+    the caller gave: `position` maps one in the kernel's index tensor (the caller's reshaped,
+    padded with leading 1s or broadcast) back."""
+    try:
+        return call(kernel, args, out)
+    except IndexOutOfRangeError as e:
+        raise IndexOutOfRangeError(e.operator, e.field, position(e.position), e.value,
+                                   e.valid) from None
+
+
+def trailing(ndim: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
+    """The position in indices of `ndim` dimensions padded with leading 1s."""
+    return lambda pos: tuple(pos[len(pos) - ndim:]) if ndim else ()
 
 
 def _flag(op: str, field: str, value: Any) -> bool:

@@ -31,17 +31,18 @@ def as_data(fn: str, field: str, value: Any) -> Any:
     return a
 
 
-def as_indices(fn: str, value: Any) -> Any:
+def as_indices(fn: str, value: Any, bools: bool = False) -> Any:
     """Index arrays as the operators take them. numpy's narrow integer types are widened to
-    int32 on the host (a small copy; their values all fit); an empty list (numpy makes it
-    float64) is an empty index array. Anything else that is not an integer type is refused,
-    as numpy refuses it."""
+    int32 on the host (a small copy; their values all fit), and so are bools where numpy
+    takes them as 0 and 1 (`bools`: numpy.take does, take_along_axis refuses them); an empty
+    list (numpy makes it float64) is an empty index array. Anything else that is not an
+    integer type is refused, as numpy refuses it."""
     if is_device_tensor(value):
         if value.dtype.name not in _INDEX_NAMES:
             raise ValidationError(fn, "indices.dtype", _INDEX_NAMES, value.dtype.name)
         return value
     i = as_ndarray(fn, "indices", value)
-    if i.dtype.kind in "iu" and i.dtype.itemsize < 4:
+    if (i.dtype.kind in "iu" and i.dtype.itemsize < 4) or (bools and i.dtype.kind == "b"):
         return i.astype(np.int32)
     if i.size == 0 and i.dtype.kind in "iuf":
         return i.astype(np.int64)
@@ -139,3 +140,28 @@ def unravel(kernel_shape: Shape, shape: Shape) -> Callable[[Shape], Shape]:
 def unbroadcast(pos: Sequence[int], shape: Shape) -> Shape:
     """A position in a broadcast of `shape` as one in `shape` itself."""
     return tuple(p if n > 1 else 0 for p, n in zip(pos, shape))
+
+
+def check_take_out(fn: str, out: Any, shape: Shape, dtype: np.dtype) -> None:
+    """numpy.take's out=: the result's shape exactly; a dtype `dtype` casts to safely from
+    it (numpy's check, for the write-back it casts unsafely), writeable. A DeviceTensor (any
+    view of one): the result's shape and dtype."""
+    if is_device_tensor(out):
+        if tuple(out.shape) != shape or out.dtype != dtype:
+            raise ValidationError(fn, "out", f"a DeviceTensor of shape {shape} and dtype "
+                                  f"{dtype.name}", repr(out))
+        out.check_usable(f"{fn}: out")
+        return
+    if not isinstance(out, np.ndarray):
+        raise ValidationError(fn, "out", "a numpy array or a dmlc DeviceTensor",
+                              type(out).__name__)
+    if out.shape != shape:
+        raise ValidationError(fn, "out.shape", shape, out.shape,
+                              "output array does not match result of ndarray.take")
+    if not np.can_cast(out, dtype, "safe"):  # numpy's own test (numpy 1 values a 0-d out)
+        raise ValidationError(fn, "out.dtype", f"a type that casts safely to {dtype.name}",
+                              out.dtype.name, f"Cannot cast array data from dtype('{out.dtype}')"
+                              f" to dtype('{dtype}') according to the rule 'safe'")
+    if not out.flags.writeable:
+        raise ValidationError(fn, "out", "a writeable array", "a read-only array",
+                              "output array is read-only")

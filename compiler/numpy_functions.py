@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from .api import buffer_of, gather, gather_elements, tensor_of
+from .api_empty import empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
 from .descriptors import ScatterDesc
@@ -36,6 +37,7 @@ from .numpy_args import (
     as_data,
     as_indices,
     broadcast,
+    check_take_out,
     collapse,
     empty_axis,
     flat,
@@ -52,18 +54,24 @@ __all__ = ["take", "take_along_axis", "put_along_axis"]
 _MODES = ("raise", "wrap", "clip")
 
 
-def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") -> Any:
+def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
+         mode: str = "raise") -> Any:
     """numpy.take: elements of `a` at `indices` along `axis` (None: of `a` flattened). The
     result has shape a.shape[:axis] + indices.shape + a.shape[axis + 1:].
 
     mode="raise": an index outside [-n, n) raises IndexOutOfRangeError; "wrap": indices are
     taken modulo n; "clip": clipped to [0, n - 1] (negative ones become 0, as in numpy).
-    wrap and clip rewrite the indices on the host, so they need numpy indices."""
+    wrap and clip rewrite the indices on the host, so they need numpy indices.
+
+    out=, as numpy's: a numpy array of the result's shape, of a dtype `a`'s casts to safely
+    from it (numpy's rule; the values are then cast as numpy casts them), or a DeviceTensor
+    (any view of one) of the result's shape and dtype, written on the device; written and
+    returned, and left as it was when an index raises (numpy buffers its out= so too)."""
     fn = "take"
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
                               "clipmode must be one of 'clip', 'raise', or 'wrap'")
-    x, i = as_data(fn, "a", a), as_indices(fn, indices)
+    x, i = as_data(fn, "a", a), as_indices(fn, indices, bools=True)  # numpy's 0 and 1
     x, ax = (flat(fn, "a", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
     n, ishape = x.shape[ax], tuple(i.shape)
     shape = tuple(x.shape[:ax]) + ishape + tuple(x.shape[ax + 1:])
@@ -71,12 +79,23 @@ def take(a: Any, indices: Any, axis: int | None = None, *, mode: str = "raise") 
         raise empty_axis(fn, i)
     if mode != "raise":
         i = _wrap_or_clip(fn, i, n, mode)
-    if math.prod(shape) == 0:
-        return _empty(fn, shape, x.dtype, x, i)
+    if out is not None:
+        check_take_out(fn, out, shape, x.dtype)
+    if math.prod(shape) == 0:  # no kernel; a DeviceTensor for one in
+        return out if out is not None else empty(fn, shape, x.dtype, (x, i))
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
                                         check_indices=mode == "raise"),
                      unravel(tuple(ik.shape), ishape))
+    if is_device_tensor(out) and out.ndim == 0:  # one element; runtime views of a 0-d
+        out.upload(np.asarray(result).reshape(()))  # tensor fail (bool(base) calls len())
+        return out
+    if is_device_tensor(out):  # written where its elements lie (any view), by a copy kernel
+        out[...] = result.reshape(shape)
+        return out
+    if out is not None:
+        np.copyto(out, np.asarray(result).reshape(shape), casting="unsafe")
+        return out
     result = result.reshape(shape)
     if is_device_tensor(result):
         return result
@@ -94,7 +113,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     if x.shape[ax] == 0 and i.shape[ax]:
         raise empty_axis(fn, i)
     if math.prod(b) == 0:
-        return _empty(fn, b, x.dtype, x, i)
+        return empty(fn, b, x.dtype, (x, i))
     xb = broadcast(fn, "arr", x, b[:ax] + (x.shape[ax],) + b[ax + 1:])
     ib = broadcast(fn, "indices", i, b)
     kshape, kax = collapse(b, ax)
@@ -189,14 +208,6 @@ def _wrap_or_clip(fn: str, i: Any, n: int, mode: str) -> Any:
     if mode == "wrap":
         return np.mod(i, i.dtype.type(n))
     return np.clip(i, i.dtype.type(0), i.dtype.type(n - 1))
-
-
-def _empty(fn: str, shape: Shape, dtype: np.dtype, *args: Any) -> np.ndarray:
-    """An empty result, as numpy gives it: no kernel runs (DirectML sizes are >= 1)."""
-    if any(is_device_tensor(a) for a in args):
-        raise ValidationError(fn, "result shape", "at least one element (with DeviceTensor "
-                              "arguments)", shape)
-    return np.empty(shape, dtype)
 
 
 def _target(fn: str, arr: Any) -> Any:

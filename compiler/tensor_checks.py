@@ -6,8 +6,10 @@ operator, the field, and expected versus actual.
 """
 from __future__ import annotations
 
+import contextlib
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 from typing import TypeGuard
 
 from .descriptors import OperatorDesc, TensorDesc
@@ -17,6 +19,27 @@ from .errors import ValidationError
 MAX_RANK = 8
 # Index arithmetic is 32-bit signed in the shaders; every tensor stays below 2**31 elements.
 MAX_ELEMENTS = 2**31 - 1
+
+
+_ZERO_SIZES: ContextVar[bool] = ContextVar("dmlc_zero_sizes", default=False)
+
+
+@contextlib.contextmanager
+def zero_sizes() -> Iterator[None]:
+    """Inside, the validators take sizes of 0 (and tile's repeats of 0, slice's empty windows):
+    how the one-shot functions check an empty tensor with every other rule before they return
+    numpy's empty result, running no kernel (DirectML's sizes are >= 1, and so are every
+    compiled kernel's)."""
+    token = _ZERO_SIZES.set(True)
+    try:
+        yield
+    finally:
+        _ZERO_SIZES.reset(token)
+
+
+def min_size() -> int:
+    """The smallest size a dimension may have: 1, or 0 inside zero_sizes()."""
+    return 0 if _ZERO_SIZES.get() else 1
 
 
 def fmt(sizes: Sequence[int]) -> str:
@@ -52,7 +75,7 @@ def check_tensor(op: str, name: str, t: TensorDesc, rank: int | None = None) -> 
         raise ValidationError(op, name, "a TensorDesc", type(t).__name__)
     if not 1 <= len(t.sizes) <= MAX_RANK:
         raise ValidationError(op, f"{name}.DimensionCount", f"1 to {MAX_RANK}", len(t.sizes))
-    check_int_list(op, f"{name}.Sizes", t.sizes, minimum=1)
+    check_int_list(op, f"{name}.Sizes", t.sizes, minimum=min_size())
     if rank is not None and t.rank != rank:
         raise ValidationError(op, f"{name}.DimensionCount", f"{rank} (InputTensor's)", t.rank)
     if not is_int(t.offset) or t.offset < 0:

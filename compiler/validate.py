@@ -81,6 +81,7 @@ def validate_gather(desc: GatherDesc) -> GatherDesc:
     k = desc.index_dimensions
     if not is_int(k) or not 0 <= k <= d:
         raise ValidationError(op, "IndexDimensions", f"an integer in [0, {d}]", repr(k))
+    k = int(k)  # a numpy uint64 and an int make a float
     lead = desc.indices.sizes[:d - k]
     if any(s != 1 for s in lead):
         raise ValidationError(op, "IndicesTensor.Sizes", f"1 on the leading {d - k} dimensions "

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import numbers
+
+import numpy as np
 
 from .descriptors.layout import (
     DEPTH_SPACE_ORDERS,
@@ -18,7 +21,15 @@ from .descriptors.layout import (
 from .dtypes import DataType
 from .errors import ValidationError
 from .expression.literal import literal_bits
-from .tensor_checks import MAX_ELEMENTS, check_int_list, check_tensor, fmt, resolve_output
+from .tensor_checks import (
+    MAX_ELEMENTS,
+    check_int_list,
+    check_tensor,
+    fmt,
+    is_int,
+    min_size,
+    resolve_output,
+)
 
 
 def _total(op: str, sizes: list[int]) -> None:
@@ -30,7 +41,7 @@ def _total(op: str, sizes: list[int]) -> None:
 def validate_tile(desc: TileDesc) -> TileDesc:
     op = desc.operator
     check_tensor(op, "InputTensor", desc.input)
-    repeats = check_int_list(op, "Repeats", desc.repeats, desc.input.rank, minimum=1)
+    repeats = check_int_list(op, "Repeats", desc.repeats, desc.input.rank, minimum=min_size())
     sizes = [s * r for s, r in zip(desc.input.sizes, repeats)]
     _total(op, sizes)
     out = resolve_output(op, desc, sizes, desc.input.data_type)
@@ -38,8 +49,13 @@ def validate_tile(desc: TileDesc) -> TileDesc:
 
 
 def padding_bits(op: str, value: object, dtype: DataType) -> int:
-    """PaddingValue as the raw bits of an element of `dtype`."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
+    """PaddingValue as the raw bits of an element of `dtype`: an integer (numpy's too) exactly
+    or rounded once into a float type, a float (numpy's too) rounded to nearest."""
+    if is_int(value):
+        value = int(value)
+    elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
+        value = float(value)  # exact for every numpy float but float128
+    else:
         raise ValidationError(op, "PaddingValue", f"a number ({dtype.name})", repr(value))
     if isinstance(value, float) and value.is_integer() and not dtype.value.startswith("float"):
         value = int(value)  # DML_PADDING's FLOAT value for an integer tensor
@@ -66,10 +82,15 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
     limit = {"DML_PADDING_MODE_REFLECTION": (-1, "the dimension's size - 1"),
              "DML_PADDING_MODE_SYMMETRIC": (0, "the dimension's size"),
              "DML_PADDING_MODE_WRAP": (0, "the dimension's size")}.get(desc.mode)
+    for field, pads in (("StartPadding", start), ("EndPadding", end)):
+        for d, (p, n) in enumerate(zip(pads, inp.sizes)):
+            if p and not n and desc.mode != PADDING_MODES[0]:  # only inside zero_sizes()
+                raise ValidationError(op, f"{field}[{d}]", f"0 (only {PADDING_MODES[0]} "
+                                      "extends an empty dimension)", p)
     if limit is not None:
         for field, pads in (("StartPadding", start), ("EndPadding", end)):
             for d, (p, n) in enumerate(zip(pads, inp.sizes)):
-                if p > n + limit[0]:
+                if p > n + limit[0] and n:
                     raise ValidationError(op, f"{field}[{d}]", f"at most {limit[1]} = "
                                           f"{n + limit[0]} ({desc.mode})", p)
     sizes = [n + s + e for n, s, e in zip(inp.sizes, start, end)]
@@ -83,8 +104,9 @@ def validate_depth_space(desc: SpaceToDepthDesc) -> SpaceToDepthDesc:
     inp = desc.input
     check_tensor(op, "InputTensor", inp, 4)
     b = desc.block_size
-    if isinstance(b, bool) or not isinstance(b, int) or b < 1:
+    if not is_int(b) or b < 1:
         raise ValidationError(op, "BlockSize", "an integer >= 1", repr(b))
+    b = int(b)
     if desc.order not in DEPTH_SPACE_ORDERS:
         raise ValidationError(op, "Order", " or ".join(DEPTH_SPACE_ORDERS), repr(desc.order))
     n, c, h, w = inp.sizes
@@ -101,7 +123,7 @@ def validate_depth_space(desc: SpaceToDepthDesc) -> SpaceToDepthDesc:
         sizes = [n, c // (b * b), h * b, w * b]
     _total(op, sizes)
     out = resolve_output(op, desc, sizes, inp.data_type)
-    return dataclasses.replace(desc, output=out)
+    return dataclasses.replace(desc, block_size=b, output=out)
 
 
 LAYOUT_VALIDATORS = {TileDesc: validate_tile, PaddingDesc: validate_padding,

@@ -24,6 +24,7 @@ def check_dimension_count(op: str, field: str, value: object, t: TensorDesc,
     d = t.rank
     if not is_int(value) or not 1 <= value <= d:
         raise ValidationError(op, field, f"an integer in [1, {d}]", repr(value))
+    value = int(value)  # a numpy uint64 and an int make a float
     if any(s != 1 for s in t.sizes[:d - value]):
         raise ValidationError(op, f"{name}.Sizes", f"1 on the leading {d - value} dimensions "
                               f"({field} is {value})", fmt(t.sizes))

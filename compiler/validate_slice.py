@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from .descriptors import Slice1Desc
 from .errors import ValidationError
-from .tensor_checks import check_int_list, check_tensor, resolve_output
+from .tensor_checks import check_int_list, check_tensor, min_size, resolve_output
 
 
 def slice_max_sizes(sizes: Sequence[int], strides: Sequence[int]) -> tuple[int, ...]:
@@ -19,7 +19,7 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
     check_tensor(op, "InputTensor", desc.input)
     d = desc.input.rank
     offsets = check_int_list(op, "InputWindowOffsets", desc.offsets, d, minimum=0)
-    sizes = check_int_list(op, "InputWindowSizes", desc.sizes, d, minimum=1)
+    sizes = check_int_list(op, "InputWindowSizes", desc.sizes, d, minimum=min_size())
     strides = check_int_list(op, "InputWindowStrides", desc.strides, d)
     for i, (o, s, st, n) in enumerate(zip(offsets, sizes, strides, desc.input.sizes)):
         if st == 0:
@@ -40,7 +40,9 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
                                       f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
     out = resolve_output(op, desc, out_sizes, desc.input.data_type)
     # A stride along an axis the output has one element of never moves: one beyond the shaders'
-    # 32-bit arithmetic is normalized to +-1 (its sign still picks the window's first or last).
-    strides = tuple(st if n > 1 or abs(st) < 2**31 else (1 if st > 0 else -1)
-                    for n, st in zip(out.sizes, strides))
+    # 32-bit arithmetic is normalized to +-(the window's size), which fits and keeps both its
+    # sign (it picks the window's first or last element) and the window's largest output, 1:
+    # validating the normalized descriptor again (DML_SLICE_GRAD's window) gives the same.
+    strides = tuple(st if n > 1 or abs(st) < 2**31 else (max(s, 1) if st > 0 else -max(s, 1))
+                    for n, st, s in zip(out.sizes, strides, sizes))
     return dataclasses.replace(desc, offsets=offsets, sizes=sizes, strides=strides, output=out)

@@ -74,7 +74,7 @@ def test_a_tensor_list_that_is_not_one_is_refused_at_construction():
     (lambda: dmlc.join([np.zeros(2, np.float32), np.zeros(2, np.int32)]), "DataType"),
     (lambda: dmlc.join([np.zeros((2, 2), np.float32)] * 2, axis=2), "Axis"),
     (lambda: dmlc.split(np.zeros(6, np.float32), 4), "sizes"),
-    (lambda: dmlc.split(np.zeros(6, np.float32), [2, 0, 4]), "sizes"),
+    (lambda: dmlc.split(np.zeros(6, np.float32), [2, -1, 5]), "sizes"),  # 0: an empty piece
     (lambda: dmlc.split(np.zeros(6, np.float32), [2, 3]), "OutputTensors"),
     (lambda: dmlc.split(np.zeros(6, np.float32), "2"), "sizes"),
     (lambda: dmlc.split(np.zeros(6, np.float32), 2, axis=1), "Axis"),

@@ -133,3 +133,20 @@ API_ERRORS = [
 def test_api_argument_errors(call, field):
     with pytest.raises(dmlc.ValidationError, match=field.replace("[", r"\[").replace("]", r"\]")):
         call()
+
+
+def test_numpy_integers_in_descriptors_validate_as_ints():
+    """numpy's uint64 mixed with a Python int gives a float64: each field is an int once
+    validated, whatever integer type it came as."""
+    g = validate(GatherDesc(input=T((1, 3, 3)), indices=T((1, 1, 2), "UINT32"),
+                            axis=np.uint64(2), index_dimensions=np.uint64(2)))
+    assert g.output.sizes == (3, 1, 2) and type(g.index_dimensions) is int
+    s2d = validate(dmlc.SpaceToDepthDesc(input=T((1, 1, 4, 4)), block_size=np.uint64(2)))
+    assert s2d.output.sizes == (1, 4, 2, 2) and type(s2d.block_size) is int
+    nd = validate(dmlc.ScatterNDDesc(input=T((1, 3, 4)), indices=T((1, 2, 1), "INT64"),
+                                     updates=T((1, 2, 4)), input_dimension_count=np.uint64(2),
+                                     indices_dimension_count=np.uint64(2)))
+    assert nd.input_dimension_count == 2 and type(nd.indices_dimension_count) is int
+    for bad in (True, np.bool_(True)):
+        with pytest.raises(dmlc.ValidationError, match="BlockSize"):
+            validate(dmlc.SpaceToDepthDesc(input=T((1, 1, 4, 4)), block_size=bad))

@@ -8,6 +8,7 @@ import numpy as np
 from ..descriptors import TensorDesc
 from ..dtypes import DataType
 from ..errors import ParseError
+from ..expression.literal import int_to_float
 from ..tensor_checks import fmt
 from .parser import Array, Loc, Number
 
@@ -48,10 +49,8 @@ def _numbers(a: Array) -> list[Number]:
 def _convert(n: Number, dtype: DataType, src: Source, what: str) -> object:
     value = n.value()
     if dtype.value.startswith("float"):
-        try:
-            x = float(value)
-        except OverflowError:  # an integer literal beyond every float
-            x = math.inf
+        # an integer rounds once, into the tensor's type (it is then a float64 exactly)
+        x = float(int_to_float(value, dtype)) if isinstance(value, int) else float(value)
         # A finite literal must stay finite in the tensor's type (`inf` is written as inf),
         # after numpy's round-to-nearest (65519 is float16's 65504; 65520 is too large).
         with np.errstate(over="ignore"):

@@ -36,7 +36,8 @@ ARGS = st.one_of(arrays(), arrays(), arrays(), NOT_ARRAYS)
 SCALARS = st.one_of(st.integers(-3, 4), st.sampled_from([None, 1.0, "0", True, 2**63, -(2**64),
                                                          np.int64(1), np.float32(0), [0]]))
 LISTS = st.one_of(st.lists(st.integers(-3, 4), max_size=4), st.sampled_from(
-    [None, 1, "12", [1.5], [None], [2**40], np.array([1, 2]), (0, 0, 0, 0, 0, 0, 0, 0, 0)]))
+    [None, 1, "12", [1.5], [None], [2**40], np.array([1, 2]), (0, 0, 0, 0, 0, 0, 0, 0, 0),
+     np.ones((2, 2), int), [0, 0], np.array([0, 3], np.uint64)]))
 
 
 def _run(fn, *args, **kwargs) -> None:
@@ -179,3 +180,30 @@ def test_fuzz_copy(x):
        st.one_of(LISTS, st.just([2, 2])))
 def test_fuzz_slice_grad(dy, shape, offsets, sizes, strides):
     _run(dmlc.slice_grad, dy, shape, offsets, sizes, strides)
+
+
+PAD_WIDTHS = st.one_of(SCALARS, LISTS, st.sampled_from(
+    [((1, 2), (0, 1)), [[1], [2]], ((1, 2),), np.array([[1, 0], [2, 2]], np.uint8), 1.5,
+     [(1, 2), (3,)], np.zeros((2, 2, 2), np.int64), "edge"]))
+CONSTANTS = st.one_of(SCALARS, st.sampled_from([(1, 1), (1, 2), ((3, 3), (3, 3)), [[1], [2, 3]],
+                                                [np.array([1, 2]), 3], np.array([4, 4]), ()]))
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), PAD_WIDTHS, st.one_of(MODES, st.sampled_from(
+    ["reflection", "DML_PADDING_MODE_WRAP", "mean", np.array(["edge", "wrap"]), ["edge"]])),
+    st.one_of(st.none(), CONSTANTS))
+def test_fuzz_pad_numpy_form(x, pad_width, mode, constant_values):
+    _run(dmlc.pad, x, pad_width, mode=mode, constant_values=constant_values)
+
+
+@settings(max_examples=EXAMPLES)
+@given(either(X, ARGS), either(np.array([2, -1]), ARGS), either(1, SCALARS),
+       st.sampled_from([None, "array", "device", "wrong shape", "wrong dtype", "scalar", "list",
+                        "read-only"]), st.sampled_from(["raise", "wrap", "clip", "nearest"]))
+def test_fuzz_take_out(a, indices, axis, out, mode):
+    target = {None: None, "array": np.empty((3, 2), np.float32),
+              "device": dmlc.empty((3, 2), np.float32), "wrong shape": np.empty(2, np.float32),
+              "wrong dtype": np.empty((3, 2), np.int8), "scalar": np.empty((), np.float64),
+              "list": [0.0, 0.0], "read-only": np.broadcast_to(np.float32(0), (3, 2))}[out]
+    _run(dmlc.take, a, indices, axis, target, mode)

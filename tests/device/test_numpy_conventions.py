@@ -93,3 +93,53 @@ def test_out_of_a_strided_scatter_input_is_its_buffer_overwritten():
     idx, upd = np.zeros((1, 4), np.int32), np.ones((1, 4), np.float32)
     assert kernel(data, idx, upd, out=data) is data
     assert_bits_equal(data.numpy(), ref.scatter(x.T, idx, upd, 0))
+
+
+def test_take_takes_bool_indices_as_numpy_does():
+    """numpy.take (1.26 and 2.x) casts bools to 0 and 1; take_along_axis and put_along_axis
+    refuse them ('`indices` must be an integer array'): dmlc does the same."""
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    for indices, axis in [([True, False, True], 1), (np.array([[False], [True]]), 0),
+                          (True, None), (np.bool_(False), 1)]:
+        assert_bits_equal(np.asarray(dmlc.take(x, indices, axis=axis)),
+                          np.asarray(np.take(x, indices, axis=axis)))
+    flags = np.ones((3, 1), bool)
+    with pytest.raises(dmlc.ValidationError, match="must be an integer array"):
+        dmlc.take_along_axis(x, flags, axis=1)
+    with pytest.raises(dmlc.ValidationError, match="must be an integer array"):
+        dmlc.put_along_axis(x.copy(), flags, 0.0, axis=1)
+
+
+def test_join_takes_an_array_as_the_sequence_of_its_rows():
+    a, b = np.arange(3.0), np.arange(3.0) + 5
+    stacked = np.stack([a, b])
+    assert_bits_equal(dmlc.join(stacked, axis=0), np.concatenate(stacked, axis=0))
+    cube = np.arange(24, dtype=np.int16).reshape(2, 3, 4)
+    for axis in (0, 1, -1):
+        assert_bits_equal(dmlc.join(cube, axis=axis), np.concatenate(cube, axis=axis))
+        assert_bits_equal(dmlc.join(dmlc.to_device(cube), axis=axis).numpy(),
+                          np.concatenate(cube, axis=axis))
+    with pytest.raises(dmlc.ValidationError, match="InputTensors"):
+        dmlc.join(a)  # rows of 0 dimensions: numpy refuses them too
+
+
+X23 = np.zeros((2, 3), np.float32)
+AXES = {
+    "gather": lambda ax: dmlc.gather(X23, np.zeros((1, 1), np.int32), axis=ax),
+    "gather_elements": lambda ax: dmlc.gather_elements(X23, np.zeros((2, 3), np.int32), axis=ax),
+    "scatter": lambda ax: dmlc.scatter(X23, np.zeros((2, 3), np.int32), X23, axis=ax),
+    "join": lambda ax: dmlc.join([X23, X23], axis=ax),
+    "split": lambda ax: dmlc.split(X23, 1, axis=ax),
+    "one_hot": lambda ax: dmlc.one_hot(np.zeros(2, np.int32), np.zeros(2, np.float32), 3,
+                                       axis=ax),
+    "reverse_subsequences": lambda ax: dmlc.reverse_subsequences(
+        X23, np.zeros((1, 3), np.int32), axis=ax),
+}
+
+
+@pytest.mark.parametrize("name", AXES)
+@pytest.mark.parametrize("axis", [2, -3, 7, 1.0, None, True])
+def test_an_axis_error_states_the_range_with_the_negative_axes(name, axis):
+    with pytest.raises(dmlc.ValidationError, match=r"Axis: expected an integer in \[-2, 2\)"):
+        AXES[name](axis)
+    AXES[name](-2)  # the negative axes the message promises do work

@@ -129,8 +129,8 @@ def test_checked_mode_names_the_coordinate_and_in_place_leaves_the_data():
     data = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
     idx = np.array([[0, 1], [1, 3], [1, 2]], np.int64)  # [1, 1]: 3 is outside axis 1 (size 3)
     upd = np.full((3, 4), -1, np.float32)
-    # the position is the descriptor's: indices padded with a leading 1 to data's 3 dimensions
-    with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[0, 1, 1\] = 3"):
+    # the position is the caller's (the kernel's indices are padded with a leading 1)
+    with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[1, 1\] = 3"):
         dmlc.scatter_nd(data, idx, upd, check_indices=True)
     t = dmlc.to_device(data)
     with pytest.raises(dmlc.IndexOutOfRangeError, match=r"\[-3, 2\]"):
