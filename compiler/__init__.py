@@ -10,7 +10,8 @@ from .api import gather, gather_elements, scatter, scatter_elements, slice
 from .api_copy import copy, slice_grad
 from .api_join import join, split
 from .api_layout import depth_to_space, pad, space_to_depth, tile
-from .api_nd import gather_nd, one_hot, reverse_subsequences, scatter_nd
+from .api_nd import gather_nd, one_hot, reverse_subsequences
+from .api_scatternd import scatter_nd
 from .compiled import CompiledKernel, compile
 from .descriptors import (
     DepthToSpace0Desc,

@@ -1,9 +1,7 @@
 """The one-shot gather_nd, one_hot and reverse_subsequences: ONNX's GatherND, OneHot and
-ReverseSequence with numpy-style arguments, on the device (and scatter_nd's errors in the
-caller's terms)."""
+ReverseSequence with numpy-style arguments, on the device."""
 from __future__ import annotations
 
-import functools
 from typing import Any
 
 import numpy as np
@@ -11,12 +9,11 @@ import numpy as np
 from .api import as_array, buffer_of, call_checked, tensor_of, trailing
 from .api_args import as_int, axis_of
 from .api_empty import check_on_host, empty, empty_output, is_empty, validate_empty
-from .api_scatternd import scatter_nd as _scatter_nd
 from .compiled import cached_compile
 from .descriptors import TensorDesc
 from .descriptors.nd import GatherND1Desc, OneHotDesc, ReverseSubsequencesDesc
 from .dtypes import DataType
-from .errors import IndexOutOfRangeError, ValidationError
+from .errors import ValidationError
 from .tensor_checks import MAX_RANK, fmt, is_int
 
 
@@ -125,14 +122,3 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
         return tuple(p if s > 1 else 0 for p, s in zip(trailing(len(given))(pos), given))
     return call_checked(cached_compile(desc, check_indices), (buffer_of(a), buffer_of(n)), out,
                         position)
-
-
-@functools.wraps(_scatter_nd)
-def scatter_nd(input: Any, indices: Any, updates: Any, **options: Any) -> Any:
-    # the kernel pads the indices with leading 1s: a bad index's position in the caller's
-    try:
-        return _scatter_nd(input, indices, updates, **options)
-    except IndexOutOfRangeError as e:
-        ndim = indices.ndim if hasattr(indices, "ndim") else np.ndim(indices)
-        raise IndexOutOfRangeError(e.operator, e.field, trailing(ndim)(e.position), e.value,
-                                   e.valid) from None

@@ -5,11 +5,12 @@ from typing import Any
 
 import numpy as np
 
-from .api import _flag, as_array, buffer_of, call, tensor_of
+from .api import _flag, as_array, buffer_of, call, tensor_of, trailing
+from .api_empty import check_on_host, empty_output, is_empty, on_device_if, validate_empty
 from .arguments import is_device_tensor
 from .compiled import cached_compile
-from .descriptors import ScatterNDDesc
-from .errors import ValidationError
+from .descriptors import IdentityDesc, ScatterNDDesc
+from .errors import IndexOutOfRangeError, ValidationError
 
 
 def _padded(a: Any, rank: int) -> Any:
@@ -51,20 +52,53 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     order, as numpy would one at a time (the same bits on any device)."""
     op = ScatterNDDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
-    u = as_array(op, "updates", updates)
+    u = _updates(op, updates)
     rank = max(x.ndim, i.ndim, u.ndim)
     in_dims = x.ndim if input_dimension_count is None else input_dimension_count
     idx_dims = i.ndim if indices_dimension_count is None else indices_dimension_count
     xp, ip, up = _padded(x, rank), _padded(i, rank), _padded(u, rank)
-    kernel = cached_compile(ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip),
-                                          updates=tensor_of(up), input_dimension_count=in_dims,
-                                          indices_dimension_count=idx_dims,
-                                          reduction=reduction),
-                            _flag(op, "check_indices", check_indices))
+    desc = ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip), updates=tensor_of(up),
+                         input_dimension_count=in_dims, indices_dimension_count=idx_dims,
+                         reduction=reduction)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i, u):
+        return _empty(desc, x, i, u, check, out)
+    kernel = cached_compile(desc, check)
     args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
-    if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
-        return _call_padded_out(kernel, args, out, rank)
-    result = call(kernel, args, out)
+    try:
+        if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
+            return _call_padded_out(kernel, args, out, rank)
+        result = call(kernel, args, out)
+    except IndexOutOfRangeError as e:  # at its position in the caller's indices, not padded
+        raise IndexOutOfRangeError(e.operator, e.field, trailing(i.ndim)(e.position), e.value,
+                                   e.valid) from None
     if x.ndim != rank and out is None:
         return result.reshape(x.shape)
     return result
+
+
+def _updates(op: str, updates: Any) -> Any:
+    """The updates; a 0-d one (ONNX's, where each tuple indexes every axis of the input) as
+    one element."""
+    if not is_device_tensor(updates) and np.ndim(updates) == 0:
+        return as_array(op, "updates", np.reshape(updates, (1,)))
+    if is_device_tensor(updates) and updates.ndim == 0:
+        return updates.reshape(1)
+    return as_array(op, "updates", updates)
+
+
+def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -> Any:
+    """No kernel: an empty input gives an empty output; no index tuples (or empty rows) leave
+    the input as it was: a copy, or nothing to write where out= is the data tensor itself."""
+    op = desc.operator
+    checked = validate_empty(desc)
+    if check:  # the axes each coordinate of a tuple indexes (an empty one: none is valid)
+        first, k = checked.first_indexed, checked.tuple_size
+        check_on_host(op, "IndicesTensor", i, list(checked.input.sizes[first:first + k]))
+    if is_empty(x):
+        return empty_output(desc, (x, i, u), out)
+    if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
+            and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
+        return out  # in place: nothing to write
+    copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
+    return on_device_if(copied, (x, i, u))

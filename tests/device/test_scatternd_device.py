@@ -190,3 +190,25 @@ def test_the_examples_run_and_check_themselves():
                           str(root / "examples" / "scatter_nd.dml")],
                          capture_output=True, text=True, timeout=300)
     assert dml.returncode == 0 and "matches" in dml.stdout + dml.stderr, dml.stderr
+
+
+def test_no_tuples_and_0_d_updates_as_onnx_has_them():
+    """No index tuples: the input as it was (a copy; out= the data tensor: nothing written),
+    no kernel; an empty input: an empty output, and in checked mode every index into an empty
+    axis is out of range; a 0-d update where each tuple indexes every axis (ONNX)."""
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    none, rows = np.zeros((0, 1), np.int64), np.zeros((0, 3), np.float32)
+    assert_bits_equal(dmlc.scatter_nd(x, none, rows), x)
+    t = dmlc.to_device(x)
+    assert dmlc.scatter_nd(t, none, rows, out=t) is t
+    assert_bits_equal(t.numpy(), x)
+    got = dmlc.scatter_nd(np.zeros((0, 3), np.float32), none, rows)
+    assert got.shape == (0, 3) and got.dtype == np.float32
+    with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[0, 0\] = 0"):
+        dmlc.scatter_nd(np.zeros((0, 3), np.float32), np.array([[0]]), np.ones((1, 3), np.float32),
+                        check_indices=True)
+    want = x.copy()
+    want[0, 2] = 9
+    assert_bits_equal(dmlc.scatter_nd(x, np.array([0, 2]), np.float32(9)), want)
+    assert_bits_equal(dmlc.scatter_nd(x, np.array([0, 2]), dmlc.to_device(
+        np.float32(9).reshape(()))).numpy(), want)
