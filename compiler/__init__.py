@@ -5,39 +5,9 @@
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
     dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
-from . import lang
-from .api import gather, gather_elements, scatter, scatter_elements, slice
-from .api_copy import copy, slice_grad
-from .api_join import join, split
-from .api_layout import depth_to_space, pad, space_to_depth, tile
-from .api_nd import gather_nd, one_hot, reverse_subsequences
-from .api_scatternd import scatter_nd
+# The operator families: one line each (dmlc/ops/<family>/ registers its descriptors' rules and
+# names the functions and descriptors it adds here).
 from .compiled import CompiledKernel, compile
-from .descriptors import (
-    DepthToSpace0Desc,
-    DepthToSpaceDesc,
-    ExpressionDesc,
-    GatherDesc,
-    GatherElementsDesc,
-    GatherND1Desc,
-    GatherNDDesc,
-    IdentityDesc,
-    JoinDesc,
-    OneHotDesc,
-    Padding0Desc,
-    PaddingDesc,
-    ReverseSubsequencesDesc,
-    ScatterDesc,
-    ScatterNDDesc,
-    Slice1Desc,
-    SliceDesc,
-    SliceGradDesc,
-    SpaceToDepth0Desc,
-    SpaceToDepthDesc,
-    SplitDesc,
-    TensorDesc,
-    TileDesc,
-)
 from .dtypes import DataType
 from .errors import (
     DeviceError,
@@ -48,9 +18,26 @@ from .errors import (
     UsageError,
     ValidationError,
 )
+from .family.registry import families
+from .family.tensor import TensorDesc
 from .manifest import write_manifest
-from .numpy_functions import put_along_axis, take, take_along_axis
-from .program import compile_module, run_module
+from .modules import compile_module, run_module
+from .numpy_api import put_along_axis, take, take_along_axis
+
+# The operator families, one line each: dmlc/ops/<family>/ registers its descriptors' rules
+# and names (its __all__) the functions and descriptors it adds here.
+from .ops.copy import *
+from .ops.expression import *
+from .ops.gather import *
+from .ops.gather_nd import *
+from .ops.join import *
+from .ops.one_hot import *
+from .ops.pad import *
+from .ops.reverse import *
+from .ops.scatter import *
+from .ops.slice import *
+from .ops.space_depth import *
+from .ops.tile import *
 
 __version__ = "0.1.0"
 
@@ -58,20 +45,20 @@ __version__ = "0.1.0"
 def to_device(array):
     """Upload an array to the Vulkan device: a DeviceTensor that kernels and the one-shot
     functions accept (and then return one), `.numpy()` to download."""
-    from .views import runtime_tensor
-    return runtime_tensor().to_device(array)
+    from .ops.copy.tensor import to_device as upload
+    return upload(array)
 
 
 def empty(shape, dtype):
     """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
-    from .views import runtime_tensor
-    return runtime_tensor().empty(shape, dtype)
+    from .ops.copy.tensor import empty as new
+    return new(shape, dtype)
 
 
 def close_device() -> None:
     """Release the Vulkan device and everything on it (device tensors made before then raise
     DeviceError; kernels rebind to a fresh device on their next call)."""
-    from dmlc.runtime import close_device as close
+    from .runtime import close_device as close
     close()
 
 
@@ -102,16 +89,9 @@ def clear_cache() -> None:
         pool_info(clear=True)
 
 
-__all__ = ["gather", "gather_elements", "scatter", "scatter_elements", "slice", "join", "split",
-           "tile", "pad", "space_to_depth", "depth_to_space", "gather_nd", "one_hot",
-           "reverse_subsequences", "copy", "slice_grad", "scatter_nd", "ScatterNDDesc", "take",
-           "take_along_axis", "put_along_axis", "compile",
-           "CompiledKernel", "lang", "compile_module", "run_module", "ExpressionDesc",
-           "GatherDesc", "GatherElementsDesc", "ScatterDesc", "Slice1Desc", "JoinDesc", "SplitDesc",
-           "TileDesc", "PaddingDesc", "Padding0Desc", "SpaceToDepthDesc", "DepthToSpaceDesc",
-           "SpaceToDepth0Desc", "DepthToSpace0Desc", "GatherND1Desc", "GatherNDDesc",
-           "OneHotDesc", "ReverseSubsequencesDesc", "IdentityDesc", "SliceDesc", "SliceGradDesc",
-           "TensorDesc",
-           "DataType", "DmlcError", "ValidationError", "IndexOutOfRangeError",
-           "ShaderCompileError", "DeviceError", "ParseError", "UsageError", "to_device", "empty",
-           "close_device", "cache_info", "clear_cache", "write_manifest", "__version__"]
+__all__ = [*(name for family in families() for name in family.exports),
+           "take", "take_along_axis", "put_along_axis", "compile", "CompiledKernel", "lang",
+           "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
+           "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
+           "ParseError", "UsageError", "to_device", "empty", "close_device", "cache_info",
+           "clear_cache", "write_manifest", "__version__"]

@@ -7,16 +7,20 @@ and call.py binds a compiled program to the device to run it.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
-from .arguments import check_arguments
-from .descriptors import OperatorDesc, SplitDesc, TensorDesc
+from .dtypes import as_ndarray
+from .errors import ValidationError
+from .family.checks import fmt
+from .family.index_check import raise_for_status
+from .family.registry import OperatorDesc, dml_field, output_regions
+from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.printer import render_program
-from .lower.checks import raise_for_status
 from .plan import LaunchPlan, PlanBuffer, PlanKernel
 
 
@@ -91,7 +95,7 @@ class CompiledProgram:
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
-        from .ir.interp import run_buffers  # numpy work, loaded only by who asks for it
+        from .ir.interp import run_buffers
         bufs = run_buffers(self.program, *self.arguments(arrays))
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)
@@ -102,13 +106,13 @@ class CompiledProgram:
 
 def results(desc: OperatorDesc, output: Any) -> Any:
     """What a call returns for the program's output (a numpy array or a DeviceTensor): the
-    output itself, or for DML_SPLIT the tuple of its outputs, each a view of its region of the
-    shared buffer (no copy)."""
-    if not isinstance(desc, SplitDesc):
+    output itself, or where the descriptor has several outputs in one buffer (DML_SPLIT's
+    output_regions()) the tuple of them, each a view of its region of it (no copy)."""
+    regions = output_regions(desc)
+    if regions is None:
         return output
     flat = output.reshape(-1)
-    return tuple(flat[start:start + t.element_count].reshape(t.sizes)
-                 for start, t in zip(desc.output_starts, desc.outputs))
+    return tuple(flat[start:start + t.element_count].reshape(t.sizes) for start, t in regions)
 
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:
@@ -119,3 +123,97 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
                     for s in stages)
     return LaunchPlan(program.name, buffers, kernels, program.inputs, program.output,
                       program.output_shape, guard_words)
+
+
+def is_device_tensor(a: Any) -> bool:
+    """Whether `a` is a dmlc DeviceTensor: its class says so (runtime.tensor's
+    is_dmlc_device_tensor), so nothing of the runtime is imported to ask."""
+    return getattr(type(a), "is_dmlc_device_tensor", False) is True
+
+
+def check_device_tensor(op: str, field_name: str, a: Any, t: TensorDesc) -> None:
+    """A DeviceTensor argument must hold the tensor the kernel was compiled for, as a numpy
+    argument must: its shape, or for a tensor with explicit strides any buffer of at least the
+    elements they span (a flat one, say)."""
+    if not is_device_tensor(a):
+        raise ValidationError(op, field_name, "a dmlc DeviceTensor (dmlc.to_device / "
+                              "dmlc.empty)", type(a).__name__)
+    a.check_usable(f"{op}: {field_name}")
+    if not a.is_packed:  # CompiledKernel.__call__ packs views before this
+        raise ValidationError(op, field_name, "a packed tensor (its elements first in its "
+                              "buffer, in order)", f"a view with strides {fmt(a.strides)} at "
+                              f"offset {a.offset}")
+    if a.dtype != t.data_type.numpy:
+        raise ValidationError(op, f"{field_name} dtype", t.data_type.numpy.name, a.dtype.name)
+    if t.strides is None and a.shape != t.sizes:
+        raise ValidationError(op, f"{field_name} shape", fmt(t.sizes), fmt(a.shape))
+    if t.strides is not None and a.size < t.buffer_elements:
+        raise ValidationError(op, f"{field_name} buffer", f">= {t.buffer_elements} elements "
+                              f"for strides {fmt(t.strides)}", a.size)
+
+
+def same_layout(t: TensorDesc, view: Any) -> bool:
+    """Whether a kernel's tensor `t` lies where the device view does in its buffer: the same
+    sizes, offset and strides (those of size-1 dimensions never matter)."""
+    return t.sizes == view.shape and t.offset == view.offset and all(
+        a == b for a, b, n in zip(t.element_strides, view.strides, t.sizes) if n > 1)
+
+
+def check_out(op: str, out: Any, t: TensorDesc) -> None:
+    """out= must be a device tensor of the output's dtype and shape: any view of one (the
+    result is written where its elements lie). An output with strides of its own is the
+    flat buffer it lies in (as an input with strides is)."""
+    if not is_device_tensor(out):
+        raise ValidationError(op, "out", "a dmlc DeviceTensor (dmlc.to_device / dmlc.empty) "
+                              "or a numpy array", type(out).__name__)
+    out.check_usable(f"{op}: out")
+    if out.dtype != t.data_type.numpy:
+        raise ValidationError(op, "out dtype", t.data_type.numpy.name, out.dtype.name)
+    if t.is_packed and out.shape != t.sizes:
+        raise ValidationError(op, "out shape", fmt(t.sizes), fmt(out.shape))
+    if not t.is_packed and not (out.is_packed and out.size >= t.buffer_elements):
+        raise ValidationError(op, "out", f"the tensor OutputTensor's strides lie in: a "
+                              f"buffer of >= {t.buffer_elements} elements",
+                              f"{fmt(out.shape)} at offset {out.offset}" if not out.is_packed
+                              else out.size)
+
+
+def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
+    """The tensor behind the program input `name`, and how errors call it (a descriptor whose
+    inputs are not its fields says so itself: ExpressionDesc.argument)."""
+    own = getattr(desc, "argument", None)
+    if own is not None:
+        return cast(tuple[TensorDesc, str], own(name))
+    field, _, k = name.rpartition("_")  # an item of a tensor list (descriptors.list_argument)
+    if k.isdigit() and isinstance(getattr(desc, field, None), tuple):
+        return getattr(desc, field)[int(k)], f"{dml_field(desc, field)}[{k}]"
+    return getattr(desc, name), dml_field(desc, name)
+
+
+def check_arguments(desc: OperatorDesc, names: Sequence[str],
+                    arrays: Sequence[Any]) -> list[Any]:
+    """The call's arguments for the program inputs `names`, each checked against its tensor:
+    device tensors as they are, anything else as a numpy array of the tensor's dtype and shape
+    (or, for a strided tensor, at least the elements its strides span)."""
+    op = desc.operator
+    if len(arrays) != len(names):
+        raise ValidationError(op, "arguments", f"{len(names)} arrays ({', '.join(names)})",
+                              len(arrays))
+    out = []
+    for name, a in zip(names, arrays):
+        t, field_name = argument(desc, name)
+        if is_device_tensor(a):
+            check_device_tensor(op, field_name, a, t)
+            out.append(a)
+            continue
+        a = as_ndarray(op, field_name, a)
+        if a.dtype != t.data_type.numpy:
+            raise ValidationError(op, f"{field_name} array dtype", t.data_type.numpy.name,
+                                  a.dtype.name)
+        if t.strides is None and a.shape != t.sizes:
+            raise ValidationError(op, f"{field_name} array shape", fmt(t.sizes), fmt(a.shape))
+        if t.strides is not None and a.size < t.buffer_elements:
+            raise ValidationError(op, f"{field_name} buffer", f">= {t.buffer_elements} "
+                                  f"elements for strides {fmt(t.strides)}", a.size)
+        out.append(a)
+    return out

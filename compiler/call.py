@@ -12,12 +12,12 @@ from typing import Any
 
 import numpy as np
 
-from .arguments import check_out, is_device_tensor, same_layout
-from .artifact import CompiledProgram, Stage, results
-from .descriptors import IN_PLACE_OPERATORS, OperatorDesc, TensorDesc
+from .artifact import CompiledProgram, Stage, check_out, is_device_tensor, results, same_layout
 from .errors import ValidationError
+from .family.index_check import raise_for_status
+from .family.registry import OperatorDesc, updates_in_place
+from .family.tensor import TensorDesc
 from .ir import Program
-from .lower.checks import raise_for_status
 from .plan import LaunchPlan
 
 
@@ -99,7 +99,7 @@ class CompiledKernel:
         """The program bound to device buffers (created on first use, then reused; again after
         the device was closed)."""
         if self._executable is None or self._executable.device.closed:
-            from dmlc.runtime import Executable, get_device
+            from .runtime import Executable, get_device
             self._executable = Executable(get_device(), self.compiled.plan)
         return self._executable
 
@@ -129,15 +129,15 @@ class CompiledKernel:
 
     def _run_device(self, checked: list[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """The device-tensor path: host arrays among the arguments are uploaded, and the output
-        goes to `out` (any view of a device tensor) or to a new device tensor."""
-        if not all(is_device_tensor(a) for a in checked):
-            from dmlc.runtime.tensor import to_device
-            checked = [a if is_device_tensor(a) else to_device(a) for a in checked]
+        goes to `out` (any view of a device tensor) or to a new device tensor, of the class of
+        the device tensors given (dmlc's: their views pack and assign by its copy kernel)."""
+        if out is not None:
+            check_out(self.descriptor.operator, out, self.output)
+        tensor = type(next(a for a in (*checked, out) if is_device_tensor(a)))
+        checked = [a if is_device_tensor(a) else tensor.from_array(a) for a in checked]
         exe = self.executable()
         if out is None:
-            return exe.run_device(checked, self._empty())
-        op = self.descriptor.operator
-        check_out(op, out, self.output)
+            return exe.run_device(checked, self._empty(tensor))
         if self._updates_in_place(checked, out):
             assert self._in_place is not None
             whole = out.base if out.base is not None else out
@@ -150,24 +150,23 @@ class CompiledKernel:
         # out= a view (part of a buffer: the kernel's whole-word stores would reach past it),
         # or memory an argument shares: computed into a temporary first, then written where
         # out's elements lie (numpy's semantics for out= that overlaps) by a copy kernel
-        temp = self._empty()
+        temp = self._empty(tensor)
         _, status = exe.run_device(checked, temp)
         if self.check_indices:
             raise_for_status(self.descriptor, status)  # before out is written
         out[...] = temp
         return out, status
 
-    def _empty(self) -> Any:
-        from dmlc.runtime.tensor import empty
-        return empty(self.output.sizes, self.output.data_type.numpy, zeroed=False)
+    def _empty(self, tensor: Any) -> Any:
+        """A new device tensor (of class `tensor`) for the output, its contents undefined."""
+        return tensor.new(self.output.sizes, self.output.data_type.numpy, zeroed=False)
 
     def _unshared(self, checked: list[Any], out: Any) -> list[Any]:
         """The arguments, with a copy of any that shares out's buffer."""
-        from dmlc.runtime.tensor import empty
         unshared = []
         for a in checked:
             if a.kp_tensor is out.kp_tensor:
-                copy = empty(a.shape, a.dtype, zeroed=False)
+                copy = type(a).new(a.shape, a.dtype, zeroed=False)
                 copy[...] = a
                 a = copy
             unshared.append(a)
@@ -178,6 +177,6 @@ class CompiledKernel:
         updates are written (the copying form would also be right, at the cost of the whole
         tensor)."""
         desc = self.descriptor
-        return (self._in_place is not None and isinstance(desc, IN_PLACE_OPERATORS)
+        return (self._in_place is not None and updates_in_place(desc)
                 and self.program.inputs[0] == "input" and checked[0].kp_tensor is out.kp_tensor
-                and same_layout(desc.input, out))
+                and same_layout(getattr(desc, "input"), out))  # noqa: B009 (a scatter's)

@@ -22,18 +22,16 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
-from .descriptors import IN_PLACE_OPERATORS, OperatorDesc
 from .errors import ValidationError
+from .family.index_check import add_index_check, writes_only_if_valid
+from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
 from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import verify_program
-from .lower import lower
-from .lower.checks import add_index_check, writes_only_if_valid
 from .passes import run_pipeline
 from .passes.pipeline import env_names
 from .target import resolve as resolve_target
-from .validate import validate
 
 __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_program",
            "cached_compile", "clear_caches", "compile", "compile_program", "tracing"]
@@ -52,10 +50,10 @@ def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
     if check_indices and not checked.has_indices:
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
-    if in_place and not isinstance(checked, IN_PLACE_OPERATORS):
+    if in_place and not updates_in_place(checked):
         raise ValidationError(checked.operator, "in_place", "False (only the scatters update "
                               "its input in place)", True)
-    program = lower(checked, target, in_place)
+    program = lower(checked, LowerContext(target, in_place))
     if check_indices:
         program = add_index_check(program, checked)
         if in_place:
@@ -246,7 +244,7 @@ def _in_place_of(key: tuple) -> Callable[[], CompiledKernel] | None:
     """For a scatter, how to get the kernel that updates its data tensor in place (compiled on
     the first call with out= that tensor, then cached like any other)."""
     desc, check_indices, guard_words, target, disabled, in_place = key
-    if not isinstance(desc, IN_PLACE_OPERATORS) or in_place or guard_words:
+    if not updates_in_place(desc) or in_place or guard_words:
         return None
     return functools.partial(KERNELS.get, (*key[:-1], True))
 

@@ -31,9 +31,8 @@ import math
 import os
 from typing import Any
 
-from .arguments import argument
-from .artifact import CompiledProgram
-from .descriptors import SplitDesc
+from .artifact import CompiledProgram, argument
+from .family.registry import output_regions
 from .ir.kernel import Kernel
 from .ir.ops import Op, toposort
 from .toolchain import TARGET_ENV
@@ -76,11 +75,11 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     outputs = [{"buffer": program.output, "shape": list(out.sizes),
                 "element_type": out.data_type.value, "offset_elements": 0,
                 "input_index": 0 if compiled.in_place else None}]
-    if isinstance(desc, SplitDesc):  # one buffer, the outputs one after another
+    regions = output_regions(desc)
+    if regions is not None:  # one buffer, the outputs one after another (DML_SPLIT)
         outputs = [{"buffer": program.output, "shape": list(t.sizes),
                     "element_type": t.data_type.value, "offset_elements": start,
-                    "input_index": None}
-                   for start, t in zip(desc.output_starts, desc.outputs)]
+                    "input_index": None} for start, t in regions]
     buffers = []
     for buf in program.buffers:
         kinds = access.get(buf.name, set())

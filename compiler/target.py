@@ -27,8 +27,8 @@ def resolve(target: str | None) -> str:
 
 
 def _device_kind() -> str | None:
-    from dmlc.errors import DeviceError
-    from dmlc.runtime.device import device_kind  # the loader only: no kp, no device opened
+    from .errors import DeviceError
+    from .runtime.device import device_kind
     try:
         return device_kind()
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so

@@ -26,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlc.errors import DeviceError
-
+from ..errors import DeviceError
 from .limits import CPU_TYPE, device_limits, probe
 from .pool import BufferPool
 

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlc.plan import LaunchPlan, PlanBuffer
-
+from ..plan import LaunchPlan, PlanBuffer
 from .buffers import from_words, to_words
 from .device import Device, _import_kp, check_kp_size
 from .pool import Slot

@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from dmlc.errors import DeviceError
+from ..errors import DeviceError
 
 
 class Device(Protocol):

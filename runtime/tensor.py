@@ -9,21 +9,21 @@ A tensor is a kp tensor of uint32 words (every dtype travels as raw bits), padde
 16-byte vectors like every dmlc buffer, with the dtype and shape it holds. Basic indexing,
 `.T`, `transpose()` and `reshape()` give views as numpy's do: a shape, element strides (any
 sign) and an offset into the same buffer (views.py). A view costs no copy: dmlc folds its
-strides into the next kernel; `numpy()` of a view packs its elements on the device first
-(DeviceTensor.packer), so that only they cross to the host.
+strides into the next kernel; `numpy()` of a view packs its elements on the device first, so
+that only they cross to the host. Packing a view and writing through one take a copy kernel,
+which the runtime does not compile: dmlc's DeviceTensor (dmlc.ops.copy.tensor, what
+dmlc.to_device makes) subclasses this one with them (_pack, _assign).
 """
 from __future__ import annotations
 
 import math
 import operator
-from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
 
-from dmlc.dtypes import as_ndarray, data_type_of, padded_words
-from dmlc.errors import DeviceError, ValidationError
-
+from ..dtypes import as_ndarray, data_type_of, padded_words
+from ..errors import DeviceError, ValidationError
 from .buffers import from_words, to_words
 from .device import Device, check_kp_size, get_device
 from .pool import Slot
@@ -34,11 +34,8 @@ class DeviceTensor:
     """An array on the Vulkan device. `numpy()` downloads it; kernels and the one-shot functions
     accept it wherever they accept an array, and then return a DeviceTensor."""
 
-    packer: ClassVar[Callable[[DeviceTensor], DeviceTensor] | None] = None
-    """How a view's elements are packed into a tensor of their own on the device (a copy
-    kernel): dmlc installs it (dmlc.views), as the runtime compiles nothing itself."""
-    assigner: ClassVar[Callable[[DeviceTensor, Any], None] | None] = None
-    """How a value is written through a view (a copy kernel; dmlc.views installs it too)."""
+    is_dmlc_device_tensor: ClassVar[bool] = True
+    """How the compiler recognizes a device tensor without importing the runtime."""
 
     def __init__(self, device: Device, shape: tuple[int, ...], dtype: Any,
                  zeroed: bool = True) -> None:
@@ -62,10 +59,36 @@ class DeviceTensor:
             self._slot: Slot = device.pool.take(words, zeroed=zeroed)
         self._released = False
 
+    @classmethod
+    def from_array(cls, array: Any) -> DeviceTensor:
+        """Upload an array (any of the 11 DirectML dtypes) to the process's Vulkan device."""
+        a = as_ndarray("dmlc.to_device", "array", array)
+        shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
+        return cls(get_device(), shape, dtype, zeroed=False).upload(a)
+
+    @classmethod
+    def new(cls, shape: Any, dtype: Any, zeroed: bool = True) -> DeviceTensor:
+        """A tensor on the device, zeroed (zeroed=False: contents undefined, for a caller that
+        overwrites every element)."""
+        if isinstance(shape, (int, np.integer)):
+            shape = (shape,)
+        return cls(get_device(), *_checked("dmlc.empty", shape, dtype), zeroed=zeroed)
+
+    def _pack(self) -> DeviceTensor:
+        """A new tensor of this view's elements, packed: a copy kernel, which the runtime does
+        not compile (dmlc's DeviceTensor, dmlc.ops.copy.tensor, provides it)."""
+        raise DeviceError("a view of this tensor needs dmlc's copy kernels: make device "
+                          "tensors with dmlc.to_device or dmlc.empty")
+
+    def _assign(self, value: Any) -> None:
+        """Write `value` where this view's elements lie (a copy kernel, as _pack)."""
+        raise DeviceError("writing through this tensor needs dmlc's copy kernels: make device "
+                          "tensors with dmlc.to_device or dmlc.empty")
+
     def _view(self, layout: Layout) -> DeviceTensor:
-        """A tensor of `layout` over this tensor's buffer."""
+        """A tensor of `layout` over this tensor's buffer (of this tensor's class)."""
         owner = self.base if self.base is not None else self  # not `or`: len() may be 0
-        view = object.__new__(DeviceTensor)
+        view = object.__new__(type(owner))
         view.device, view.dtype, view.base = owner.device, owner.dtype, owner
         view._slot = owner._slot
         view.shape, view.strides, view.offset = layout
@@ -114,10 +137,7 @@ class DeviceTensor:
         (a scalar, an array, a device tensor or view) is broadcast to them and written where
         they lie, by one copy kernel; the rest of the buffer is untouched."""
         self.check_usable("DeviceTensor.__setitem__")
-        target = self._view(index((self.shape, self.strides, self.offset), key))
-        if DeviceTensor.assigner is None:
-            raise DeviceError("DeviceTensor.__setitem__: no copy kernel installed (import dmlc)")
-        DeviceTensor.assigner(target, value)
+        self._view(index((self.shape, self.strides, self.offset), key))._assign(value)
 
     def __len__(self) -> int:
         if not self.shape:
@@ -162,12 +182,7 @@ class DeviceTensor:
 
     def packed(self) -> DeviceTensor:
         """This tensor if it is packed (is_packed), else a new tensor with its elements."""
-        if self.is_packed:
-            return self
-        if DeviceTensor.packer is None:
-            raise DeviceError("DeviceTensor.contiguous: no packing kernel installed (import "
-                              "dmlc)")
-        return DeviceTensor.packer(self)
+        return self if self.is_packed else self._pack()
 
     def check_usable(self, what: str) -> None:
         """DeviceError if the tensor was released or its device closed (kp would crash)."""
@@ -248,15 +263,11 @@ def _checked(what: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dty
 
 
 def to_device(array: Any) -> DeviceTensor:
-    """Upload an array (any of the 11 DirectML dtypes) to the process's Vulkan device."""
-    a = as_ndarray("dmlc.to_device", "array", array)
-    shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
-    return DeviceTensor(get_device(), shape, dtype, zeroed=False).upload(a)
+    """Upload an array to the process's Vulkan device (a runtime tensor: dmlc.to_device gives
+    one whose views have the copy kernels)."""
+    return DeviceTensor.from_array(array)
 
 
 def empty(shape: tuple[int, ...], dtype: Any, zeroed: bool = True) -> DeviceTensor:
-    """A zeroed tensor on the device, e.g. for a kernel's `out=` (zeroed=False: contents
-    undefined, for a caller that overwrites every element)."""
-    if isinstance(shape, (int, np.integer)):
-        shape = (shape,)
-    return DeviceTensor(get_device(), *_checked("dmlc.empty", shape, dtype), zeroed=zeroed)
+    """A zeroed tensor on the device (zeroed=False: contents undefined)."""
+    return DeviceTensor.new(shape, dtype, zeroed)

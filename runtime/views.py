@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dmlc.errors import IndexOutOfRangeError, ValidationError
+from ..errors import IndexOutOfRangeError, ValidationError
 
 Layout = tuple[tuple[int, ...], tuple[int, ...], int]
 """(shape, element strides, element offset)."""

@@ -5,7 +5,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc.api import tensor_of
+from dmlc.oneshot import tensor_of
 from strategies import DATA_TYPES, random_bits, shapes
 
 seeds = st.integers(0, 2**32 - 1)
@@ -23,7 +23,7 @@ def identity_cases(draw, dtypes=DATA_TYPES):
         view = np.broadcast_to(view[None], (draw(st.integers(1, 3)), *view.shape))
     desc = dmlc.IdentityDesc(input=tensor_of(view))
     # The descriptor's kernel reads the view's span of the base: its flat buffer.
-    from dmlc.api import buffer_of
+    from dmlc.oneshot import buffer_of
     flat = np.asarray(buffer_of(view))
 
     def fn(_flat, view=view):

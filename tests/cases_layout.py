@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 
 import dmlc
 import reference_layout as ref
-from dmlc.descriptors.layout import DEPTH_SPACE_ORDERS, PADDING_MODES
+from dmlc.ops.pad.desc import PADDING_MODES
+from dmlc.ops.space_depth.desc import DEPTH_SPACE_ORDERS
 from strategies import DATA_TYPES, random_bits, shapes
 
 seeds = st.integers(0, 2**32 - 1)

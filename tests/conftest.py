@@ -53,7 +53,7 @@ def scatter_design(request, monkeypatch):
     """Both lowerings of DML_SCATTER (lower/scatter.py): "lines" (the CPU target, also for the
     few lines of small cases, which would otherwise scatter by vote) and "vote" (the GPU
     target)."""
-    import dmlc.lower.scatter as scatter
+    import dmlc.ops.scatter.elements as scatter
     from dmlc.compiled import clear_caches
     monkeypatch.setenv("DMLC_TARGET", "cpu" if request.param == "lines" else "gpu")
     monkeypatch.setattr(scatter, "LINES_MIN", 1)

@@ -140,7 +140,7 @@ def test_deep_nesting_is_refused_at_its_line(text, line):
 
 
 def test_deep_nesting_built_in_python_is_refused_at_construction():
-    from dmlc.expression import tree as E
+    from dmlc.ops.expression import tree as E
     body: E.Expr = E.Var("i")
     for _ in range(600):
         body = E.Add(body, E.Const(0))
@@ -165,7 +165,7 @@ def test_inf_and_values_that_round_into_range_are_accepted():
 
 @pytest.mark.parametrize("name", ["X" * 5000, "Xé", "A__B", "a_"])
 def test_a_tensor_name_of_any_length_or_spelling_never_reaches_the_glsl(name):
-    from dmlc.expression import tree as E
+    from dmlc.ops.expression import tree as E
     desc = dmlc.ExpressionDesc(  # built in Python: any identifier, also non-ASCII
         name="Y", index_vars=("i",),
         body=E.Load(name, (E.Add(E.Const(1), E.Mul(E.Var("i"), -1)),)),

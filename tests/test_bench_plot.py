@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import dmlc
-from dmlc.bench_plot import plot
+from dmlc.bench.plot import plot
 
 REPORT = {"device": "llvmpipe", "target": "cpu", "repeats": 1, "cases": [
     {"case": "join 3 f32", "vs_copy_shader": 0.84, "target": 0.8},
@@ -29,7 +29,7 @@ def test_an_unwritable_path_is_a_usage_error(tmp_path):
 
 def test_quick_sizes_are_not_judged_against_full_size_targets():
     from dmlc.bench import judged
-    from dmlc.bench_markdown import to_markdown
+    from dmlc.bench.markdown import to_markdown
     case = {"case": "transpose f32 [1024,1024]", "bytes": 8e6, "vs_copy_shader": 0.31,
             "vs_vkCmdCopyBuffer": 0.1, "vs_numpy": 1.0, "target": 0.5,
             "GB/s": {"dmlc": 1.0}}

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import dmlc
+from dmlc.family.registry import validate
 from dmlc.lang import parse_module
-from dmlc.validate import validate
 
 
 def T(sizes, dtype="FLOAT32", strides=None):

@@ -14,11 +14,10 @@ from hypothesis import strategies as st
 
 import dmlc
 from dmlc.compiled import build_program
-from dmlc.expression import tree as E
+from dmlc.family.registry import lower, validate
 from dmlc.ir.verify import verify_program
 from dmlc.lang import parse_module
-from dmlc.lower import lower
-from dmlc.validate import validate
+from dmlc.ops.expression import tree as E
 from reference import assert_bits_equal
 
 FOLDS_IN_RANGE = """

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import dmlc
+from dmlc.family.registry import validate
 from dmlc.lang import parse_module
-from dmlc.validate import validate
 from reference import assert_bits_equal
 
 X = np.arange(4, dtype=np.float32)

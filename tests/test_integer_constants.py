@@ -10,9 +10,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from dmlc.dtypes import DataType
-from dmlc.expression.literal import int_to_float, literal_bits
+from dmlc.family.literal import int_to_float, literal_bits
 from dmlc.lang import parse_module
-from dmlc.validate_layout import padding_bits
+from dmlc.ops.pad.validate import padding_bits
 
 FLOATS = [DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64]
 HARD = [2**60 + 2**36 + 1, 2**60 + 2**36, 2**60 + 3 * 2**36, -(2**60 + 2**36 + 1), 2**24 + 1,

@@ -11,8 +11,8 @@ import pytest
 import dmlc
 import reference as ref
 from dmlc import JoinDesc, SplitDesc, TensorDesc
+from dmlc.family.registry import validate
 from dmlc.lang import parse_module
-from dmlc.validate import validate
 from strategies import random_bits
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"

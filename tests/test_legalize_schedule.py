@@ -10,10 +10,10 @@ from hypothesis import strategies as st
 import dmlc
 from dmlc.codegen import render_glsl
 from dmlc.compiled import build_program
+from dmlc.family.registry import lower
 from dmlc.ir import Op
 from dmlc.ir.interp import run_program
 from dmlc.ir.ops import toposort
-from dmlc.lower import lower
 from dmlc.passes.pipeline import run_pipeline
 from reference import assert_bits_equal
 from strategies import random_bits

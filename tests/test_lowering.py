@@ -50,18 +50,17 @@ def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
     import dmlc.passes.unroll as unroll
     if unroll_all:
         monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    from dmlc.family.registry import LowerContext, lower, validate
     from dmlc.ir.verify import verify_program
-    from dmlc.lower import lower
     from dmlc.passes import run_pipeline
     from dmlc.target import resolve
-    from dmlc.validate import validate
 
     @given(ALL_CASES[op]())
     def check(case):
         if case.expected is None:
             return
         checked = validate(case.descriptor)
-        plain = verify_program(lower(checked, resolve(None)))
+        plain = verify_program(lower(checked, LowerContext(resolve(None))))
         optimized = run_pipeline(plain, dump_after=set(), disabled=set())
         assert_bits_equal(run_program(optimized, *case.arrays), run_program(plain, *case.arrays))
     check()

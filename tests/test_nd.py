@@ -10,7 +10,7 @@ import pytest
 
 import dmlc
 import reference_nd as ref
-from dmlc.validate import validate
+from dmlc.family.registry import validate
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 

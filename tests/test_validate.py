@@ -7,7 +7,7 @@ import pytest
 
 import dmlc
 from dmlc import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
-from dmlc.validate import validate
+from dmlc.family.registry import validate
 
 
 def T(sizes, dtype="FLOAT32", strides=None, total_bytes=None):

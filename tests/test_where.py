@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import dmlc
-from dmlc.expression import tree as E
 from dmlc.lang import parse_module
+from dmlc.ops.expression import tree as E
 from dmlc.passes.pipeline import env_names
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits

@@ -5,11 +5,11 @@ import math
 
 import numpy as np
 
-from ..descriptors import TensorDesc
 from ..dtypes import DataType
 from ..errors import ParseError
-from ..expression.literal import int_to_float
-from ..tensor_checks import fmt
+from ..family.checks import fmt
+from ..family.literal import int_to_float
+from ..family.tensor import TensorDesc
 from .parser import Array, Loc, Number
 
 

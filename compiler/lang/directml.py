@@ -17,17 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from ..descriptors import DIRECTML_OPERATORS, OperatorDesc, TensorDesc, list_argument
 from ..dtypes import DataType
 from ..errors import ValidationError
-from ..tensor_checks import check_tensor
+from ..family.checks import check_tensor
+from ..family.registry import OperatorDesc, descriptor_classes
+from ..family.tensor import TensorDesc, list_argument
 from .data import Source, array_data, buffer_for
 from .parser import FieldItem, Loc, Name, Number, OperatorItem, TensorSyntax
 from .unit import Unit
 
-# operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only)
-OPERATORS: dict[str, tuple[type, dict[str, str | None]]] = {
-    cls.operator: (cls, cls.dml_fields) for cls in DIRECTML_OPERATORS}
+
+def operators() -> dict[str, tuple[type, dict[str, str | None]]]:
+    """operator -> (descriptor class, its fields: DML name -> keyword or None for checked-only),
+    for every registered family's DirectML descriptors."""
+    return {cls.operator: (cls, cls.dml_fields)  # type: ignore[attr-defined]
+            for cls in descriptor_classes(directml_only=True)}
+
+
 ALIASES = {"GATHER": "DML_GATHER", "GATHER_ELEMENTS": "DML_GATHER_ELEMENTS",
            "SCATTER": "DML_SCATTER", "SCATTER_ELEMENTS": "DML_SCATTER",
            "DML_SCATTER_ELEMENTS": "DML_SCATTER", "SLICE": "DML_SLICE1", "SLICE1": "DML_SLICE1"}
@@ -48,43 +54,34 @@ def is_tensor_list_field(name: str) -> bool:
     return name.endswith("Tensors")
 
 
-ARGUMENT_OF: dict[str, str] = {f: kw for cls in DIRECTML_OPERATORS
-                               for f, kw in cls.dml_fields.items()
-                               if kw is not None and is_tensor_field(f) and not is_output_field(f)}
-"""The tensor fields that are program inputs, by the keyword that names them."""
+def argument_of(fields: dict[str, str | None]) -> dict[str, str]:
+    """The tensor fields among `fields` that are program inputs, by the keyword naming them."""
+    return {kw: f for f, kw in fields.items()
+            if kw is not None and is_tensor_field(f) and not is_output_field(f)}
 
 
 def operator_name(text: str) -> str | None:
     """DML_GATHER_OPERATOR_DESC, DML_GATHER, gather -> DML_GATHER (None if unknown)."""
     name = text.upper().removesuffix("_OPERATOR_DESC")
     name = ALIASES.get(name, name)
-    return name if name in OPERATORS else None
+    return name if name in operators() else None
 
 
-_DISTINCTIVE = (("InputGradientTensor", "DML_SLICE_GRAD"), ("InputWindowOffsets", "DML_SLICE1"),
-                ("InputWindowSizes", "DML_SLICE1"), ("InputWindowStrides", "DML_SLICE1"),
-                ("InputTensors", "DML_JOIN"), ("OutputTensors", "DML_SPLIT"),
-                ("Repeats", "DML_TILE"), ("PaddingValueDataType", "DML_PADDING1"),
-                ("PaddingMode", "DML_PADDING"), ("ScaleBias", "DML_ELEMENT_WISE_IDENTITY"),
-                ("Offsets", "DML_SLICE"), ("BatchDimensionCount", "DML_GATHER_ND1"),
-                ("ValuesTensor", "DML_ONE_HOT"),
-                ("SequenceLengthsTensor", "DML_REVERSE_SUBSEQUENCES"))
-"""A field only one operator has (in this order: SLICE_GRAD shares SLICE1's window fields)."""
-
-
-def _infer_operator(fields: dict[str, FieldItem]) -> str:
-    """Without an operator name: the fields only one operator has decide (space/depth and the
-    identity share all their fields with another: they need their name)."""
-    for field, op in _DISTINCTIVE:
-        if field in fields:
-            return op
-    if "UpdatesTensor" in fields:
-        return "DML_SCATTER_ND" if "IndicesDimensionCount" in fields else "DML_SCATTER"
-    if "IndexDimensions" in fields:
-        return "DML_GATHER"
-    if "InputDimensionCount" in fields:
-        return "DML_GATHER_ND"
-    return "DML_GATHER_ELEMENTS"
+def _infer_operator(fields: dict[str, FieldItem], src: Source, loc: Loc) -> str:
+    """Without an operator name: the operator that has every field given, and of those the one
+    with the fewest fields (DML_PADDING before DML_PADDING1, DML_GATHER_ELEMENTS before
+    DML_GATHER and DML_SCATTER). Operators with the same fields (space/depth) need their name."""
+    given = set(fields)
+    fits = sorted(((len(allowed), op) for op, (_, allowed) in operators().items()
+                   if given <= set(allowed)))
+    if not fits:
+        raise src.error("no operator has all of the fields " + ", ".join(sorted(given))
+                        + "; name it (DML_..._OPERATOR_DESC)", loc)
+    tied = [op for n, op in fits if n == fits[0][0]]
+    if len(tied) > 1:
+        raise src.error("the fields fit " + " and ".join(tied) + " alike: name the operator "
+                        "(DML_..._OPERATOR_DESC)", loc)
+    return tied[0]
 
 
 def _tensor(f: FieldItem, src: Source) -> TensorDesc:
@@ -142,7 +139,7 @@ def _suggest(name: str, options: Any) -> str:
 def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Source) -> Unit:
     op = operator_name(op_item.name) if op_item is not None else None
     if op_item is not None and op is None:
-        names = sorted(OPERATORS) + sorted(a.lower() for a in ALIASES)
+        names = sorted(operators()) + sorted(a.lower() for a in ALIASES)
         raise src.error(f"unknown operator {op_item.name!r}; expected one of "
                         + ", ".join(names), op_item.loc)
     by_name: dict[str, FieldItem] = {}
@@ -151,15 +148,15 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
             raise src.error(f"{f.name} is given twice (first on line {by_name[f.name].loc.line})",
                             f.loc)
         by_name[f.name] = f
-    op = op or _infer_operator(by_name)
-    cls, allowed = OPERATORS[op]
+    op = op or _infer_operator(by_name, src, fields[0].loc if fields else Loc(1, 1))
+    cls, allowed = operators()[op]
     for f in fields:
         if f.name not in allowed:
             raise src.error(f"{op}: unknown field {f.name!r}; expected one of "
                             + ", ".join(allowed) + _suggest(f.name, allowed), f.loc)
     kwargs: dict[str, Any] = {}
     data: dict[str, np.ndarray] = {}
-    arguments = {ARGUMENT_OF[n]: n for n in allowed if n in ARGUMENT_OF}
+    arguments = argument_of(allowed)
     expected: Any = None
     for name, keyword in allowed.items():
         given = by_name.get(name)

@@ -14,11 +14,12 @@ import dataclasses
 
 import numpy as np
 
-from ..descriptors import ExpressionDesc, TensorDesc
 from ..dtypes import DataType
 from ..errors import ValidationError
-from ..expression import tree as E
-from ..validate import validate
+from ..family.registry import validate
+from ..family.tensor import TensorDesc
+from ..ops.expression import tree as E
+from ..ops.expression.desc import ExpressionDesc
 from .data import Source, array_data
 from .parser import DeclarationItem, StatementItem
 from .unit import Unit

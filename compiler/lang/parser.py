@@ -15,7 +15,7 @@ import lark
 from lark import Token, Transformer, v_args
 
 from ..errors import ParseError
-from ..expression import tree as E
+from ..ops.expression import tree as E
 
 
 @dataclass(frozen=True)

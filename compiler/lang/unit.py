@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..descriptors import OperatorDesc
+from ..family.registry import OperatorDesc
 from .parser import Loc
 
 

@@ -26,11 +26,10 @@ from typing import Any
 
 import numpy as np
 
-from ..arguments import is_device_tensor
-from ..call import CompiledKernel
+from ..call import CompiledKernel, is_device_tensor
 from ..compiled import TracedCall, tracing
 from ..errors import UsageError
-from ..views import owner
+from ..oneshot import owner
 from .graph import OnnxProgram
 from .values import Value, carrier
 

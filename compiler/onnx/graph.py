@@ -18,7 +18,6 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfRangeError, ValidationError
-from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
 from .ops import OPS, Node
 from .resident import Resident, reading
 from .values import Value, finished, uploaded, value

@@ -15,13 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from .. import api, api_join, api_scatternd, numpy_functions
-from ..api import tensor_of
+from .. import numpy_api
 from ..compiled import cached_compile
-from ..descriptors import ExpressionDesc, TensorDesc
 from ..dtypes import DataType
 from ..errors import ValidationError
-from ..expression import tree as E
+from ..family.tensor import TensorDesc
+from ..oneshot import tensor_of
+from ..ops.expression import tree as E
+from ..ops.expression.desc import ExpressionDesc
+from ..ops.join import api as join_ops
+from ..ops.scatter import api as scatter_ops
 from .values import Value, device_data, index_array
 
 
@@ -213,7 +216,7 @@ def gather(n: Node) -> list[Value]:
     shape = x.shape[:axis] + i.shape + x.shape[axis + 1:]
     if math.prod(shape) == 0:
         return [empty(x, shape)]
-    return [like(x, numpy_functions.take(device_data(x), device_data(i), axis=axis))]
+    return [like(x, numpy_api.take(device_data(x), device_data(i), axis=axis))]
 
 
 @op("GatherElements")
@@ -231,7 +234,7 @@ def gather_elements(n: Node) -> list[Value]:
     if i.shape != x.shape:  # GatherElements reads a window of data; take_along_axis broadcasts
         window = tuple(slice(0, s) if k != axis else slice(None) for k, s in enumerate(i.shape))
         data = data[window]
-    return [like(x, numpy_functions.take_along_axis(data, device_data(i), axis=axis))]
+    return [like(x, numpy_api.take_along_axis(data, device_data(i), axis=axis))]
 
 
 @op("ScatterElements", "Scatter")
@@ -241,7 +244,7 @@ def scatter_elements(n: Node) -> list[Value]:
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
     if 0 in i.shape:
         return [x]
-    return [like(x, api.scatter(device_data(x), device_data(i), device_data(u), axis=axis,
+    return [like(x, scatter_ops.scatter(device_data(x), device_data(i), device_data(u), axis=axis,
                                 reduction=n.attrs.get("reduction", "none"),
                                 check_indices=True))]
 
@@ -252,7 +255,7 @@ def scatter_nd(n: Node) -> list[Value]:
     assert x is not None and i is not None and u is not None
     if 0 in i.shape[:-1] or 0 in x.shape:
         return [x]
-    return [like(x, api_scatternd.scatter_nd(device_data(x), device_data(i), device_data(u),
+    return [like(x, scatter_ops.scatter_nd(device_data(x), device_data(i), device_data(u),
                                              reduction=n.attrs.get("reduction", "none"),
                                              check_indices=True))]
 
@@ -267,7 +270,7 @@ def concat(n: Node) -> list[Value]:
     shape[axis] = sum(v.shape[axis] for v in xs)
     if not parts or 0 in shape:
         return [empty(xs[0], tuple(shape))]
-    return [like(xs[0], api_join.join([device_data(v) for v in parts], axis=axis))]
+    return [like(xs[0], join_ops.join([device_data(v) for v in parts], axis=axis))]
 
 
 @op("Split")
@@ -286,7 +289,7 @@ def split(n: Node) -> list[Value]:
         raise n.error("split", f"sizes >= 0 summing to {x.shape[axis]}", sizes)
     shapes = [tuple(s if k == axis else d for k, d in enumerate(x.shape)) for s in sizes]
     kept = [s for s in sizes if s]
-    pieces = iter(api_join.split(device_data(x), kept, axis=axis) if kept and 0 not in x.shape
+    pieces = iter(join_ops.split(device_data(x), kept, axis=axis) if kept and 0 not in x.shape
                   else ())
     return [like(x, next(pieces)) if s else empty(x, shape) for s, shape in zip(sizes, shapes)]
 

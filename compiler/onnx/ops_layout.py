@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from .. import api_layout
+from ..ops.pad import api as pad_ops
+from ..ops.space_depth import api as space_depth_ops
+from ..ops.tile import api as tile_ops
 from .ops import Node, Value, device_data, empty, like, op
 
 
@@ -20,7 +22,7 @@ def tile(n: Node) -> list[Value]:
     shape = tuple(d * r for d, r in zip(x.shape, reps))
     if math.prod(shape) == 0:
         return [empty(x, shape)]
-    return [like(x, api_layout.tile(device_data(x), reps))]
+    return [like(x, tile_ops.tile(device_data(x), reps))]
 
 
 _PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect", "wrap": "wrap"}
@@ -61,7 +63,7 @@ def pad(n: Node) -> list[Value]:
         value = int(value)
     if x.logical.kind == "b":
         value = int(bool(value))
-    return [like(x, api_layout.pad(device_data(like(x, data)), [max(0, s) for s in start],
+    return [like(x, pad_ops.pad(device_data(like(x, data)), [max(0, s) for s in start],
                                    [max(0, e) for e in end], mode=_PAD_MODES[mode],
                                    value=value))]
 
@@ -73,7 +75,8 @@ def depth_space(n: Node) -> list[Value]:
     if len(x.shape) != 4:
         raise n.error("input", "4 dimensions (NCHW)", x.shape)
     block, order = int(n.attrs.get("blocksize", 0)), n.attrs.get("mode", "DCR")
-    fn = api_layout.space_to_depth if n.op_type == "SpaceToDepth" else api_layout.depth_to_space
+    fn = space_depth_ops.space_to_depth if n.op_type == "SpaceToDepth" else \
+        space_depth_ops.depth_to_space
     return [like(x, fn(device_data(x), block, order=order))]
 
 

@@ -5,7 +5,10 @@ import math
 
 import numpy as np
 
-from .. import api, api_nd
+from ..ops.gather_nd import api as gather_nd_ops
+from ..ops.one_hot import api as one_hot_ops
+from ..ops.reverse import api as reverse_ops
+from ..ops.scatter import api as scatter_ops
 from .ops import Node, Value, device_data, empty, like, op
 
 
@@ -17,7 +20,7 @@ def gather_nd(n: Node) -> list[Value]:
     shape = i.shape[:-1] + x.shape[b + i.shape[-1]:]
     if math.prod(shape) == 0:
         return [empty(x, shape)]
-    return [like(x, api_nd.gather_nd(device_data(x), device_data(i), b,
+    return [like(x, gather_nd_ops.gather_nd(device_data(x), device_data(i), b,
                                      check_indices=True).reshape(shape))]
 
 
@@ -34,7 +37,7 @@ def one_hot(n: Node) -> list[Value]:
     shape.insert(axis % (len(shape) + 1), d)
     if math.prod(shape) == 0:
         return [empty(values, tuple(shape))]
-    return [like(values, api_nd.one_hot(device_data(idx), device_data(values), d, axis))]
+    return [like(values, one_hot_ops.one_hot(device_data(idx), device_data(values), d, axis))]
 
 
 @op("ReverseSequence")
@@ -45,7 +48,7 @@ def reverse_sequence(n: Node) -> list[Value]:
     shape = [1] * len(x.shape)
     shape[batch] = x.shape[batch]
     lengths = np.asarray(lens.host()).reshape(shape)  # small: [batch] lengths
-    return [like(x, api_nd.reverse_subsequences(device_data(x), lengths, axis=time))]
+    return [like(x, reverse_ops.reverse_subsequences(device_data(x), lengths, axis=time))]
 
 
 @op("TensorScatter")
@@ -75,5 +78,5 @@ def tensor_scatter(n: Node) -> list[Value]:
     idx = np.ascontiguousarray(np.broadcast_to(idx, update.shape))
     if 0 in update.shape:
         return [cache]
-    return [like(cache, api.scatter(device_data(cache), idx, device_data(update), axis=axis,
+    return [like(cache, scatter_ops.scatter(device_data(cache), idx, device_data(update), axis=axis,
                                     check_indices=True))]

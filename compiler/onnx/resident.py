@@ -68,10 +68,9 @@ class Resident:
             t = self._tensors.get(key)
             if t is not None and not t.released and not t.device.closed:
                 return t
-            from ..views import runtime_tensor
+            from ..ops.copy.tensor import to_device
             data = np.ascontiguousarray(a)
-            t = runtime_tensor().to_device(data.view(as_type) if as_type != data.dtype
-                                           else data)
+            t = to_device(data.view(as_type) if as_type != data.dtype else data)
             self._tensors[key], self._arrays[key] = t, (a, as_type)
             self.uploads += 1
             return t

@@ -85,8 +85,8 @@ def uploaded(v: Value) -> Value:
     host (nothing is dispatched for them)."""
     if not v.on_host or v.data.size == 0:
         return v
-    from ..views import runtime_tensor
-    return Value(runtime_tensor().to_device(device_data(v)), v.logical)
+    from ..ops.copy.tensor import to_device
+    return Value(to_device(device_data(v)), v.logical)
 
 
 def finished(v: Value) -> Value:

@@ -7,7 +7,7 @@ import datetime
 import pytest
 
 from dmlc import bench
-from dmlc.bench_markdown import to_markdown
+from dmlc.bench.markdown import to_markdown
 from dmlc.cli import main
 from dmlc.runtime import get_device
 

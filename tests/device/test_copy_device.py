@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import dmlc
-from dmlc.api import tensor_of
+from dmlc.oneshot import tensor_of
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits
 
@@ -29,7 +29,7 @@ def test_every_kind_stays_inside_its_buffers(dtype):
     x = random_bits(2, (5, 6), dtype)
     view = x.T[::-2]
     kernel = dmlc.compile(dmlc.IdentityDesc(input=tensor_of(view)), guard_words=GUARD)
-    from dmlc.api import buffer_of
+    from dmlc.oneshot import buffer_of
     assert_bits_equal(kernel(np.asarray(buffer_of(view))), np.ascontiguousarray(view))
     assert kernel.executable().guard_damage() == []
     grad = dmlc.SliceGradDesc(input_gradient=dmlc.TensorDesc(data_type=dtype.name, sizes=(2, 3)),

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc.api import tensor_of
+from dmlc.oneshot import tensor_of
 from dmlc.runtime.executable import Executable
 from reference import assert_bits_equal, gather_elements, slice1
 from strategies import DATA_TYPES, random_bits

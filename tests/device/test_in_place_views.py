@@ -11,9 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dmlc
-import dmlc.views
+import dmlc.ops.copy.tensor as copy_kernels
 import reference as ref
 import reference_scatternd as ref_nd
+from dmlc.oneshot import view_tensor
 from dmlc.runtime.tensor import DeviceTensor
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, INDEX_TYPES, index_arrays, random_bits
@@ -60,7 +61,7 @@ def no_temporary(monkeypatch):
     example of a property)."""
     def refuse(*args, **kwargs):
         raise AssertionError("written through a temporary, not in place")
-    monkeypatch.setattr(dmlc.views, "assign", refuse)
+    monkeypatch.setattr(copy_kernels, "assign", refuse)
 
 
 @settings(max_examples=60)
@@ -211,7 +212,7 @@ def test_in_place_updates_of_a_view_write_only_the_updates():
     c = dmlc.to_device(np.zeros((4, 4096, 64), np.float32))
     layer = c[2]
     kernel = dmlc.compile(dmlc.ScatterNDDesc(
-        input=dmlc.views.view_tensor(layer),
+        input=view_tensor(layer),
         indices=dmlc.TensorDesc(data_type="INT64", sizes=(1, 1)),
         updates=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 64)),
         input_dimension_count=2, indices_dimension_count=2))

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 
 import dmlc
-from dmlc.descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
+from dmlc.ops.gather.desc import GatherDesc, GatherElementsDesc
+from dmlc.ops.scatter.desc import ScatterDesc
+from dmlc.ops.slice.desc import Slice1Desc
 from dmlc.runtime import get_device
 from memory import resident_bytes
 

@@ -9,9 +9,11 @@ import numpy as np
 import pytest
 
 import dmlc
-from dmlc.descriptors import ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.dtypes import DataType
 from dmlc.errors import DeviceError
+from dmlc.family.tensor import TensorDesc
+from dmlc.ops.scatter.desc import ScatterDesc
+from dmlc.ops.slice.desc import Slice1Desc
 from dmlc.runtime import get_device
 from dmlc.runtime import limits as lim
 from reference import assert_bits_equal, scatter
@@ -117,7 +119,7 @@ def test_kompute_tensor_size_limit():
 def test_the_longest_scatter_lines_run_whole(steps, monkeypatch):
     """lavapipe stops a shader loop after 65,535 iterations: a line that long still runs every
     step (the last update wins), and a longer one scatters by vote instead."""
-    import dmlc.lower.scatter as lowering
+    import dmlc.ops.scatter.elements as lowering
     from dmlc.compiled import clear_caches
     monkeypatch.setattr(lowering, "LINES_MIN", 1)
     clear_caches()

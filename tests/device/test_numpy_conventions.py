@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import dmlc
 import reference as ref
-from dmlc.api import tensor_of
+from dmlc.oneshot import tensor_of
 from reference import assert_bits_equal
 
 pytestmark = pytest.mark.vulkan

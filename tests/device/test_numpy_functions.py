@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-from dmlc.numpy_functions import put_along_axis, take, take_along_axis
+from dmlc.numpy_api.functions import put_along_axis, take, take_along_axis
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, INDEX_TYPES, random_bits, shapes
 

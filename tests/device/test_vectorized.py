@@ -9,8 +9,8 @@ import pytest
 import dmlc
 import reference as ref
 import reference_layout as rl
-from dmlc.descriptors.layout import DEPTH_SPACE_ORDERS
 from dmlc.ir.ops import Op
+from dmlc.ops.space_depth.desc import DEPTH_SPACE_ORDERS
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits
 

@@ -1,0 +1,258 @@
+"""`dmlc bench`: each operator's device bandwidth against copies of the same bytes, in one run.
+
+Every case is timed on the device (Vulkan timestamps where available), median of the repeats
+after warm-up, interleaved with three references moving the same number of bytes: the best copy
+shader (shaders/bench_copy.comp), vkCmdCopyBuffer (kp's OpTensorCopy) and numpy doing the
+operation on the CPU. Bytes count reads plus writes; ratios are what to trust on a shared,
+noisy machine. Compile latency per operator is measured cold (no caches), with the SPIR-V disk
+cache only, and warm (compiled before in this process).
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from .. import toolchain
+from ..compiled import clear_caches, compile_program
+from ..compiled import compile as compile_desc
+from ..family.registry import OperatorDesc
+from ..ops.gather.desc import GatherDesc
+from ..ops.scatter.desc import ScatterDesc
+from ..plan import LaunchPlan, PlanBuffer, PlanKernel
+from ..target import resolve as resolve_target
+from .cases import BenchCase, suite
+from .cases.common import bits, tensor
+
+COPY_PER_INVOCATION = 4
+COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
+QUICK_NOTE = ("--quick: sizes divided by 4 per dimension are too small to judge against the "
+              "targets, which are set for the full sizes (no ok/MISS; run without --quick)")
+
+
+def judged(met: bool, quick: bool) -> str:
+    """The mark of a size-dependent target: "ok" or "MISS", or "-" for the quick suite's small
+    sizes, which cannot be judged against targets set for the full ones."""
+    return "-" if quick else "ok" if met else "MISS"
+
+
+def bytes_moved(desc: OperatorDesc) -> int:
+    """Bytes an ideal implementation reads plus writes: the output's twice (read once from
+    wherever, written once), and any index and update tensors read once."""
+    out = desc.output
+    assert out is not None
+    extra = [t for t in (getattr(desc, "indices", None), getattr(desc, "updates", None)) if t]
+    return 2 * out.element_count * out.data_type.itemsize + sum(
+        t.element_count * t.data_type.itemsize for t in extra)
+
+
+def copy_plan(words: int) -> LaunchPlan:
+    """The reference copy shader over `words` 32-bit words (rounded up to whole uvec4s), as a
+    launch plan of one kernel from buffer src to buffer dst."""
+    vec4s = -(-words // 4)
+    source = (resources.files("dmlc.shaders").joinpath("bench_copy.comp").read_text()
+              .replace("@VEC4S@", str(vec4s)).replace("@PER@", str(COPY_PER_INVOCATION)))
+    buffers = (PlanBuffer("src", "uint32", vec4s * 4, vec4s * 4, "input"),
+               PlanBuffer("dst", "uint32", vec4s * 4, vec4s * 4, "output"))
+    groups = -(-vec4s // (256 * COPY_PER_INVOCATION))
+    kernel = PlanKernel("copy", toolchain.compile_glsl(source), groups * 256, 256, ("src", "dst"))
+    return LaunchPlan("copy", buffers, (kernel,), ("src",), "dst", (vec4s * 4,))
+
+
+def _median_ms(xs: list[float]) -> float:
+    return statistics.median(xs) * 1e3
+
+
+def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
+    from ..runtime import Executable, get_device, timing
+    from ..runtime.tensor import empty, to_device
+    kernel = compile_desc(case.descriptor)
+    inputs = case.make_inputs(rng)
+    exe = kernel.executable()
+    on_device = [to_device(a) for a in inputs]
+    out = empty(kernel.output.sizes, kernel.output.data_type.numpy, zeroed=False)
+    moved = bytes_moved(kernel.descriptor)
+    plan = copy_plan(-(-moved // 8))
+    copy = Executable(get_device(), plan)
+    src = to_device(np.zeros(plan.buffers[0].count, np.uint32))
+    dst = empty((plan.buffers[1].count,), np.uint32, zeroed=False)
+    times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
+                                     "numpy": []}
+    for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
+        t_op = timing.time_kernels(exe, on_device, out)
+        t_copy = timing.time_kernels(copy, [src], dst)
+        t_vk = timing.time_buffer_copy(copy.device, src, dst)
+        t0 = time.perf_counter()
+        case.numpy_fn(*inputs)
+        t_np = time.perf_counter() - t0
+        if i >= 2:
+            for key, t in zip(times, (t_op, t_copy, t_vk, t_np)):
+                times[key].append(t)
+    med = {k: _median_ms(v) for k, v in times.items()}
+    gbs = {k: moved / (v * 1e-3) / 1e9 for k, v in med.items()}
+    return {"case": case.name, "bytes": moved, "ms": med, "GB/s": gbs,
+            "vs_copy_shader": gbs["dmlc"] / gbs["copy_shader"],
+            "vs_vkCmdCopyBuffer": gbs["dmlc"] / gbs["vkCmdCopyBuffer"],
+            "vs_numpy": gbs["dmlc"] / gbs["numpy"], "target": case.target,
+            "kernels": len(kernel.stages)}
+
+
+def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]]:
+    """Per case, compile() three ways: cold (no cache at all: lowering, passes, codegen and
+    glslang), disk (a new process's case: the SPIR-V cache hits, everything before glslang
+    runs) and warm (the descriptor was compiled before in this process). The cold compile is
+    compile()'s uncached build with the SPIR-V cache skipped for it alone."""
+    rows = []
+    for case in cases:
+        op = case.descriptor.operator
+        times: dict[str, list[float]] = {"cold": [], "disk": [], "warm": []}
+        for _ in range(repeats):
+            for kind in times:
+                if kind != "warm":
+                    clear_caches()
+                t0 = time.perf_counter()
+                if kind == "cold":
+                    compile_program(case.descriptor, spirv_cache=False)
+                else:
+                    compile_desc(case.descriptor)
+                times[kind].append(time.perf_counter() - t0)
+        rows.append({"case": case.name, "operator": op,
+                     **{f"{k}_ms": _median_ms(v) for k, v in times.items()}})
+    return rows
+
+
+EMPTY_SHADER = ("#version 450\nlayout(local_size_x = 64) in;\n"
+                "layout(std430, binding = 0) buffer B { uint data[]; } b;\nvoid main() {}\n")
+
+
+def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
+    """Host cost of calling a cached kernel on device tensors (out= given), against a bare
+    pre-recorded kp dispatch of an empty shader, interleaved; each the best round's mean."""
+    from ..runtime import get_device
+    from ..runtime.tensor import empty, to_device
+    from ..runtime.timing import RecordedDispatch
+    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
+    x, i = np.arange(8, dtype=np.float32).reshape(4, 2), np.array([[3, 1, 0, 2]], np.int32)
+    kernel = compile_desc(GatherDesc(input=tensor("float32", x.shape),
+                                     indices=tensor("int32", i.shape), axis=0, index_dimensions=1))
+    xd, idd, out = to_device(x), to_device(i), empty((4, 2), np.float32)
+
+    def per_call(fn: Callable[[], Any]) -> float:
+        t0 = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        return (time.perf_counter() - t0) / calls
+
+    samples: dict[str, list[float]] = {"bare": [], "kernel": []}
+    for _ in range(rounds + 1):  # the first round warms up
+        samples["bare"].append(per_call(bare.run))
+        samples["kernel"].append(per_call(lambda: kernel(xd, idd, out=out)))
+    bare_us, kernel_us = (min(v[1:]) * 1e6 for v in (samples["bare"], samples["kernel"]))
+    return {"bare_dispatch_us": bare_us, "kernel_call_us": kernel_us,
+            "ratio": kernel_us / bare_us, "target": 2.0}
+
+
+IN_PLACE_TARGET = 0.25
+
+
+def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> dict[str, Any]:
+    """A KV cache's per-token update: one row of an [8192, 1024] float16 cache ([2048, 1024]
+    with --quick) scattered in place (out= the cache) against the copying form (out= another
+    tensor) and a bare pre-recorded dispatch of an empty shader; wall time per call on device
+    tensors, what an engine pays, interleaved, median of the repeats' means."""
+    from ..runtime import get_device
+    from ..runtime.tensor import empty, to_device
+    from ..runtime.timing import RecordedDispatch
+    rows, width = (2048 if quick else 8192), 1024
+    rng = np.random.default_rng(0)
+    cache = to_device(bits(rng, (rows, width), "float16"))
+    idx = to_device(np.full((1, width), rows // 2, np.int32))
+    row = to_device(bits(rng, (1, width), "float16"))
+    other = empty((rows, width), np.float16, zeroed=False)
+    kernel = compile_desc(ScatterDesc(input=tensor("FLOAT16", (rows, width)),
+                                      indices=tensor("INT32", (1, width)),
+                                      updates=tensor("FLOAT16", (1, width)), axis=0))
+    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
+    ways: dict[str, Callable[[], Any]] = {
+        "in_place": lambda: kernel(cache, idx, row, out=cache),
+        "copying": lambda: kernel(cache, idx, row, out=other),
+        "empty_dispatch": bare.run}
+    samples: dict[str, list[float]] = {k: [] for k in ways}
+    for r in range(repeats + 1):  # the first round warms up
+        for name, fn in ways.items():
+            t0 = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            if r:
+                samples[name].append((time.perf_counter() - t0) / calls)
+    ms = {k: _median_ms(v) for k, v in samples.items()}
+    return {"case": f"scatter one row into f16 [{rows},{width}]", "ms": ms,
+            "in_place_vs_copying": ms["in_place"] / ms["copying"],
+            "in_place_vs_empty_dispatch": ms["in_place"] / ms["empty_dispatch"],
+            "target": IN_PLACE_TARGET}
+
+
+def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
+        echo: Callable[[str], None] = print, only: list[str] | None = None) -> dict[str, Any]:
+    from ..runtime import get_device
+    rng = np.random.default_rng(0)
+    cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]
+    echo(f"device: {get_device().name}, target {resolve_target(None)}   "
+         f"({'quick' if quick else 'full'} suite, median of {repeats} after 2 warm-up runs; "
+         "GB/s = bytes read + written)")
+    head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
+            f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'target':>6}")
+    echo(head)
+    echo("-" * len(head))
+    results = []
+    for case in cases:
+        r = run_case(case, repeats, rng)
+        g = r["GB/s"]
+        mark = judged(r["vs_copy_shader"] >= case.target, quick)
+        echo(f"{case.name:44} {r['bytes'] / 1e6:6.1f} {g['dmlc']:7.2f} {g['copy_shader']:7.2f} "
+             f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
+             f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.target:>4.1f} {mark}")
+        results.append(r)
+    if quick:
+        echo(QUICK_NOTE)
+    report = {"device": get_device().name, "target": resolve_target(None), "quick": quick,
+              "repeats": repeats, "cases": results}
+    if not only:
+        report.update(_latency_and_overhead(cases, quick, echo))
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=2)
+    return report
+
+
+def _latency_and_overhead(cases: list[BenchCase], quick: bool,
+                          echo: Callable[[str], None]) -> dict[str, Any]:
+    latency = compile_latency(cases, repeats=5)
+    echo("\ncompile latency (median of 5): cold (no cache), disk (SPIR-V cache hit, IR rebuilt: "
+         f"a new process), warm (compiled before in this process); targets: cold <= "
+         f"{COLD_TARGET_MS:.0f} ms, warm <= {WARM_TARGET_MS:.0f} ms")
+    for row in latency:
+        fast = row["cold_ms"] <= COLD_TARGET_MS and row["warm_ms"] <= WARM_TARGET_MS
+        mark = "ok" if fast else "MISS"
+        echo(f"  {row['case']:44} cold {row['cold_ms']:6.1f} ms   disk {row['disk_ms']:5.2f} ms"
+             f"   warm {row['warm_ms']:6.3f} ms  {mark}")
+    update = in_place_update(quick)
+    ms = update["ms"]
+    echo("\nin-place update: a KV cache's one-row scatter, out= the cache vs out= another tensor "
+         "(wall time per call on device tensors)")
+    echo(f"  {update['case']:44} in place {ms['in_place']:7.3f} ms   copying "
+         f"{ms['copying']:7.3f} ms   empty dispatch {ms['empty_dispatch']:6.3f} ms   "
+         f"ratio {update['in_place_vs_copying']:.3f} (target <= {IN_PLACE_TARGET}) "
+         + judged(update["in_place_vs_copying"] <= IN_PLACE_TARGET, quick))
+    overhead = call_overhead(calls=500 if quick else 2000)
+    echo("\ncall overhead: a cached kernel on device tensors (out=) vs a bare pre-recorded kp "
+         "dispatch of an empty shader")
+    echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
+         f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (target <= 2) "
+         + ("ok" if overhead["ratio"] <= 2 else "MISS"))
+    return {"compile_latency": latency, "in_place_update": update, "call_overhead": overhead}

@@ -1,0 +1,152 @@
+"""Tensors as DirectML describes them (DML_BUFFER_TENSOR_DESC), list fields as tuples, and what
+checked mode needs to know of an index tensor."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Protocol, cast
+
+from ..dtypes import DataType
+from ..errors import ValidationError
+
+
+def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
+    """A list field as a tuple (its items are checked by validate()); anything that is not a
+    sequence is a ValidationError, not a TypeError."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__iter__"):
+        raise ValidationError(op, field, "a list of integers", repr(values))
+    try:
+        return tuple(values)
+    except Exception as e:
+        raise ValidationError(op, field, "a list of integers", repr(values), str(e)) from None
+
+
+@dataclass(frozen=True, kw_only=True)
+class TensorDesc:
+    """DML_BUFFER_TENSOR_DESC."""
+
+    data_type: DataType
+    """Element type; one of the 11 DataType members."""
+    sizes: tuple[int, ...]
+    """Size of each dimension, outermost first; 1 to 8 dimensions, each at least 1."""
+    strides: tuple[int, ...] | None = None
+    """Distance between neighbours of each dimension, in elements. None: packed row-major.
+    0 broadcasts a dimension; a permutation describes a transposed layout."""
+    total_bytes: int | None = None
+    """TotalTensorSizeInBytes. None: the minimum the sizes and strides need (see min_bytes)."""
+    offset: int = 0
+    """dmlc's extension, not a DML_BUFFER_TENSOR_DESC field: elements of the buffer before
+    element 0 (what a DML_BUFFER_BINDING.Offset of offset * element size does), baked into the
+    kernel. With it, strides may be negative while every element stays in the buffer: how a
+    view such as t[1:, ::-1] is read where it lies, without a copy."""
+
+    def __post_init__(self) -> None:
+        try:
+            object.__setattr__(self, "data_type", DataType.of(self.data_type))
+        except ValueError:
+            raise ValidationError("DML_BUFFER_TENSOR_DESC", "DataType",
+                                  "one of " + ", ".join(DataType.__members__),
+                                  repr(self.data_type)) from None
+        object.__setattr__(self, "sizes", as_tuple("DML_BUFFER_TENSOR_DESC", "Sizes", self.sizes))
+        if self.strides is not None:
+            object.__setattr__(self, "strides",
+                               as_tuple("DML_BUFFER_TENSOR_DESC", "Strides", self.strides))
+
+    @property
+    def rank(self) -> int:
+        return len(self.sizes)
+
+    @property
+    def element_count(self) -> int:
+        return math.prod(self.sizes)
+
+    @property
+    def packed_strides(self) -> tuple[int, ...]:
+        """Row-major strides of a packed tensor of these sizes."""
+        out, acc = [], 1
+        for s in reversed(self.sizes):
+            out.append(acc)
+            acc *= s
+        return tuple(reversed(out))
+
+    @property
+    def element_strides(self) -> tuple[int, ...]:
+        return self.strides if self.strides is not None else self.packed_strides
+
+    @property
+    def is_packed(self) -> bool:
+        return self.offset == 0 and (self.strides is None or all(
+            st == p for st, p, sz in zip(self.strides, self.packed_strides, self.sizes) if sz > 1))
+
+    @property
+    def reach(self) -> tuple[int, int]:
+        """The lowest and highest element the tensor touches, counted from the buffer's start:
+        offset + the sum of each dimension's (size - 1) * stride where that is < 0, or > 0."""
+        steps = [(s - 1) * st for s, st in zip(self.sizes, self.element_strides)]
+        return (self.offset + sum(x for x in steps if x < 0),
+                self.offset + sum(x for x in steps if x > 0))
+
+    @property
+    def buffer_elements(self) -> int:
+        """Elements the buffer must hold: offset + sum((size - 1) * stride) + 1 (strides >= 0)."""
+        return self.reach[1] + 1
+
+    @property
+    def min_bytes(self) -> int:
+        """DML_BUFFER_TENSOR_DESC's TotalTensorSizeInBytes at least: bytes needed, rounded up
+        to a multiple of 4."""
+        return -(-self.buffer_elements * self.data_type.itemsize // 4) * 4
+
+
+@dataclass(frozen=True)
+class IndexBounds:
+    """What checked mode (lower/checks.py) checks of an operator's indices: which tensor holds
+    them and the size of the axis each of its elements indexes. Signed indices may count from
+    the end once (README "Decisions"): an element indexing an axis of size n is valid in [-n, n - 1]
+    (signed) or [0, n - 1] (unsigned)."""
+
+    field: str
+    """The index tensor's DirectML field name (IndicesTensor), for the error."""
+    tensor: TensorDesc
+    dims: tuple[int, ...]
+    """Axis sizes: one for every element, or one per coordinate along `dim_axis`."""
+    dim_axis: int | None = None
+    """None: every element indexes an axis of size dims[0]; else element c indexes
+    dims[c[dim_axis]] (GatherND's index tuples: the last axis picks the input axis)."""
+
+    def dim_at(self, position: tuple[int, ...]) -> int:
+        return self.dims[0] if self.dim_axis is None else self.dims[position[self.dim_axis]]
+
+
+def list_argument(keyword: str, k: int) -> str:
+    """The program input of item k of a tensor-list field (JoinDesc.inputs[k]: inputs_k)."""
+    return f"{keyword}_{k}"
+
+
+class AxisIndexed(Protocol):
+    """A descriptor whose indices select along one axis of its input (DML_GATHER,
+    DML_GATHER_ELEMENTS, DML_SCATTER)."""
+
+    operator: str
+
+    @property
+    def input(self) -> TensorDesc: ...
+
+    @property
+    def indices(self) -> TensorDesc: ...
+
+    @property
+    def axis(self) -> int: ...
+
+
+def index_bounds(desc: object) -> IndexBounds:
+    """What checked mode checks of a descriptor with indices (its index_bounds())."""
+    bounds = getattr(desc, "index_bounds", None)
+    if bounds is None:
+        raise TypeError(f"{type(desc).__name__} has no indices to check")
+    return cast(IndexBounds, bounds())
+
+
+def axis_bounds(desc: AxisIndexed) -> IndexBounds:
+    """Every index selects along the input's `axis`."""
+    return IndexBounds("IndicesTensor", desc.indices, (desc.input.sizes[desc.axis],))

@@ -1,0 +1,60 @@
+"""The one-shot gather and gather_elements."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...compiled import cached_compile
+from ...oneshot import _flag, as_array, buffer_of, call, same_ndim, tensor_of
+from ...oneshot.empty import check_on_host, empty_output, is_empty, validate_empty
+from ...oneshot.numbers import as_int, axis_of
+from .desc import GatherDesc, GatherElementsDesc
+
+
+def significant_dimensions(shape: tuple[int, ...]) -> int:
+    """The trailing dimensions of a shape after its leading 1s (at least one)."""
+    lead = next((k for k, s in enumerate(shape) if s != 1), len(shape) - 1)
+    return max(1, len(shape) - lead)
+
+
+def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None = None,
+           check_indices: bool = False, out: Any = None) -> Any:
+    """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis` (negative counts
+    from the end, as in numpy).
+
+    All arrays share one ndim (DirectML's DimensionCount); pad lower ranks with leading 1s.
+    index_dimensions says how many trailing dimensions of `indices` count (default: all but
+    its leading 1s, so indices of shape (1, n) are n rows). Out-of-range indices are clamped,
+    or raise IndexOutOfRangeError with check_indices=True.
+    """
+    op = GatherDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    same_ndim(op, input=x, indices=i)
+    ax = axis_of(op, axis, x.ndim)
+    dims = significant_dimensions(i.shape) if index_dimensions is None else as_int(
+        index_dimensions)
+    desc = GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax, index_dimensions=dims)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # no ids, or an empty input (no id may index an empty axis)
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
+
+
+def gather_elements(input: Any, indices: Any, *, axis: int,
+                    check_indices: bool = False, out: Any = None) -> Any:
+    """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc.
+    (negative axes count from the end, as in numpy)."""
+    op = GatherElementsDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    same_ndim(op, input=x, indices=i)
+    ax = axis_of(op, axis, x.ndim)
+    desc = GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):
+        validate_empty(desc)
+        if check or not x.shape[ax]:  # clamping needs an element to clamp to
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        return empty_output(desc, (x, i), out)
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)

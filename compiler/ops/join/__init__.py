@@ -1,0 +1,18 @@
+"""DML_JOIN and DML_SPLIT."""
+from __future__ import annotations
+
+from ...family.registry import Family, Rules
+from .api import join, split
+from .desc import JoinDesc, SplitDesc
+from .lower import lower_join, lower_split
+from .validate import validate_join, validate_split
+
+__all__ = ['join', 'split', 'JoinDesc', 'SplitDesc']
+
+FAMILY = Family(
+    "join",
+    {
+        JoinDesc: Rules(validate_join, lower_join),
+        SplitDesc: Rules(validate_split, lower_split),
+    },
+    exports=tuple(__all__))

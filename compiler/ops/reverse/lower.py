@@ -1,0 +1,27 @@
+"""TODO"""
+from __future__ import annotations
+
+from ...family.lowering import address, replace, tensor_buffer, unflatten
+from ...family.registry import PLAIN, LowerContext
+from ...ir import Kernel, Program
+from ...ir import build as b
+from .desc import ReverseSubsequencesDesc
+
+
+def lower_reverse_subsequences(desc: ReverseSubsequencesDesc, ctx: LowerContext = PLAIN) -> Program:
+    inp, lengths, out, axis = desc.input, desc.sequence_lengths, desc.output, desc.axis
+    assert out is not None, "validate() first"
+    b_in = tensor_buffer("input", inp, "input")
+    b_len = tensor_buffer("sequence_lengths", lengths, "input")
+    b_out = tensor_buffer("output", out, "output")
+    gid = b.item_id(out.element_count)
+    coords = unflatten(gid, out.sizes)
+    n, x = inp.sizes[axis], coords[axis]
+    length = b.index(b.load(b_len, address(replace(coords, axis, b.const(0)), lengths)), n + 1,
+                     "clamp")
+    mirrored = b.clamp(b.sub(b.sub(length, 1), x), 0, n - 1)
+    src = b.where(b.less(x, length), mirrored, x)
+    value = b.load(b_in, address(replace(coords, axis, src), inp))
+    kernel = Kernel("reverse_subsequences", out.element_count, (b.store(b_out, gid, value),))
+    return Program("reverse_subsequences", (b_in, b_len, b_out), (kernel,),
+                   ("input", "sequence_lengths"), "output", out.sizes)

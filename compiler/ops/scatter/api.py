@@ -1,0 +1,140 @@
+"""The one-shot scatter_nd: ONNX ScatterND (DML_SCATTER_ND) on the device."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...call import is_device_tensor
+from ...compiled import cached_compile
+from ...errors import IndexOutOfRangeError, ValidationError
+from ...oneshot import _flag, as_array, buffer_of, call, same_ndim, tensor_of, trailing
+from ...oneshot.empty import check_on_host, empty_output, is_empty, on_device_if, validate_empty
+from ...oneshot.numbers import axis_of
+from ..copy.desc import IdentityDesc
+from .desc import ScatterDesc, ScatterNDDesc
+
+
+def _padded(a: Any, rank: int) -> Any:
+    """`a` with leading 1s up to `rank` dimensions (a view: numpy's, or a device tensor's)."""
+    return a if a.ndim == rank else a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))
+
+
+def _call_padded_out(kernel: Any, args: tuple[Any, ...], out: Any, rank: int) -> Any:
+    """out= in the data's shape, for a kernel whose output is padded to `rank` dimensions:
+    written through a padded view of it (leading 1s: a view of any view, never a copy)."""
+    op = ScatterNDDesc.operator
+    if is_device_tensor(out):  # any view: leading 1s added to it are a view of it too
+        call(kernel, args, _padded(out, rank))
+        return out
+    if isinstance(out, np.ndarray) and not out.flags.c_contiguous:
+        if not out.flags.writeable:
+            raise ValidationError(op, "out", "a writeable array", "a read-only array")
+        staged = np.empty((1,) * (rank - out.ndim) + out.shape, out.dtype)
+        call(kernel, args, staged)
+        np.copyto(out, staged.reshape(out.shape), casting="no")
+        return out
+    call(kernel, args, _padded(out, rank))
+    return out
+
+
+def scatter_nd(input: Any, indices: Any, updates: Any, *,
+               input_dimension_count: int | None = None,
+               indices_dimension_count: int | None = None, reduction: str = "none",
+               check_indices: bool = False, out: Any = None) -> Any:
+    """DML_SCATTER_ND (ONNX ScatterND): a copy of `input` with input[indices[b]] = updates[b]
+    for every index tuple b (the last axis of `indices` holds tuples of k coordinates into the
+    input's first k axes; updates has shape indices.shape[:-1] + input.shape[k:]). Ranks may
+    differ, as in ONNX: all are padded with leading 1s to one DimensionCount, and
+    input_dimension_count / indices_dimension_count default to input.ndim / indices.ndim.
+    Negative indices count from the end; a tuple with a coordinate out of range is dropped
+    (or raises IndexOutOfRangeError with check_indices=True); when tuples repeat, the update
+    last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place.
+    reduction (ONNX's): "add", "mul", "max" or "min" combine colliding updates in row-major
+    order, as numpy would one at a time (the same bits on any device)."""
+    op = ScatterNDDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    u = _updates(op, updates)
+    rank = max(x.ndim, i.ndim, u.ndim)
+    in_dims = x.ndim if input_dimension_count is None else input_dimension_count
+    idx_dims = i.ndim if indices_dimension_count is None else indices_dimension_count
+    xp, ip, up = _padded(x, rank), _padded(i, rank), _padded(u, rank)
+    desc = ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip), updates=tensor_of(up),
+                         input_dimension_count=in_dims, indices_dimension_count=idx_dims,
+                         reduction=reduction)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i, u):
+        return _empty(desc, x, i, u, check, out)
+    kernel = cached_compile(desc, check)
+    args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
+    try:
+        if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
+            return _call_padded_out(kernel, args, out, rank)
+        result = call(kernel, args, out)
+    except IndexOutOfRangeError as e:  # at its position in the caller's indices, not padded
+        raise IndexOutOfRangeError(e.operator, e.field, trailing(i.ndim)(e.position), e.value,
+                                   e.valid) from None
+    if x.ndim != rank and out is None:
+        return result.reshape(x.shape)
+    return result
+
+
+def _updates(op: str, updates: Any) -> Any:
+    """The updates; a 0-d one (ONNX's, where each tuple indexes every axis of the input) as
+    one element."""
+    if not is_device_tensor(updates) and np.ndim(updates) == 0:
+        return as_array(op, "updates", np.reshape(updates, (1,)))
+    if is_device_tensor(updates) and updates.ndim == 0:
+        return updates.reshape(1)
+    return as_array(op, "updates", updates)
+
+
+def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -> Any:
+    """No kernel: an empty input gives an empty output; no index tuples (or empty rows) leave
+    the input as it was: a copy, or nothing to write where out= is the data tensor itself."""
+    op = desc.operator
+    checked = validate_empty(desc)
+    if check:  # the axes each coordinate of a tuple indexes (an empty one: none is valid)
+        first, k = checked.first_indexed, checked.tuple_size
+        check_on_host(op, "IndicesTensor", i, list(checked.input.sizes[first:first + k]))
+    if is_empty(x):
+        return empty_output(desc, (x, i, u), out)
+    if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
+            and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
+        return out  # in place: nothing to write
+    copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
+    return on_device_if(copied, (x, i, u))
+
+
+def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
+            check_indices: bool = False, out: Any = None) -> Any:
+    """DML_SCATTER (ScatterElements): a copy of `input` with
+    output[indices[i,j,k], j, k] = updates[i,j,k] for axis 0, etc. When several updates hit one
+    element, the last in row-major order of `updates` wins; out-of-range updates are dropped
+    (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end.
+    out= the data tensor (a DeviceTensor) updates it in place: only the updates are written.
+    reduction (ONNX's): "add", "mul", "max" or "min" combine each update into its target, in
+    row-major order of `updates`, as numpy would one at a time (the same bits on any device)."""
+    op = ScatterDesc.operator
+    x, i = as_array(op, "input", input), as_array(op, "indices", indices)
+    u = as_array(op, "updates", updates)
+    same_ndim(op, input=x, indices=i, updates=u)
+    ax = axis_of(op, axis, x.ndim)
+    desc = ScatterDesc(input=tensor_of(x), indices=tensor_of(i), updates=tensor_of(u), axis=ax,
+                       reduction=reduction)
+    check = _flag(op, "check_indices", check_indices)
+    if is_empty(x, i):  # an empty input; or no updates: a copy of the input
+        validate_empty(desc)
+        if check:  # into an empty axis, every index is out of range (else dropped)
+            check_on_host(op, "IndicesTensor", i, x.shape[ax])
+        if is_empty(x):
+            return empty_output(desc, (x, i, u), out)
+        if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
+                and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
+            return out  # in place: nothing to write
+        copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
+        return on_device_if(copied, (x, i, u))
+    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i), buffer_of(u)), out)
+
+
+scatter_elements = scatter

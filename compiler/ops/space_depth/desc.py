@@ -1,0 +1,62 @@
+"""DML_SPACE_TO_DEPTH1, DML_DEPTH_TO_SPACE1 and their first versions."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from ...family.tensor import TensorDesc
+
+DEPTH_SPACE_ORDERS = ("DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW",
+                      "DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH")
+"""DCR (depth, then column, then row: ONNX's default) and CRD."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpaceToDepthDesc:
+    """DML_SPACE_TO_DEPTH1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C*b*b, H/b, W/b], each
+    b x b block of space moved into channels in `order`."""
+
+    input: TensorDesc
+    """InputTensor: 4 dimensions, H and W multiples of block_size."""
+    block_size: int
+    """BlockSize: >= 1."""
+    order: str = DEPTH_SPACE_ORDERS[0]
+    """Order: one of DEPTH_SPACE_ORDERS."""
+    output: TensorDesc | None = None
+    """OutputTensor. None: inferred."""
+
+    operator = "DML_SPACE_TO_DEPTH1"
+    has_indices: ClassVar[bool] = False
+    to_depth: ClassVar[bool] = True
+    dml_fields: ClassVar[dict[str, str | None]] = {
+        "InputTensor": "input", "OutputTensor": "output", "BlockSize": "block_size",
+        "Order": "order"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class DepthToSpaceDesc(SpaceToDepthDesc):
+    """DML_DEPTH_TO_SPACE1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C/(b*b), H*b, W*b], the
+    inverse of SPACE_TO_DEPTH1 of the same order."""
+
+    operator = "DML_DEPTH_TO_SPACE1"
+    to_depth: ClassVar[bool] = False
+
+
+_V0_FIELDS: dict[str, str | None] = {"InputTensor": "input", "OutputTensor": "output",
+                                     "BlockSize": "block_size"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpaceToDepth0Desc(SpaceToDepthDesc):
+    """DML_SPACE_TO_DEPTH_OPERATOR_DESC: SPACE_TO_DEPTH1 in DCR order."""
+
+    operator = "DML_SPACE_TO_DEPTH"
+    dml_fields: ClassVar[dict[str, str | None]] = _V0_FIELDS
+
+
+@dataclass(frozen=True, kw_only=True)
+class DepthToSpace0Desc(DepthToSpaceDesc):
+    """DML_DEPTH_TO_SPACE_OPERATOR_DESC: DEPTH_TO_SPACE1 in DCR order."""
+
+    operator = "DML_DEPTH_TO_SPACE"
+    dml_fields: ClassVar[dict[str, str | None]] = _V0_FIELDS

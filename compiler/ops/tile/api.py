@@ -1,0 +1,26 @@
+"""The one-shot tile (numpy.tile)."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...compiled import cached_compile
+from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.empty import empty_output, is_empty
+from ...oneshot.numbers import _ints
+from .desc import TileDesc
+
+
+def tile(x: Any, repeats: Any, out: Any = None) -> Any:
+    """DML_TILE: `x` repeated `repeats[d]` times along each dimension, as numpy.tile: fewer
+    repeats than dimensions apply to the last ones (an integer: the last dimension), more add
+    leading dimensions to x."""
+    op = TileDesc.operator
+    a = as_array(op, "InputTensor", x)
+    reps = _ints(op, "Repeats", repeats, None)
+    rank = max(a.ndim, len(reps))
+    a = a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))  # a view
+    reps = (1,) * (rank - len(reps)) + reps
+    desc = TileDesc(input=tensor_of(a), repeats=reps)
+    if is_empty(a) or 0 in reps:
+        return empty_output(desc, (a,), out)
+    return call(cached_compile(desc), (buffer_of(a),), out)
