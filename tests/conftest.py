@@ -50,10 +50,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(params=["vote", "lines"])
 def scatter_design(request, monkeypatch):
-    """Both lowerings of DML_SCATTER (lower/scatter.py): "lines" (the CPU target, also for the
-    few lines of small cases, which would otherwise scatter by vote) and "vote" (the GPU
-    target)."""
-    import dmlc.ops.scatter.elements as scatter
+    """Both lowerings of the scatters (dmlc/ops/scatter/lower.py): "lines" (the CPU target,
+    also for the few lines of small cases, which would otherwise scatter by vote) and "vote"
+    (the GPU target)."""
+    import dmlc.ops.scatter.lower as scatter
     from dmlc.compiled import clear_caches
     monkeypatch.setenv("DMLC_TARGET", "cpu" if request.param == "lines" else "gpu")
     monkeypatch.setattr(scatter, "LINES_MIN", 1)

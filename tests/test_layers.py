@@ -1,6 +1,8 @@
-"""The house stays one-way: front end -> descriptors -> IR -> passes -> codegen -> toolchain ->
-runtime. Read from the source (an AST scan of every import, lazy ones included), so a new module
-that breaks a layer fails here, without Vulkan. Only call.py (binding a compiled program to the
+"""The house stays one-way: front ends -> operator families (dmlc.ops, each a vertical slice that
+imports no other) -> the one-shot helpers and the compile driver -> the families' common ground
+(dmlc.family) -> IR -> passes -> codegen -> toolchain -> runtime. Read from the source (an AST
+scan of every import, lazy ones included), so a new module that breaks a layer fails here,
+without Vulkan. Only call.py (binding a compiled program to the
 device at its first call) and target.py (asking the loader what the device is, when no target is
 given) reach into the runtime from the compiler, both lazily; test_compile_artifact.py checks
 that compiling for a named target loads no runtime module."""
@@ -73,15 +75,34 @@ def test_only_the_runtime_imports_kp():
     assert users and all(m.startswith("dmlc.runtime") for m in users), users
 
 
+DRIVER = ("dmlc.compiled", "dmlc.call", "dmlc.artifact", "dmlc.plan", "dmlc.target",
+          "dmlc.manifest", "dmlc.toolchain")
+FAMILIES = sorted({m.split(".")[2] for m in GRAPH if m.startswith("dmlc.ops.")})
+COMPILE_FACETS = ("desc", "validate", "lower")
+"""What a family gives the compile driver (through the registry): never above the driver."""
+
+
 @pytest.mark.parametrize("lower, upper", [
-    ("dmlc.lang", "dmlc.compiled"), ("dmlc.lang", "dmlc.program"), ("dmlc.lang", "dmlc.passes"),
-    ("dmlc.lang", "dmlc.runtime"), ("dmlc.expression.validate", "dmlc.lower"),
-    ("dmlc.validate", "dmlc.lower"), ("dmlc.ir", "dmlc.passes"), ("dmlc.ir", "dmlc.descriptors"),
+    # the IR and what builds on it know nothing of operators or of what runs them
+    ("dmlc.ir", "dmlc.family"), ("dmlc.ir", "dmlc.ops"), ("dmlc.ir", "dmlc.passes"),
+    ("dmlc.passes", "dmlc.family"), ("dmlc.passes", "dmlc.ops"), ("dmlc.codegen", "dmlc.ops"),
     ("dmlc.passes", "dmlc.codegen"), ("dmlc.codegen", "dmlc.passes"),
-    ("dmlc.lower", "dmlc.runtime"), ("dmlc.passes", "dmlc.runtime"),
+    # the families' common ground, and the driver, reach no family: the registry dispatches
+    ("dmlc.family", "dmlc.ops"), ("dmlc.family", "dmlc.compiled"), ("dmlc.family", "dmlc.oneshot"),
+    *[(d, "dmlc.ops") for d in DRIVER], *[(d, "dmlc.oneshot") for d in DRIVER],
+    ("dmlc.oneshot", "dmlc.ops"),
+    # the front end stops at descriptors
+    ("dmlc.lang", "dmlc.compiled"), ("dmlc.lang", "dmlc.modules"), ("dmlc.lang", "dmlc.passes"),
+    ("dmlc.lang", "dmlc.runtime"),
+    ("dmlc.ops.expression.validate", "dmlc.ops.expression.lower"),
+    # only the runtime talks to Vulkan, and it sees launch plans, not IR or descriptors
+    ("dmlc.family", "dmlc.runtime"), ("dmlc.passes", "dmlc.runtime"),
     ("dmlc.codegen", "dmlc.runtime"), ("dmlc.toolchain", "dmlc.runtime"),
     ("dmlc.artifact", "dmlc.runtime"), ("dmlc.runtime", "dmlc.ir"),
-    ("dmlc.runtime", "dmlc.compiled"), ("dmlc.runtime", "dmlc.lower"),
+    ("dmlc.runtime", "dmlc.compiled"), ("dmlc.runtime", "dmlc.family"),
+    ("dmlc.runtime", "dmlc.ops"),
+    *[(f"dmlc.ops.{f}.{facet}", "dmlc.compiled") for f in FAMILIES for facet in COMPILE_FACETS
+      if f"dmlc.ops.{f}.{facet}" in GRAPH],
 ])
 def test_layers_read_one_way(lower, upper):
     """No module of package `lower` reaches any module of `upper`."""
@@ -89,6 +110,24 @@ def test_layers_read_one_way(lower, upper):
     bad = [(s, t) for s in starts for t in GRAPH
            if (t == upper or t.startswith(upper + ".")) and _reaches(s, t)]
     assert not bad, f"{lower} reaches {upper}: {bad[:3]}"
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_a_family_imports_no_other_family(family):
+    """Each operator family is one folder (a vertical slice): adding or changing one touches
+    nothing of another's. What they share lives below them (dmlc.family, dmlc.oneshot)."""
+    others = [f"dmlc.ops.{f}" for f in FAMILIES if f != family]
+    own = f"dmlc.ops.{family}"
+    starts = [m for m in GRAPH if m == own or m.startswith(own + ".")]
+    bad = [(s, t) for s in starts for t in GRAPH for o in others
+           if (t == o or t.startswith(o + ".")) and _reaches(s, t)]
+    assert not bad, f"family {family} reaches another: {bad[:3]}"
+
+
+def test_the_compiler_root_holds_the_driver_and_the_public_face_only():
+    """Everything else lives in a folder of its own (issue 24: at most 12 modules here)."""
+    root = sorted(p.name for p in (ROOT / "compiler").glob("*.py"))
+    assert len(root) <= 12, root
 
 
 def test_no_source_file_over_the_size_limit():

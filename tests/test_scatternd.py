@@ -43,7 +43,7 @@ def interpret(d: dmlc.ScatterNDDesc, *arrays: np.ndarray) -> np.ndarray:
 
 @pytest.mark.parametrize("design", ["lines", "vote"])
 def test_both_lowerings_match_the_reference(design, monkeypatch):
-    import dmlc.ops.scatter.elements as elements
+    import dmlc.ops.scatter.lower as elements
     monkeypatch.setattr(elements, "LINES_MIN", 1 if design == "lines" else 2**31)
 
     @given(scatter_nd_cases())

@@ -7,7 +7,8 @@ generated shaders byte-identical:
 
 The set: every bench case (full and quick sizes), the .dml examples, and a few hundred operator
 cases drawn (derandomized) from the test suite's strategies, each for both targets, with the
-passes on and with every pass off. Needs no Vulkan device.
+passes on and with every pass off; the scatters in their in-place form too. Needs no Vulkan
+device.
 """
 from __future__ import annotations
 
@@ -67,13 +68,14 @@ def _draw(strategy: object) -> list[object]:
     return drawn
 
 
-def render(desc: object, target: str) -> str:
+def render(desc: object, target: str, in_place: bool = False) -> str:
     from dmlc.codegen import glsl
     from dmlc.compiled import build_program
     from dmlc.ir.printer import render_program
 
     try:
-        _, program = build_program(desc, dump_after=set(), target=target)  # type: ignore[arg-type]
+        _, program = build_program(desc, dump_after=set(), target=target,  # type: ignore[arg-type]
+                                   in_place=in_place)
     except Exception as e:
         return f"error: {type(e).__name__}: {e}"
     text = [render_program(program)]
@@ -90,6 +92,9 @@ def main() -> None:
             for target in ("cpu", "gpu"):
                 print(f"==== {name} target={target} disabled={disabled or 'none'}")
                 print(render(desc, target))
+                if hasattr(desc, "updates"):  # a scatter: its in-place form too
+                    print(f"==== {name} in place target={target} disabled={disabled or 'none'}")
+                    print(render(desc, target, in_place=True))
 
 
 if __name__ == "__main__":

@@ -119,7 +119,7 @@ def test_kompute_tensor_size_limit():
 def test_the_longest_scatter_lines_run_whole(steps, monkeypatch):
     """lavapipe stops a shader loop after 65,535 iterations: a line that long still runs every
     step (the last update wins), and a longer one scatters by vote instead."""
-    import dmlc.ops.scatter.elements as lowering
+    import dmlc.ops.scatter.lower as lowering
     from dmlc.compiled import clear_caches
     monkeypatch.setattr(lowering, "LINES_MIN", 1)
     clear_caches()

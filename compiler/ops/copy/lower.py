@@ -1,4 +1,6 @@
-"""TODO"""
+"""DML_ELEMENT_WISE_IDENTITY: gather form. Each output element reads the input's view at its
+coordinates (its strides fold into the address); an output with strides (dmlc: a view written
+in place, `DeviceTensor.__setitem__`) is written where its layout puts each element."""
 from __future__ import annotations
 
 from ...family.lowering import address, store_at, tensor_buffer, unflatten

@@ -1,4 +1,7 @@
-"""TODO"""
+"""DML_GATHER_ND(1): gather form, one invocation per output element. The output's real
+coordinates are F = [batch, rest, tail]; the tuple indices[batch, rest, :] gives the
+coordinates after the batch ones, each normalized against its dimension (negative from the end,
+then clamped: README "Decisions")."""
 from __future__ import annotations
 
 from ...family.lowering import address, tensor_buffer, unflatten

@@ -1,4 +1,6 @@
-"""TODO"""
+"""DML_ONE_HOT: gather form, one invocation per output element: values[1] where the element's
+label (normalized against the depth; one outside it matches no class) equals its coordinate
+along the axis, else values[0]."""
 from __future__ import annotations
 
 from ...family.lowering import address, replace, tensor_buffer, unflatten

@@ -1,4 +1,7 @@
-"""TODO"""
+"""DML_PADDING(1): gather form, one invocation per output element. The constant is a select
+between the load and the element (every load's coordinates are clamped into the input, so the
+select's other side stays in the buffer too); the mirrors and the wrap are where-chains on each
+coordinate, clamped for the proof (idle where validation's limits hold)."""
 from __future__ import annotations
 
 from ...family.lowering import _gather_form, address

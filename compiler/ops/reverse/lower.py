@@ -1,4 +1,6 @@
-"""TODO"""
+"""DML_REVERSE_SUBSEQUENCES: gather form, one invocation per output element. A length L is read
+as an index of the n + 1 positions [0, n] (negative from the end, beyond clamped); coordinate
+x < L reads L - 1 - x, the others read themselves."""
 from __future__ import annotations
 
 from ...family.lowering import address, replace, tensor_buffer, unflatten

@@ -1,4 +1,5 @@
-"""The one-shot scatter_nd: ONNX ScatterND (DML_SCATTER_ND) on the device."""
+"""The one-shot scatter (ONNX ScatterElements, DML_SCATTER) and scatter_nd (ONNX ScatterND,
+DML_SCATTER_ND), in place with out= the data tensor."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,9 +10,8 @@ from ...call import is_device_tensor
 from ...compiled import cached_compile
 from ...errors import IndexOutOfRangeError, ValidationError
 from ...oneshot import _flag, as_array, buffer_of, call, same_ndim, tensor_of, trailing
-from ...oneshot.empty import check_on_host, empty_output, is_empty, on_device_if, validate_empty
+from ...oneshot.empty import check_on_host, empty_output, is_empty, unchanged, validate_empty
 from ...oneshot.numbers import axis_of
-from ..copy.desc import IdentityDesc
 from .desc import ScatterDesc, ScatterNDDesc
 
 
@@ -99,11 +99,7 @@ def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -
         check_on_host(op, "IndicesTensor", i, list(checked.input.sizes[first:first + k]))
     if is_empty(x):
         return empty_output(desc, (x, i, u), out)
-    if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
-            and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
-        return out  # in place: nothing to write
-    copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
-    return on_device_if(copied, (x, i, u))
+    return unchanged(desc.operator, x, (x, i, u), out)
 
 
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
@@ -129,11 +125,7 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
             check_on_host(op, "IndicesTensor", i, x.shape[ax])
         if is_empty(x):
             return empty_output(desc, (x, i, u), out)
-        if is_device_tensor(out) and is_device_tensor(x) and out.kp_tensor is x.kp_tensor \
-                and (out.shape, out.strides, out.offset) == (x.shape, x.strides, x.offset):
-            return out  # in place: nothing to write
-        copied = call(cached_compile(IdentityDesc(input=tensor_of(x))), (buffer_of(x),), out)
-        return on_device_if(copied, (x, i, u))
+        return unchanged(op, x, (x, i, u), out)
     return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i), buffer_of(u)), out)
 
 

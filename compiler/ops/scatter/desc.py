@@ -1,4 +1,5 @@
-"""DML_SCATTER_ND (ONNX ScatterND): index tuples, each selecting a slice of the input."""
+"""DML_SCATTER (ScatterElements: one index per element, along one axis) and DML_SCATTER_ND
+(ONNX ScatterND: index tuples, each selecting a slice of the input)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

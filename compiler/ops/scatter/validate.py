@@ -1,4 +1,5 @@
-"""Validation of DML_SCATTER_ND (DML_SCATTER's rules, with index tuples)."""
+"""Validation of DML_SCATTER and DML_SCATTER_ND (DML_SCATTER's rules, with index tuples), and
+of the reduction both take."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,5 @@
-"""DML_SLICE1: a strided window."""
+"""DML_SLICE1 (a strided window), DML_SLICE (its first version, unsigned strides) and
+DML_SLICE_GRAD (a slice's window written back into zeros)."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -1,4 +1,10 @@
-"""DML_SLICE1: an affine read per output element."""
+"""DML_SLICE1, DML_SLICE and DML_SLICE_GRAD: gather form.
+
+DML_SLICE1 is an affine read per output element; DML_SLICE is the DML_SLICE1 that reads the
+same elements. SliceGrad: output element p lies on the slice's window when, per dimension,
+t = p - start (or start - p for a negative stride) is >= 0, a multiple of |stride| and
+t / |stride| < the slice's output size; it then takes input_gradient[t / |stride|], else zero.
+"""
 from __future__ import annotations
 
 from ...family.lowering import address, tensor_buffer, unflatten

@@ -1,4 +1,5 @@
-"""Validation of DML_SLICE1 (DML_SLICE_GRAD checks its window with the same rules)."""
+"""Validation of DML_SLICE1, DML_SLICE and DML_SLICE_GRAD (whose window follows DML_SLICE1's
+rules)."""
 from __future__ import annotations
 
 import dataclasses

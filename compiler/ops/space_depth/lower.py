@@ -1,4 +1,5 @@
-"""TODO"""
+"""DML_SPACE_TO_DEPTH(1) and DML_DEPTH_TO_SPACE(1): gather form, one invocation per output
+element, whose input coordinates are index arithmetic of its own (DCR or CRD order)."""
 from __future__ import annotations
 
 from ...family.lowering import _gather_form, address

@@ -1,4 +1,4 @@
-"""TODO"""
+"""DML_TILE: gather form, one invocation per output element, reading input[c % size]."""
 from __future__ import annotations
 
 from ...family.lowering import _gather_form, address
