@@ -66,12 +66,9 @@ def cache_info() -> dict[str, dict[str, int]]:
     """What dmlc holds between calls: "kernels", the in-memory compile cache (entries, bytes,
     limits, hits, misses), and "buffers", the device's pool of idle buffers shared by all
     kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
-    import sys
-
     from .compiled import KERNELS
-    # no device module loaded (or still loading in another thread): nothing pooled
-    pool_info = getattr(sys.modules.get("dmlc.runtime.device"), "pool_info", None)
-    pool = pool_info() if pool_info is not None else None
+    from .runtime.device import pool_info  # no kp, and no device opened: None without one
+    pool = pool_info()
     return {"kernels": KERNELS.info(),
             "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
                                 "created": 0, "reused": 0}}
@@ -80,13 +77,10 @@ def cache_info() -> dict[str, dict[str, int]]:
 def clear_cache() -> None:
     """Drop every compiled kernel kept in memory and destroy the device's idle pooled buffers
     (device tensors and kernels you hold keep working)."""
-    import sys
-
     from .compiled import clear_caches
+    from .runtime.device import pool_info
     clear_caches()
-    pool_info = getattr(sys.modules.get("dmlc.runtime.device"), "pool_info", None)
-    if pool_info is not None:
-        pool_info(clear=True)
+    pool_info(clear=True)
 
 
 __all__ = [*(name for family in families() for name in family.exports),

@@ -8,6 +8,7 @@ passed down as a plain value.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import threading
@@ -37,28 +38,65 @@ __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_pr
            "cached_compile", "clear_caches", "compile", "compile_program", "tracing"]
 
 
+@dataclass(frozen=True)
+class CompileOptions:
+    """Everything besides the descriptor that decides a compiled result, resolved once per
+    compile (the target asked of $DMLC_TARGET or the device, the passes disabled read from
+    $DMLC_DISABLE_PASSES): with the validated descriptor, the in-memory cache's key."""
+
+    check_indices: bool = False
+    """Add checked mode's kernels (family/index_check.py)."""
+    guard_words: int = 0
+    """Tests only: shaders for buffers between guard regions of this many words."""
+    target: str = "gpu"
+    """"cpu" or "gpu": what the kernels are tuned for (compiler/target.py)."""
+    in_place: bool = False
+    """The scatter that updates its data tensor (ops/scatter/lower.py)."""
+    disabled: str = ""
+    """DMLC_DISABLE_PASSES as it was (part of the key: the passes decide the result)."""
+
+    @staticmethod
+    def resolve(check_indices: object = False, guard_words: object = 0,
+                target: str | None = None, in_place: bool = False) -> CompileOptions:
+        """The options of one compile, checked, their defaults read from the environment."""
+        if not isinstance(check_indices, (bool, np.bool_)):
+            raise ValidationError("dmlc.compile", "check_indices", "True or False",
+                                  repr(check_indices))
+        if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
+            raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
+                                  repr(guard_words))
+        return CompileOptions(bool(check_indices), guard_words, resolve_target(target),
+                              in_place, os.environ.get("DMLC_DISABLE_PASSES", ""))
+
+
 def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
                   check_indices: bool = False, target: str | None = None,
                   in_place: bool = False) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
-    check_indices: add the kernels of checked mode (lower/checks.py).
+    check_indices: add the kernels of checked mode (family/index_check.py).
     target: "cpu" or "gpu" (default: compiler/target.py's choice).
-    in_place: the scatter that updates its data tensor (lower/scatter.py)."""
-    target = resolve_target(target)
+    in_place: the scatter that updates its data tensor (ops/scatter/lower.py)."""
+    options = CompileOptions.resolve(check_indices, 0, target, in_place)
     checked = validate(desc)
-    if check_indices and not checked.has_indices:
+    return checked, _optimized(checked, options, dump_after)
+
+
+def _optimized(checked: OperatorDesc, options: CompileOptions,
+               dump_after: set[str] | None) -> Program:
+    """The IR of a validated descriptor, lowered and through the pipeline."""
+    if options.check_indices and not checked.has_indices:
         raise ValidationError(checked.operator, "check_indices", "False (the operator has "
                               "no IndicesTensor)", True)
-    if in_place and not updates_in_place(checked):
+    if options.in_place and not updates_in_place(checked):
         raise ValidationError(checked.operator, "in_place", "False (only the scatters update "
                               "its input in place)", True)
-    program = lower(checked, LowerContext(target, in_place))
-    if check_indices:
+    program = lower(checked, LowerContext(options.target, options.in_place))
+    if options.check_indices:
         program = add_index_check(program, checked)
-        if in_place:
+        if options.in_place:
             program = writes_only_if_valid(program)
-    return checked, run_pipeline(verify_program(program), dump_after=dump_after)
+    return run_pipeline(verify_program(program), dump_after=dump_after)
 
 
 def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
@@ -67,14 +105,20 @@ def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
                     in_place: bool = False) -> CompiledProgram:
     """What compile() builds on a miss, without its in-memory cache: the device-free artifact.
     spirv_cache=False also skips the SPIR-V cache on disk (the bench's cold compile)."""
-    target = resolve_target(target)
-    checked, program = build_program(desc, dump_after, check_indices, target, in_place)
-    sources = [glsl.render_glsl(k, program, guard_words) for k in program.kernels]
+    options = CompileOptions.resolve(check_indices, guard_words, target, in_place)
+    return _artifact(validate(desc), options, dump_after, spirv_cache)
+
+
+def _artifact(checked: OperatorDesc, options: CompileOptions,
+              dump_after: set[str] | None = None, spirv_cache: bool = True) -> CompiledProgram:
+    """The device-free artifact of a validated descriptor: IR, GLSL, SPIR-V, launch plan."""
+    program = _optimized(checked, options, dump_after)
+    sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
-    return CompiledProgram(checked, program, stages, check_indices, guard_words, target,
-                           in_place)
+    return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
+                           options.target, options.in_place)
 
 
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
@@ -92,30 +136,27 @@ def compile(desc: OperatorDesc, *,
     kernels are tuned for (default: $DMLC_TARGET, else the selected device's kind).
     A descriptor compiled before in this process comes from memory (dump_after, which asks for
     the IR to be printed, always builds afresh); each call returns a new kernel, bound to the
-    device on its own first call. Validation runs on every call: the memory is keyed by the
-    validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
+    device on its own first call. Validation runs on every call, once: the memory is keyed by
+    the validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
     index_dimensions=True) is refused however often a valid one was compiled."""
-    _check_options(check_indices, guard_words)
-    target = resolve_target(target)
+    options = CompileOptions.resolve(check_indices, guard_words, target)
+    checked = validate(desc)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
-    key = None if dumping else _cache_key(validate(desc), bool(check_indices), guard_words,
-                                          target)
-    if key is None:
-        return CompiledKernel(compile_program(desc, dump_after=dump_after,
-                                              check_indices=bool(check_indices),
-                                              guard_words=guard_words, target=target))
-    return CompiledKernel(KERNELS.get(key).compiled, in_place=_in_place_of(key))
+    if dumping or not _hashable(checked):
+        return CompiledKernel(_artifact(checked, options, dump_after))
+    return CompiledKernel(KERNELS.get(checked, options).compiled,
+                          in_place=_in_place_of(checked, options))
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,
                    target: str | None = None) -> CompiledKernel:
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
-    _check_options(check_indices, 0)
-    key = _cache_key(validate(desc), bool(check_indices), 0, resolve_target(target))
-    if key is None:  # a list where a number belongs: compile() says which field
+    options = CompileOptions.resolve(check_indices, 0, target)
+    checked = validate(desc)
+    if not _hashable(checked):  # a list where a number belongs: compile() says which field
         return compile(desc, check_indices=check_indices, target=target)
-    kernel = KERNELS.get(key)
+    kernel = KERNELS.get(checked, options)
     if TRACE is not None:
         return _Recorded(kernel, TRACE)
     return kernel
@@ -161,14 +202,6 @@ def tracing() -> Iterator[list[TracedCall]]:
         TRACE = outer
 
 
-def _check_options(check_indices: object, guard_words: object) -> None:
-    if not isinstance(check_indices, (bool, np.bool_)):
-        raise ValidationError("dmlc.compile", "check_indices", "True or False", repr(check_indices))
-    if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
-        raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
-                              repr(guard_words))
-
-
 class KernelCache:
     """The in-memory compile cache: compile() of a descriptor seen before skips lowering, the
     passes and codegen (the SPIR-V cache on disk then only serves new processes). Bounded by
@@ -179,13 +212,15 @@ class KernelCache:
     BYTES = 64 * 2**20
 
     def __init__(self) -> None:
-        self._kernels: OrderedDict[tuple, CompiledKernel] = OrderedDict()
+        self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions], CompiledKernel] = \
+            OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
 
-    def get(self, key: tuple) -> CompiledKernel:
-        """The kernel for `key`, compiled on a miss (outside the lock: compiles may overlap,
-        and the first one stored wins)."""
+    def get(self, checked: OperatorDesc, options: CompileOptions) -> CompiledKernel:
+        """The kernel of a validated descriptor, compiled on a miss (outside the lock: compiles
+        may overlap, and the first one stored wins)."""
+        key = (checked, options)
         with self._lock:
             found = self._kernels.get(key)
             if found is not None:
@@ -193,10 +228,8 @@ class KernelCache:
                 self._kernels.move_to_end(key)
                 return found
             self.misses += 1
-        desc, check_indices, guard_words, target, _disabled, in_place = key  # _disabled: passes
-        built = CompiledKernel(compile_program(desc, check_indices=check_indices,
-                                               guard_words=guard_words, target=target,
-                                               in_place=in_place), in_place=_in_place_of(key))
+        built = CompiledKernel(_artifact(checked, options),
+                               in_place=_in_place_of(checked, options))
         with self._lock:
             kernel = self._kernels.setdefault(key, built)
             self._trim()
@@ -227,26 +260,23 @@ cached_compile() hands out (its device binding made at its first call, then kept
 wraps the same program in a kernel of its own."""
 
 
-def _cache_key(desc: OperatorDesc, check_indices: bool, guard_words: int,
-               target: str) -> tuple | None:
-    """What decides the compiled result: the descriptor, the options and the passes disabled
-    (None where the descriptor is unhashable: compiling it reports the bad field)."""
-    key = (desc, check_indices, guard_words, target, os.environ.get("DMLC_DISABLE_PASSES", ""),
-           False)
+def _hashable(checked: OperatorDesc) -> bool:
+    """Whether the descriptor can key the cache (a list where a number belongs cannot:
+    compiling it reports the bad field)."""
     try:
-        hash(key)
+        hash(checked)
     except TypeError:
-        return None
-    return key
+        return False
+    return True
 
 
-def _in_place_of(key: tuple) -> Callable[[], CompiledKernel] | None:
+def _in_place_of(checked: OperatorDesc,
+                 options: CompileOptions) -> Callable[[], CompiledKernel] | None:
     """For a scatter, how to get the kernel that updates its data tensor in place (compiled on
     the first call with out= that tensor, then cached like any other)."""
-    desc, check_indices, guard_words, target, disabled, in_place = key
-    if not updates_in_place(desc) or in_place or guard_words:
+    if not updates_in_place(checked) or options.in_place or options.guard_words:
         return None
-    return functools.partial(KERNELS.get, (*key[:-1], True))
+    return functools.partial(KERNELS.get, checked, dataclasses.replace(options, in_place=True))
 
 
 def clear_caches() -> None:

@@ -109,6 +109,28 @@ def test_the_cache_key_has_the_disabled_passes(monkeypatch):
     clear_caches()
 
 
+def test_a_cache_miss_validates_once_and_resolves_the_target_once(monkeypatch):
+    """The descriptor is validated once and the target resolved once per compile, hit or miss
+    (the options travel as one CompileOptions, the validated descriptor with them)."""
+    import dmlc.compiled as compiled
+    calls = {"validate": 0, "target": 0}
+
+    def counting(name, fn):
+        def wrapped(*args, **kwargs):
+            calls[name] += 1
+            return fn(*args, **kwargs)
+        return wrapped
+    monkeypatch.setattr(compiled, "validate", counting("validate", compiled.validate))
+    monkeypatch.setattr(compiled, "resolve_target", counting("target", compiled.resolve_target))
+    for fn in (dmlc.compile, cached_compile):
+        clear_caches()
+        for _ in ("a miss", "a hit"):
+            before = dict(calls)
+            fn(SCATTER)
+            assert {k: calls[k] - before[k] for k in calls} == {"validate": 1, "target": 1}
+    clear_caches()
+
+
 def test_an_unhashable_descriptor_is_a_validation_error_not_a_type_error():
     bad = dmlc.GatherDesc(input=T(data_type="FLOAT32", sizes=(4, 3)),
                           indices=T(data_type="INT32", sizes=(1, 2)), axis=[0],  # type: ignore

@@ -176,7 +176,7 @@ def check_input_indices_axis(
     return d, check_axis(op, desc.axis, d)
 
 
-def _total(op: str, sizes: list[int]) -> None:
+def check_total(op: str, sizes: list[int]) -> None:
     if math.prod(sizes) > MAX_ELEMENTS:
         raise ValidationError(op, "OutputTensor", f"at most {MAX_ELEMENTS} elements",
                               f"{fmt(sizes)} = {math.prod(sizes)}")

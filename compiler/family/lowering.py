@@ -53,7 +53,7 @@ def replace(coords: Sequence[Node], axis: int, value: Node) -> list[Node]:
     return out
 
 
-def _gather_form(name: str, inp: TensorDesc, out: TensorDesc,
+def gather_form(name: str, inp: TensorDesc, out: TensorDesc,
                  coords_of: Callable[[list[Node], Buffer], Node]) -> Program:
     """output[c] = input[coords_of(c)] (or what coords_of returns as the value itself)."""
     b_in, b_out = tensor_buffer("input", inp, "input"), tensor_buffer("output", out, "output")

@@ -118,7 +118,7 @@ def trailing(ndim: int) -> Callable[[tuple[int, ...]], tuple[int, ...]]:
     return lambda pos: tuple(pos[len(pos) - ndim:]) if ndim else ()
 
 
-def _flag(op: str, field: str, value: Any) -> bool:
+def flag(op: str, field: str, value: Any) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise ValidationError(op, field, "True or False", repr(value))
     return bool(value)
@@ -137,6 +137,6 @@ def owner(a: Any) -> Any:
     return a.base if a.base is not None else a
 
 
-def _lead(a: Any, rank: int) -> Any:
+def with_leading_ones(a: Any, rank: int) -> Any:
     """a with leading 1s up to `rank` dimensions (a view)."""
     return a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))

@@ -45,7 +45,7 @@ def axis_of(op: str, axis: Any, rank: int, field: str = "Axis") -> int:
     return int(axis) % rank
 
 
-def _ints(op: str, field: str, values: Any, rank: int | None) -> tuple[int, ...]:
+def int_arguments(op: str, field: str, values: Any, rank: int | None) -> tuple[int, ...]:
     """An integer (`rank` of it), or a list of integers (a tuple or an integer ndarray)."""
     if is_int(values):
         return (int(values),) * (rank or 1)

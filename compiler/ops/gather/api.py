@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...compiled import cached_compile
-from ...oneshot import _flag, as_array, buffer_of, call, same_ndim, tensor_of
+from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of
 from ...oneshot.empty import check_on_host, empty_output, is_empty, validate_empty
 from ...oneshot.numbers import as_int, axis_of
 from .desc import GatherDesc, GatherElementsDesc
@@ -33,7 +33,7 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     dims = significant_dimensions(i.shape) if index_dimensions is None else as_int(
         index_dimensions)
     desc = GatherDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax, index_dimensions=dims)
-    check = _flag(op, "check_indices", check_indices)
+    check = flag(op, "check_indices", check_indices)
     if is_empty(x, i):  # no ids, or an empty input (no id may index an empty axis)
         validate_empty(desc)
         if check or not x.shape[ax]:  # clamping needs an element to clamp to
@@ -51,7 +51,7 @@ def gather_elements(input: Any, indices: Any, *, axis: int,
     same_ndim(op, input=x, indices=i)
     ax = axis_of(op, axis, x.ndim)
     desc = GatherElementsDesc(input=tensor_of(x), indices=tensor_of(i), axis=ax)
-    check = _flag(op, "check_indices", check_indices)
+    check = flag(op, "check_indices", check_indices)
     if is_empty(x, i):
         validate_empty(desc)
         if check or not x.shape[ax]:  # clamping needs an element to clamp to

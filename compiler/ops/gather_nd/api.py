@@ -8,7 +8,7 @@ import numpy as np
 from ...compiled import cached_compile
 from ...errors import ValidationError
 from ...family.checks import MAX_RANK, fmt, is_int
-from ...oneshot import _lead, as_array, buffer_of, call_checked, tensor_of, trailing
+from ...oneshot import as_array, buffer_of, call_checked, tensor_of, trailing, with_leading_ones
 from ...oneshot.empty import check_on_host, empty, is_empty, validate_empty
 from ...oneshot.numbers import as_int
 from .desc import GatherND1Desc
@@ -31,7 +31,7 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     if d > MAX_RANK:
         raise ValidationError(op, "DimensionCount", f"at most {MAX_RANK}", d)
     given = i
-    a, i = _lead(a, d), _lead(i, d)
+    a, i = with_leading_ones(a, d), with_leading_ones(i, d)
     desc = GatherND1Desc(input=tensor_of(a), indices=tensor_of(i), input_dimension_count=r,
                          indices_dimension_count=q, batch_dimension_count=int(batch_dims))
     shape = tuple(i.shape[d - q:d - 1]) + tuple(a.shape[d - r + batch_dims + i.shape[-1]:])

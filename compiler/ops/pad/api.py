@@ -10,7 +10,7 @@ from ...dtypes import DataType
 from ...errors import ValidationError
 from ...oneshot import as_array, buffer_of, call, tensor_of
 from ...oneshot.empty import is_empty, result, validate_empty
-from ...oneshot.numbers import _ints
+from ...oneshot.numbers import int_arguments
 from .desc import PADDING_MODES, PaddingDesc
 from .validate import padding_bits
 
@@ -50,8 +50,8 @@ def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: int 
                                   "both", f"value={value!r}")
         value = _one_constant(op, constant_values, a.ndim)
     desc = PaddingDesc(input=tensor_of(a), mode=_MODES[mode],
-                       start_padding=_ints(op, "StartPadding", start, a.ndim),
-                       end_padding=_ints(op, "EndPadding", end, a.ndim), value=value)
+                       start_padding=int_arguments(op, "StartPadding", start, a.ndim),
+                       end_padding=int_arguments(op, "EndPadding", end, a.ndim), value=value)
     if is_empty(a):  # only the constant extends an empty dimension: all of it, or nothing
         t = validate_empty(desc).output
         dtype = DataType.of(a.dtype)

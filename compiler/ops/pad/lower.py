@@ -4,7 +4,7 @@ select's other side stays in the buffer too); the mirrors and the wrap are where
 coordinate, clamped for the proof (idle where validation's limits hold)."""
 from __future__ import annotations
 
-from ...family.lowering import _gather_form, address
+from ...family.lowering import address, gather_form
 from ...family.registry import PLAIN, LowerContext
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
@@ -47,4 +47,4 @@ def lower_padding(desc: PaddingDesc, ctx: LowerContext = PLAIN) -> Program:
         for more in conds[1:]:
             inside = b.logical_and(inside, more)
         return b.where(inside, value, fill)
-    return _gather_form("padding", inp, out, coords_of)
+    return gather_form("padding", inp, out, coords_of)

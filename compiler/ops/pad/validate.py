@@ -8,7 +8,7 @@ import numpy as np
 
 from ...dtypes import DataType
 from ...errors import ValidationError
-from ...family.checks import _total, check_int_list, check_tensor, is_int, resolve_output
+from ...family.checks import check_int_list, check_tensor, check_total, is_int, resolve_output
 from ...family.literal import literal_bits
 from .desc import PADDING_MODES, Padding0Desc, PaddingDesc
 
@@ -59,6 +59,6 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
                     raise ValidationError(op, f"{field}[{d}]", f"at most {limit[1]} = "
                                           f"{n + limit[0]} ({desc.mode})", p)
     sizes = [n + s + e for n, s, e in zip(inp.sizes, start, end)]
-    _total(op, sizes)
+    check_total(op, sizes)
     out = resolve_output(op, desc, sizes, inp.data_type)
     return dataclasses.replace(desc, start_padding=start, end_padding=end, output=out)

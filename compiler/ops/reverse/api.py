@@ -7,7 +7,7 @@ import numpy as np
 
 from ...compiled import cached_compile
 from ...errors import ValidationError
-from ...oneshot import _lead, as_array, buffer_of, call_checked, tensor_of, trailing
+from ...oneshot import as_array, buffer_of, call_checked, tensor_of, trailing, with_leading_ones
 from ...oneshot.empty import check_on_host, empty_output, is_empty, validate_empty
 from ...oneshot.numbers import axis_of
 from .desc import ReverseSubsequencesDesc
@@ -28,7 +28,7 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
         if not isinstance(n, np.ndarray):
             raise ValidationError(op, "SequenceLengthsTensor", str(want), str(tuple(n.shape)))
         try:
-            n = np.broadcast_to(_lead(n, a.ndim), want)  # a stride-0 view
+            n = np.broadcast_to(with_leading_ones(n, a.ndim), want)  # a stride-0 view
         except ValueError:
             raise ValidationError(op, "SequenceLengthsTensor", f"a shape broadcasting to "
                                   f"{want}", str(tuple(n.shape))) from None

@@ -9,7 +9,7 @@ import numpy as np
 from ...call import is_device_tensor
 from ...compiled import cached_compile
 from ...errors import IndexOutOfRangeError, ValidationError
-from ...oneshot import _flag, as_array, buffer_of, call, same_ndim, tensor_of, trailing
+from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of, trailing
 from ...oneshot.empty import check_on_host, empty_output, is_empty, unchanged, validate_empty
 from ...oneshot.numbers import axis_of
 from .desc import ScatterDesc, ScatterNDDesc
@@ -62,7 +62,7 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     desc = ScatterNDDesc(input=tensor_of(xp), indices=tensor_of(ip), updates=tensor_of(up),
                          input_dimension_count=in_dims, indices_dimension_count=idx_dims,
                          reduction=reduction)
-    check = _flag(op, "check_indices", check_indices)
+    check = flag(op, "check_indices", check_indices)
     if is_empty(x, i, u):
         return _empty(desc, x, i, u, check, out)
     kernel = cached_compile(desc, check)
@@ -118,7 +118,7 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
     ax = axis_of(op, axis, x.ndim)
     desc = ScatterDesc(input=tensor_of(x), indices=tensor_of(i), updates=tensor_of(u), axis=ax,
                        reduction=reduction)
-    check = _flag(op, "check_indices", check_indices)
+    check = flag(op, "check_indices", check_indices)
     if is_empty(x, i):  # an empty input; or no updates: a copy of the input
         validate_empty(desc)
         if check:  # into an empty axis, every index is out of range (else dropped)

@@ -2,7 +2,7 @@
 element, whose input coordinates are index arithmetic of its own (DCR or CRD order)."""
 from __future__ import annotations
 
-from ...family.lowering import _gather_form, address
+from ...family.lowering import address, gather_form
 from ...family.registry import PLAIN, LowerContext
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
@@ -33,4 +33,4 @@ def lower_depth_space(desc: SpaceToDepthDesc, ctx: LowerContext = PLAIN) -> Prog
             src = [n, src_c, b.floordiv(h, bs), b.floordiv(w, bs)]
         return b.load(buf, address(src, inp))
     name = "space_to_depth" if desc.to_depth else "depth_to_space"
-    return _gather_form(name, inp, out, coords_of)
+    return gather_form(name, inp, out, coords_of)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import dataclasses
 
 from ...errors import ValidationError
-from ...family.checks import _total, check_tensor, is_int, resolve_output
+from ...family.checks import check_tensor, check_total, is_int, resolve_output
 from .desc import DEPTH_SPACE_ORDERS, SpaceToDepthDesc
 
 
@@ -30,6 +30,6 @@ def validate_depth_space(desc: SpaceToDepthDesc) -> SpaceToDepthDesc:
             raise ValidationError(op, "InputTensor.Sizes[1]", f"a multiple of BlockSize^2 = "
                                   f"{b * b} (the channels)", c)
         sizes = [n, c // (b * b), h * b, w * b]
-    _total(op, sizes)
+    check_total(op, sizes)
     out = resolve_output(op, desc, sizes, inp.data_type)
     return dataclasses.replace(desc, block_size=b, output=out)

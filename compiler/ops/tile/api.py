@@ -6,7 +6,7 @@ from typing import Any
 from ...compiled import cached_compile
 from ...oneshot import as_array, buffer_of, call, tensor_of
 from ...oneshot.empty import empty_output, is_empty
-from ...oneshot.numbers import _ints
+from ...oneshot.numbers import int_arguments
 from .desc import TileDesc
 
 
@@ -16,7 +16,7 @@ def tile(x: Any, repeats: Any, out: Any = None) -> Any:
     leading dimensions to x."""
     op = TileDesc.operator
     a = as_array(op, "InputTensor", x)
-    reps = _ints(op, "Repeats", repeats, None)
+    reps = int_arguments(op, "Repeats", repeats, None)
     rank = max(a.ndim, len(reps))
     a = a.reshape((1,) * (rank - a.ndim) + tuple(a.shape))  # a view
     reps = (1,) * (rank - len(reps)) + reps
