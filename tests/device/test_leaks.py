@@ -11,6 +11,7 @@ import pytest
 import dmlc
 from dmlc.descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
 from dmlc.runtime import get_device
+from dmlc.runtime.pool import poisoning
 from memory import resident_bytes
 
 pytestmark = pytest.mark.vulkan
@@ -66,6 +67,8 @@ def calls(op: str, mode: str):
     return lambda: kernel(*on_device, out=out)
 
 
+@pytest.mark.skipif(poisoning(), reason="DMLC_POISON adds an upload and a read-back per pooled "
+                    "buffer and call: the steady state measured here is make test's")
 @pytest.mark.parametrize("mode", ["one-shot host", "one-shot device", "compiled host",
                                   "compiled device"])
 @pytest.mark.parametrize("op", sorted(ONE_SHOT))
