@@ -95,7 +95,7 @@ class CompiledProgram:
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
-        from .ir.interp import run_buffers
+        from .ir.interp import run_buffers  # numpy work, loaded only by who asks for it
         bufs = run_buffers(self.program, *self.arguments(arrays))
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)

@@ -154,8 +154,8 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     so a repeated call reuses its device buffers and pipelines."""
     options = CompileOptions.resolve(check_indices, 0, target)
     checked = validate(desc)
-    if not _hashable(checked):  # a list where a number belongs: compile() says which field
-        return compile(desc, check_indices=check_indices, target=target)
+    if not _hashable(checked):  # a list where a number belongs: compiling says which field
+        return CompiledKernel(_artifact(checked, options))
     kernel = KERNELS.get(checked, options)
     if TRACE is not None:
         return _Recorded(kernel, TRACE)

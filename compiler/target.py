@@ -28,7 +28,7 @@ def resolve(target: str | None) -> str:
 
 def _device_kind() -> str | None:
     from .errors import DeviceError
-    from .runtime.device import device_kind
+    from .runtime.device import device_kind  # the loader only: no kp, no device opened
     try:
         return device_kind()
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so

@@ -12,15 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
+from dmlc import ExpressionDesc, GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.codegen import glsl
 from dmlc.compiled import build_program
 from dmlc.dtypes import DataType
-from dmlc.family.tensor import TensorDesc
 from dmlc.ops.expression import tree as expr
-from dmlc.ops.expression.desc import ExpressionDesc
-from dmlc.ops.gather.desc import GatherDesc, GatherElementsDesc
-from dmlc.ops.scatter.desc import ScatterDesc
-from dmlc.ops.slice.desc import Slice1Desc
 
 EXAMPLES = 400  # per operator; HYPOTHESIS_PROFILE=thorough multiplies the budget
 

@@ -18,7 +18,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import IndexOutOfRangeError, ValidationError
-from .ops import OPS, Node
+from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
+from .ops import OPS, OnnxNode
 from .resident import Resident, reading
 from .values import Value, finished, uploaded, value
 
@@ -184,7 +185,7 @@ class OnnxProgram:
         ins = [values[name] for name in node.input]
         if node.op_type in HOST_OPS:
             return self.on_host(node, ins)
-        n = Node(node.name or node.output[0], node.op_type, self.opset,
+        n = OnnxNode(node.name or node.output[0], node.op_type, self.opset,
                  {**attrs, "_outputs": len(node.output)}, ins)
         on_device = any(v is not None and not v.on_host for v in ins)
         try:

@@ -29,7 +29,7 @@ from .values import Value, device_data, index_array
 
 
 @dataclass
-class Node:
+class OnnxNode:
     """What a converter sees of a node."""
 
     name: str
@@ -53,7 +53,7 @@ class Node:
         return axis % rank
 
 
-Converter = Callable[[Node], list[Value]]
+Converter = Callable[[OnnxNode], list[Value]]
 OPS: dict[str, Converter] = {}
 
 
@@ -78,7 +78,7 @@ def empty(v: Value, shape: tuple[int, ...]) -> Value:
 # Views ------------------------------------------------------------------------------------
 
 @op("Identity")
-def identity(n: Node) -> list[Value]:
+def identity(n: OnnxNode) -> list[Value]:
     return [n.inputs[0]]  # type: ignore[list-item]
 
 
@@ -89,7 +89,7 @@ def reshaped(v: Value, shape: tuple[int, ...]) -> Value:
 
 
 @op("Reshape")
-def reshape(n: Node) -> list[Value]:
+def reshape(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     target = n.ints(1, "shape") if n.opset >= 5 else list(n.attrs.get("shape", []))
@@ -108,7 +108,7 @@ def reshape(n: Node) -> list[Value]:
 
 
 @op("Flatten")
-def flatten(n: Node) -> list[Value]:
+def flatten(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     a = n.attrs.get("axis", 1)
@@ -119,7 +119,7 @@ def flatten(n: Node) -> list[Value]:
 
 
 @op("Squeeze", "Unsqueeze")
-def squeeze(n: Node) -> list[Value]:
+def squeeze(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     axes = n.ints(1, "axes") if n.opset >= 13 else n.attrs.get("axes")
@@ -140,7 +140,7 @@ def squeeze(n: Node) -> list[Value]:
 
 
 @op("Transpose")
-def transpose(n: Node) -> list[Value]:
+def transpose(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     perm = n.attrs.get("perm") or list(range(len(x.shape)))[::-1]
@@ -152,7 +152,7 @@ def transpose(n: Node) -> list[Value]:
 
 
 @op("Slice")
-def slice_(n: Node) -> list[Value]:
+def slice_(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     rank = len(x.shape)
@@ -180,7 +180,7 @@ def slice_(n: Node) -> list[Value]:
 # Kernels ----------------------------------------------------------------------------------
 
 @op("Expand")
-def expand(n: Node) -> list[Value]:
+def expand(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     target = n.ints(1, "shape")
@@ -209,7 +209,7 @@ def broadcast_on_device(data: Any, shape: tuple[int, ...]) -> Any:
 
 
 @op("Gather")
-def gather(n: Node) -> list[Value]:
+def gather(n: OnnxNode) -> list[Value]:
     x, i = n.inputs[0], n.inputs[1]
     assert x is not None and i is not None
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
@@ -220,7 +220,7 @@ def gather(n: Node) -> list[Value]:
 
 
 @op("GatherElements")
-def gather_elements(n: Node) -> list[Value]:
+def gather_elements(n: OnnxNode) -> list[Value]:
     x, i = n.inputs[0], n.inputs[1]
     assert x is not None and i is not None
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
@@ -238,7 +238,7 @@ def gather_elements(n: Node) -> list[Value]:
 
 
 @op("ScatterElements", "Scatter")
-def scatter_elements(n: Node) -> list[Value]:
+def scatter_elements(n: OnnxNode) -> list[Value]:
     x, i, u = n.inputs
     assert x is not None and i is not None and u is not None
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
@@ -250,7 +250,7 @@ def scatter_elements(n: Node) -> list[Value]:
 
 
 @op("ScatterND")
-def scatter_nd(n: Node) -> list[Value]:
+def scatter_nd(n: OnnxNode) -> list[Value]:
     x, i, u = n.inputs
     assert x is not None and i is not None and u is not None
     if 0 in i.shape[:-1] or 0 in x.shape:
@@ -261,7 +261,7 @@ def scatter_nd(n: Node) -> list[Value]:
 
 
 @op("Concat")
-def concat(n: Node) -> list[Value]:
+def concat(n: OnnxNode) -> list[Value]:
     xs = [v for v in n.inputs if v is not None]
     rank = len(xs[0].shape)
     axis = n.axis(n.attrs["axis"], rank)
@@ -274,7 +274,7 @@ def concat(n: Node) -> list[Value]:
 
 
 @op("Split")
-def split(n: Node) -> list[Value]:
+def split(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))

@@ -9,11 +9,11 @@ import numpy as np
 from ..ops.pad import api as pad_ops
 from ..ops.space_depth import api as space_depth_ops
 from ..ops.tile import api as tile_ops
-from .ops import Node, Value, device_data, empty, like, op
+from .ops import OnnxNode, Value, device_data, empty, like, op
 
 
 @op("Tile")
-def tile(n: Node) -> list[Value]:
+def tile(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     reps = n.ints(1, "repeats")
@@ -29,7 +29,7 @@ _PAD_MODES = {"constant": "constant", "edge": "edge", "reflect": "reflect", "wra
 
 
 @op("Pad")
-def pad(n: Node) -> list[Value]:
+def pad(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     rank = len(x.shape)
@@ -69,7 +69,7 @@ def pad(n: Node) -> list[Value]:
 
 
 @op("DepthToSpace", "SpaceToDepth")
-def depth_space(n: Node) -> list[Value]:
+def depth_space(n: OnnxNode) -> list[Value]:
     x = n.inputs[0]
     assert x is not None
     if len(x.shape) != 4:
@@ -81,7 +81,7 @@ def depth_space(n: Node) -> list[Value]:
 
 
 @op("Shape")
-def shape(n: Node) -> list[Value]:
+def shape(n: OnnxNode) -> list[Value]:
     """The input's shape, on the host (no data is read): what shape subgraphs start from."""
     x = n.inputs[0]
     assert x is not None

@@ -9,11 +9,11 @@ from ..ops.gather_nd import api as gather_nd_ops
 from ..ops.one_hot import api as one_hot_ops
 from ..ops.reverse import api as reverse_ops
 from ..ops.scatter import api as scatter_ops
-from .ops import Node, Value, device_data, empty, like, op
+from .ops import OnnxNode, Value, device_data, empty, like, op
 
 
 @op("GatherND")
-def gather_nd(n: Node) -> list[Value]:
+def gather_nd(n: OnnxNode) -> list[Value]:
     x, i = n.inputs[0], n.inputs[1]
     assert x is not None and i is not None
     b = int(n.attrs.get("batch_dims", 0))
@@ -25,7 +25,7 @@ def gather_nd(n: Node) -> list[Value]:
 
 
 @op("OneHot")
-def one_hot(n: Node) -> list[Value]:
+def one_hot(n: OnnxNode) -> list[Value]:
     i, depth, values = n.inputs
     assert i is not None and depth is not None and values is not None
     (d,) = [int(v) for v in np.asarray(depth.host()).reshape(-1)[:1]]
@@ -41,7 +41,7 @@ def one_hot(n: Node) -> list[Value]:
 
 
 @op("ReverseSequence")
-def reverse_sequence(n: Node) -> list[Value]:
+def reverse_sequence(n: OnnxNode) -> list[Value]:
     x, lens = n.inputs
     assert x is not None and lens is not None
     batch, time = n.attrs.get("batch_axis", 1), n.attrs.get("time_axis", 0)
@@ -52,7 +52,7 @@ def reverse_sequence(n: Node) -> list[Value]:
 
 
 @op("TensorScatter")
-def tensor_scatter(n: Node) -> list[Value]:
+def tensor_scatter(n: OnnxNode) -> list[Value]:
     """Opset 24's KV-cache update: update written into past_cache along `axis` from each
     batch's write index on (mode "circular": modulo the cache's length). A scatter in row-major
     order of the update, its indices built on the host (the update's size)."""

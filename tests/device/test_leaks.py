@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 
 import dmlc
-from dmlc.ops.gather.desc import GatherDesc, GatherElementsDesc
-from dmlc.ops.scatter.desc import ScatterDesc
-from dmlc.ops.slice.desc import Slice1Desc
+from dmlc import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
 from dmlc.runtime import get_device
 from dmlc.runtime.pool import poisoning
 from memory import resident_bytes

@@ -9,11 +9,9 @@ import numpy as np
 import pytest
 
 import dmlc
+from dmlc import ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.dtypes import DataType
 from dmlc.errors import DeviceError
-from dmlc.family.tensor import TensorDesc
-from dmlc.ops.scatter.desc import ScatterDesc
-from dmlc.ops.slice.desc import Slice1Desc
 from dmlc.runtime import get_device
 from dmlc.runtime import limits as lim
 from reference import assert_bits_equal, scatter

@@ -9,11 +9,8 @@ import pytest
 
 import dmlc
 import reference as ref
+from dmlc import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.dtypes import DataType
-from dmlc.family.tensor import TensorDesc
-from dmlc.ops.gather.desc import GatherDesc, GatherElementsDesc
-from dmlc.ops.scatter.desc import ScatterDesc
-from dmlc.ops.slice.desc import Slice1Desc
 from dmlc.passes.pipeline import env_names
 from strategies import DATA_TYPES, INDEX_TYPES, random_bits
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dmlc.family.tensor import TensorDesc
+from dmlc import TensorDesc
 
 
 @dataclass(frozen=True, kw_only=True)
