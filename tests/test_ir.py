@@ -187,3 +187,24 @@ def test_printer_is_stable():
     text = render_program(p)
     assert text == render_program(_program(lambda g: b.sub(7, g)))
     assert "load input[%1]" in text and "store output[gid] = %2" in text
+
+
+def test_each_meaning_of_a_nodes_arg_has_its_typed_accessor():
+    """Node.arg means a constant's value, a variable, a buffer, a lane, an element size or a
+    mode, by op: each meaning is read through its own accessor, which refuses the others."""
+    buf = Buffer("x", DataType.FLOAT32, 8, "input")
+    vec = b.vload("x", b.mul(b.item_id(2), 4))
+    assert b.const(-3).value == -3 and b.const_bool(True).value == 1
+    assert b.const_data(DataType.UINT32, 7).value == 7
+    assert b.item_id(5).variable == ("gid", 0, 4)
+    assert b.load(buf, b.item_id(8)).buffer == "x" and vec.buffer == "x"
+    assert b.vextract(vec, DataType.FLOAT32, 3).lane == 3
+    assert b.reverse(vec, 4).itemsize == 4
+    element = b.load(buf, b.item_id(8))
+    assert b.combine("max", element, element).mode == "max"
+    assert b.vextract(vec, DataType.FLOAT32, 3).data_type is DataType.FLOAT32
+    for wrong in (lambda: vec.value, lambda: b.const(1).buffer, lambda: vec.lane,
+                  lambda: vec.itemsize, lambda: vec.variable, lambda: vec.mode,
+                  lambda: vec.data_type):
+        with pytest.raises(IRError):
+            wrong()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 from importlib import resources
-from typing import cast
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
@@ -33,9 +32,9 @@ def helpers(name: str = "dmlc_helpers.glsl") -> str:
 
 def _combine_fn(n: Node) -> str:
     """shaders/dmlc_reduce.glsl's function for a COMBINE of this kind and data type."""
-    dtype = cast(DataType, n.dtype)
+    dtype = n.data_type
     kind = "f" if dtype.numpy.kind == "f" else ("i" if dtype.is_signed_int else "u")
-    return f"dmlc_{n.arg}_{kind}{dtype.bits}"
+    return f"dmlc_{n.mode}_{kind}{dtype.bits}"
 
 
 def glsl_type(dtype: object) -> str:
@@ -53,8 +52,8 @@ def _const(n: Node) -> str:
     if n.dtype is VType.BOOL:
         return "true" if n.arg else "false"
     if n.dtype is VType.INT:
-        return f"({n.arg})" if n.arg < 0 else str(n.arg)  # type: ignore[operator]
-    bits = int(n.arg)  # type: ignore[call-overload]
+        return f"({n.value})" if n.value < 0 else str(n.value)
+    bits = n.value
     if glsl_type(n.dtype) == "uvec2":
         return f"uvec2({bits & 0xFFFFFFFF}u, {bits >> 32}u)"
     return f"{bits}u"
@@ -99,14 +98,14 @@ class _KernelWriter:
         if n.op is Op.CONST:
             return _const(n)
         if n.op is Op.VAR:  # gid or step; the step of a kernel without steps is 0 (no loop)
-            name, lo, hi = cast(tuple[str, int, int], n.arg)  # ops.var
+            name, lo, hi = n.variable
             return str(lo) if name == "step" and lo == hi else str(name)
         return self.names[n]
 
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
-            d = int(n.src[1].arg)  # type: ignore[call-overload]
+            d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
                 return (f"{a[0]} >> {d.bit_length() - 1}" if n.op is Op.FLOORDIV
                         else f"{a[0]} & {d - 1}")
@@ -120,26 +119,26 @@ class _KernelWriter:
         if n.op is Op.WHERE:
             return f"{a[0]} ? {a[1]} : {a[2]}"
         if n.op is Op.LOAD:
-            return _load(glsl_name(self.p, str(n.arg)), n.dtype, a[0])  # type: ignore[arg-type]
+            return _load(glsl_name(self.p, n.buffer), n.data_type, a[0])
         if n.op is Op.VLOAD:
-            width = vector_width(self.p.buffer(n.arg).dtype)  # type: ignore[arg-type]
+            width = vector_width(self.p.buffer(n.buffer).dtype)
             # aligned and >= 0 (verify.py): a shift finds the vector
-            return f"b_{glsl_name(self.p, str(n.arg))}_v.data[{a[0]} >> {width.bit_length() - 1}]"
+            return f"b_{glsl_name(self.p, n.buffer)}_v.data[{a[0]} >> {width.bit_length() - 1}]"
         if n.op is Op.REVERSE:
-            return _REVERSE[n.arg].format(a[0])  # type: ignore[index]
+            return _REVERSE[n.itemsize].format(a[0])
         if n.op is Op.VEXTRACT:  # 32-bit: one component; 64-bit: a pair (low word first)
-            lane = int(n.arg)  # type: ignore[call-overload]
-            return f"{a[0]}.{'xyzw'[lane]}" if n.dtype.bits == 32 else (  # type: ignore[union-attr]
+            lane = n.lane
+            return f"{a[0]}.{'xyzw'[lane]}" if n.data_type.bits == 32 else (
                 f"{a[0]}.{('xy', 'zw')[lane]}")
         if n.op is Op.VPACK:
             return f"uvec4({', '.join(a)})"  # uvec4(uvec2, uvec2) concatenates too
         if n.op is Op.PACK:  # lane 0 in the lowest bits
-            bits = n.src[0].dtype.bits  # type: ignore[union-attr]
+            bits = n.src[0].data_type.bits
             mask = "0xFFu" if bits == 8 else "0xFFFFu"
             return " | ".join(f"(({x} & {mask}) << {lane * bits}u)" for lane, x in enumerate(a))
         if n.op is Op.INDEX:
-            fn = _INDEX_FN[n.src[0].dtype]  # type: ignore[index]
-            return f"{fn}({a[0]}, {a[1]}, {'true' if n.arg == 'clamp' else 'false'})"
+            fn = _INDEX_FN[n.src[0].data_type]
+            return f"{fn}({a[0]}, {a[1]}, {'true' if n.mode == 'clamp' else 'false'})"
         if n.op is Op.BITS:
             return f"int({a[0]})"
         if n.op is Op.COMBINE:
@@ -147,7 +146,7 @@ class _KernelWriter:
         raise NotImplementedError(n.op)
 
     def effect(self, e: Node, indent: str) -> list[str]:
-        buf = self.p.buffer(e.arg)  # type: ignore[arg-type]
+        buf = self.p.buffer(e.buffer)
         addr, value = self.name(e.src[0]), self.name(e.src[1])
         name = glsl_name(self.p, buf.name)
         data = f"b_{name}.data"
@@ -272,7 +271,7 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
     nodes = toposort(list(k.effects))
     lines = []
     for i, buf in enumerate(kernel_buffers(k, p)):
-        mine = [n for n in nodes if n.arg == buf.name and n.op in BUFFER_OPS]
+        mine = [n for n in nodes if n.op in BUFFER_OPS and n.buffer == buf.name]
         scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.WSTORE,
                                               Op.ATOMIC_STORE)]
         vector = [n for n in mine if n.op in (Op.VLOAD, Op.VSTORE)]

@@ -55,14 +55,14 @@ class Rule:
 def const_tail(n: Node) -> tuple[Node, int] | None:
     """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
     if n.op is Op.ADD and n.src[1].is_const:
-        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+        return n.src[0], n.src[1].value
     return None
 
 
 def _scaled(n: Node) -> tuple[Node, int]:
     """(u, k) with n == u * k for a constant k (k = 1 when n is not a product)."""
     if n.op is Op.MUL and n.src[1].is_const:
-        return n.src[0], int(n.src[1].arg)  # type: ignore[call-overload]
+        return n.src[0], n.src[1].value
     return n, 1
 
 
@@ -72,8 +72,8 @@ def _multiple_of(n: Node, d: int) -> bool:
 
 def _mul_by(a: Node) -> int:
     """a's positive constant factor when a = x * c, else 0."""
-    if a.op is Op.MUL and a.src[1].is_const and a.src[1].arg > 0:  # type: ignore[operator]
-        return int(a.src[1].arg)  # type: ignore[call-overload]
+    if a.op is Op.MUL and a.src[1].is_const and a.src[1].value > 0:
+        return a.src[1].value
     return 0
 
 
@@ -103,12 +103,12 @@ def _big_offset(a: Node, d: int) -> tuple[Node, int] | None:
 # +
 
 def _add_consts(a: Node, b: Node) -> Node | None:
-    return const(a.arg + b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
+    return const(a.value + b.value) if a.is_const and b.is_const else None
 
 
 def _add_tail_const(a: Node, b: Node) -> Node | None:
     t = const_tail(a)
-    return add(t[0], t[1] + b.arg) if b.is_const and t else None  # type: ignore[operator]
+    return add(t[0], t[1] + b.value) if b.is_const and t else None
 
 
 def _add_hoist_right(a: Node, b: Node) -> Node | None:
@@ -126,14 +126,14 @@ def _merge_terms(p: Node, q: Node) -> Node | None:
     q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
     q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
     (u, kp), (r, kq) = _scaled(p), _scaled(q)
-    if r.op is not Op.FLOORMOD or kp != kq * r.src[1].arg:  # type: ignore[operator]
+    if r.op is not Op.FLOORMOD or kp != kq * r.src[1].value:
         return None
-    x, d = r.src[0], r.src[1].arg
+    x, d = r.src[0], r.src[1].value
     if u.op is Op.FLOORDIV and u.src[0] is x and u.src[1].arg == d:
         return mul(x, kq)
     if (u.op is Op.FLOORMOD and u.src[0].op is Op.FLOORDIV and u.src[0].src[0] is x
             and u.src[0].src[1].arg == d):
-        return mul(floormod(x, u.src[1].arg * d), kq)  # type: ignore[operator]
+        return mul(floormod(x, u.src[1].value * d), kq)
     return None
 
 
@@ -164,17 +164,17 @@ ADD_RULES = [
 # *
 
 def _mul_consts(a: Node, b: Node) -> Node | None:
-    return const(a.arg * b.arg) if a.is_const and b.is_const else None  # type: ignore[operator]
+    return const(a.value * b.value) if a.is_const and b.is_const else None
 
 
 def _mul_distribute(a: Node, b: Node) -> Node | None:
     t = const_tail(a)
-    return add(mul(t[0], b), t[1] * b.arg) if b.is_const and t else None  # type: ignore[operator]
+    return add(mul(t[0], b), t[1] * b.value) if b.is_const and t else None
 
 
 def _mul_fold_factors(a: Node, b: Node) -> Node | None:
     if b.is_const and a.op is Op.MUL and a.src[1].is_const:
-        return mul(a.src[0], a.src[1].arg * b.arg)  # type: ignore[operator]
+        return mul(a.src[0], a.src[1].value * b.value)
     return None
 
 
@@ -298,7 +298,7 @@ def _mod_sum(a: Node, d: int) -> Node | None:
 
 
 def _mod_of_mod(a: Node, d: int) -> Node | None:
-    if a.op is Op.FLOORMOD and a.src[1].arg % d == 0:  # type: ignore[operator]
+    if a.op is Op.FLOORMOD and a.src[1].value % d == 0:
         return floormod(a.src[0], d)
     return None
 

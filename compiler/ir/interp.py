@@ -49,7 +49,7 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
             return np.array(n.arg, dtype=n.dtype.bits_dtype)
         return np.array(n.arg, dtype=bool if n.dtype is VType.BOOL else np.int64)
     if n.op is Op.VAR:
-        if n.arg[0] != "gid":  # type: ignore[index]
+        if n.variable[0] != "gid":
             raise IRError(f"variable {n.arg} has no value here")
         return gid
     if n.op in _BINARY:
@@ -58,43 +58,42 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         cond = s[0] if n.dtype is not VType.VEC16 else np.reshape(s[0], (-1, 1))
         return np.where(cond, s[1], s[2])
     if n.op is Op.LOAD:
-        buf = bufs[n.arg]  # type: ignore[index]
+        buf = bufs[n.buffer]
         addr = np.broadcast_to(s[0], gid.shape)
         if addr.size and (addr.min() < 0 or addr.max() >= buf.size):
             raise IRError(f"load {n.arg}[{addr.min()}..{addr.max()}] outside [0, {buf.size})")
         return buf[addr]
     if n.op is Op.VLOAD:  # may read the padding of the last vector (verify.py), poisoned here
-        buf = bufs[n.arg]  # type: ignore[index]
+        buf = bufs[n.buffer]
         pad = -buf.size % (VECTOR_BYTES // buf.dtype.itemsize)
         first = np.broadcast_to(s[0], gid.shape)
         if pad and first.size and first.max() + VECTOR_BYTES // buf.dtype.itemsize > buf.size:
             buf = np.concatenate([buf, np.full(pad, np.iinfo(buf.dtype).max // 3, buf.dtype)])
-        addr = _vector_addresses(first, buf, str(n.arg))
+        addr = _vector_addresses(first, buf, n.buffer)
         return np.ascontiguousarray(buf[addr]).view(np.uint8).reshape(len(gid), 16)
     if n.op is Op.REVERSE:
-        size = int(n.arg)  # type: ignore[call-overload]
+        size = n.itemsize
         return s[0].reshape(len(gid), 16 // size, size)[:, ::-1, :].reshape(len(gid), 16)
     if n.op is Op.VEXTRACT:
-        bits = n.dtype.bits_dtype  # type: ignore[union-attr]
-        lane = int(n.arg)  # type: ignore[call-overload]
-        return np.ascontiguousarray(s[0]).view(bits).reshape(len(gid), -1)[:, lane]
+        return np.ascontiguousarray(s[0]).view(n.data_type.bits_dtype).reshape(len(gid), -1)[
+            :, n.lane]
     if n.op is Op.VPACK:
-        bits = n.src[0].dtype.bits_dtype  # type: ignore[union-attr]
-        lanes = [np.broadcast_to(np.asarray(x, bits), gid.shape) for x in s]
+        element = n.src[0].data_type.bits_dtype
+        lanes = [np.broadcast_to(np.asarray(x, element), gid.shape) for x in s]
         return np.ascontiguousarray(np.stack(lanes, axis=1)).view(np.uint8).reshape(len(gid), 16)
     if n.op is Op.PACK:
-        bits = n.src[0].dtype.bits  # type: ignore[union-attr]
+        bits = n.src[0].data_type.bits
         word = np.zeros(gid.shape, np.uint32)
         for lane, x in enumerate(s):
             part = np.broadcast_to(np.asarray(x).astype(np.uint32), gid.shape)
             word |= part << np.uint32(lane * bits)
         return word
     if n.op is Op.INDEX:
-        return normalize_index(s[0], n.src[0].dtype, int(n.src[1].arg), n.arg)  # type: ignore
+        return normalize_index(s[0], n.src[0].data_type, n.src[1].value, n.mode)
     if n.op is Op.BITS:
         return s[0].astype(np.uint32).view(np.int32).astype(np.int64)
     if n.op is Op.COMBINE:
-        return combine_bits(str(n.arg), n.dtype, s[0], s[1], gid.shape)  # type: ignore[arg-type]
+        return combine_bits(n.mode, n.data_type, s[0], s[1], gid.shape)
     raise IRError(f"cannot evaluate {n.op.name}")
 
 
@@ -127,7 +126,7 @@ def _vector_addresses(first: np.ndarray, buf: np.ndarray, name: str) -> np.ndarr
 
 def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
            gid: np.ndarray) -> None:
-    buf = bufs[e.arg]  # type: ignore[index]
+    buf = bufs[e.buffer]
     if e.op is Op.VSTORE:
         addr = _vector_addresses(np.broadcast_to(vals[e.src[0]], gid.shape), buf, str(e.arg))
         buf[addr] = np.ascontiguousarray(vals[e.src[1]]).view(buf.dtype).reshape(addr.shape)

@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..dtypes import DataType, padded_words
-from .ops import EFFECTS, Node, Op, VType, item_id, step_id, toposort
+from .ops import BUFFER_OPS, EFFECTS, Node, Op, VType, item_id, step_id, toposort
 
 VECTOR_BYTES = 16
 """Every binding is whole 16-byte vectors (one uvec4), so that any buffer can be read as
@@ -129,16 +129,12 @@ class Program:
         raise KeyError(name)
 
 
-BUFFER_OPS = (Op.LOAD, Op.VLOAD, Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE,
-              Op.ATOMIC_STORE)
-
-
 def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
     """The 8/16-bit buffers kernel `k` stores elements to one at a time. Such a store must write
     element gid of a buffer of `items` elements, unpredicated (ir/verify.py), so that
     passes/legalize.py can give each invocation whole 32-bit words: the one rule of sub-word
     ownership, stated here and relied on there."""
-    names = sorted({str(e.arg) for e in k.effects if e.op is Op.STORE})
+    names = sorted({e.buffer for e in k.effects if e.op is Op.STORE})
     return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
 
 
@@ -146,5 +142,5 @@ def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
     """The buffers kernel `k` reads or writes, in program order: its bindings 0, 1, ... (a
     kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
     4 storage buffers per shader stage)."""
-    used = {n.arg for n in toposort(list(k.effects)) if n.op in BUFFER_OPS}
+    used = {n.buffer for n in toposort(list(k.effects)) if n.op in BUFFER_OPS}
     return tuple(b for b in p.buffers if b.name in used)

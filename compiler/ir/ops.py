@@ -59,6 +59,10 @@ class VType(enum.Enum):
 
 
 DType = VType | DataType
+Arg = int | str | tuple[str, int, int] | None
+"""A node's parameter, by op (see Op): a constant's value (int, bool or a data constant's raw
+bits), a variable's (name, lo, hi), a buffer's name, a lane, an element size, or a mode. Read
+it through the typed accessors below (Node.value, .buffer, ...)."""
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
@@ -76,11 +80,11 @@ class Node:
     op: Op
     dtype: DType
     src: tuple[Node, ...]
-    arg: object
+    arg: Arg
     is_const: bool
     _hash: int
 
-    def __new__(cls, op: Op, dtype: DType, src: tuple[Node, ...] = (), arg: object = None):
+    def __new__(cls, op: Op, dtype: DType, src: tuple[Node, ...] = (), arg: Arg = None):
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
         # Enum members are singletons: their ids hash faster than their values.
         key = (id(op), id(dtype), tuple(map(id, src)), type(arg), arg)
@@ -109,6 +113,63 @@ class Node:
 
     def __repr__(self) -> str:
         return f"<{render_expr(self)}>"
+
+    # The arg, typed by what it means (each raises IRError on a node whose op has no such arg).
+
+    @property
+    def value(self) -> int:
+        """A CONST's value: an integer, a bool as 0 or 1, a data constant's raw bits."""
+        a = self.arg
+        if self.op is not Op.CONST or not isinstance(a, int):
+            raise IRError(f"{self.op.name} is not a constant")
+        return int(a)
+
+    @property
+    def buffer(self) -> str:
+        """The name of the buffer a LOAD, VLOAD or effect reads or writes."""
+        a = self.arg
+        if self.op not in BUFFER_OPS or not isinstance(a, str):
+            raise IRError(f"{self.op.name} names no buffer")
+        return a
+
+    @property
+    def lane(self) -> int:
+        """The lane a VEXTRACT takes."""
+        a = self.arg
+        if self.op is not Op.VEXTRACT or not isinstance(a, int):
+            raise IRError(f"{self.op.name} takes no lane")
+        return a
+
+    @property
+    def itemsize(self) -> int:
+        """The element size in bytes a REVERSE reverses by."""
+        a = self.arg
+        if self.op is not Op.REVERSE or not isinstance(a, int):
+            raise IRError(f"{self.op.name} has no element size")
+        return a
+
+    @property
+    def variable(self) -> tuple[str, int, int]:
+        """A VAR's (name, lo, hi)."""
+        a = self.arg
+        if self.op is not Op.VAR or not isinstance(a, tuple):
+            raise IRError(f"{self.op.name} is not a variable")
+        return a
+
+    @property
+    def mode(self) -> str:
+        """An INDEX's mode ("clamp" | "mask") or a COMBINE's kind ("add" | "mul" | ...)."""
+        a = self.arg
+        if self.op not in (Op.INDEX, Op.COMBINE) or not isinstance(a, str):
+            raise IRError(f"{self.op.name} has no mode")
+        return a
+
+    @property
+    def data_type(self) -> DataType:
+        """The node's type as a tensor element type (IRError for int, bool, void, vec16)."""
+        if not isinstance(self.dtype, DataType):
+            raise IRError(f"{self.op.name} of {self.dtype} is no tensor element")
+        return self.dtype
 
     @cached_property
     def bounds(self) -> tuple[int, int]:
@@ -157,7 +218,7 @@ def toposort(roots: list[Node], stop: Set[Node] = frozenset()) -> list[Node]:
 def _divisor(n: Node) -> int:
     op, s = n.op, n.src
     if op is Op.CONST:
-        return abs(int(n.arg))  # type: ignore[call-overload]
+        return abs(n.value)
     if op is Op.MUL:
         return s[0].divisor * s[1].divisor
     if op in (Op.ADD, Op.MIN, Op.MAX):
@@ -165,10 +226,10 @@ def _divisor(n: Node) -> int:
     if op is Op.WHERE:
         return math.gcd(s[1].divisor, s[2].divisor)
     if op is Op.FLOORMOD:
-        return math.gcd(s[0].divisor, s[1].arg)  # type: ignore[arg-type]
+        return math.gcd(s[0].divisor, s[1].value)
     if op is Op.FLOORDIV:
-        d = s[1].arg
-        return s[0].divisor // d if s[0].divisor % d == 0 else 1  # type: ignore[operator]
+        d = s[1].value
+        return s[0].divisor // d if s[0].divisor % d == 0 else 1
     return 1
 
 
@@ -179,23 +240,23 @@ def _bounds(n: Node) -> tuple[int, int]:
             return int(bool(n.arg)), int(bool(n.arg))
         return 0, 1
     if op is Op.CONST:
-        return int(n.arg), int(n.arg)  # type: ignore[call-overload]
+        return n.value, n.value
     if op is Op.VAR:
-        return n.arg[1], n.arg[2]  # type: ignore[index]
+        return n.variable[1], n.variable[2]
     if op is Op.ADD:
         return s[0].vmin + s[1].vmin, s[0].vmax + s[1].vmax
     if op is Op.MUL:
         c = [a * b for a in s[0].bounds for b in s[1].bounds]
         return min(c), max(c)
     if op is Op.FLOORDIV:  # divisor is a positive constant
-        d = s[1].arg
-        return s[0].vmin // d, s[0].vmax // d  # type: ignore[operator]
+        d = s[1].value
+        return s[0].vmin // d, s[0].vmax // d
     if op is Op.FLOORMOD:
-        d = s[1].arg
-        if s[0].vmin >= 0 and s[0].vmax < d:  # type: ignore[operator]
+        d = s[1].value
+        if s[0].vmin >= 0 and s[0].vmax < d:
             return s[0].bounds
         # x a multiple of m: x % d is a multiple of gcd(m, d) below d (0 when x is always 0).
-        return 0, d - math.gcd(s[0].divisor, d)  # type: ignore[operator, arg-type]
+        return 0, d - math.gcd(s[0].divisor, d)
     if op is Op.MIN:
         return min(s[0].vmin, s[1].vmin), min(s[0].vmax, s[1].vmax)
     if op is Op.MAX:
@@ -203,7 +264,7 @@ def _bounds(n: Node) -> tuple[int, int]:
     if op is Op.WHERE:
         return min(s[1].vmin, s[2].vmin), max(s[1].vmax, s[2].vmax)
     if op is Op.INDEX:
-        return (0 if n.arg == "clamp" else -1), s[1].arg - 1  # type: ignore[operator]
+        return (0 if n.arg == "clamp" else -1), s[1].value - 1
     if op is Op.BITS:
         return INT32_MIN, INT32_MAX
     raise TypeError(f"{op.name} has no integer range")
@@ -248,6 +309,8 @@ FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
          Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
          Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
 EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE, Op.ATOMIC_STORE)
+BUFFER_OPS = (Op.LOAD, Op.VLOAD, *EFFECTS)
+"""The ops whose arg names a buffer (Node.buffer)."""
 
 
 def type_name(n: Node) -> str:
@@ -260,7 +323,7 @@ def leaf_text(n: Node) -> str | None:
         return str(n.arg).lower() if n.dtype is VType.BOOL else (
             str(n.arg) if n.dtype is VType.INT else f"{type_name(n)}({n.arg:#x})")
     if n.op is Op.VAR:
-        return str(n.arg[0])  # type: ignore[index]
+        return n.variable[0]
     return None
 
 

@@ -19,13 +19,13 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
     if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
         fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
     if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const
-                                                    and int(n.src[1].arg) > 0):  # type: ignore[call-overload]
+                                                    and n.src[1].value > 0):
         fail("divisor must be a positive constant")
     if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
         fail("the only variables are the item id gid and the kernel's step")
     if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE):
         try:
-            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+            buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         addr = n.src[0]
@@ -44,7 +44,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
                  "whole 32-bit words)")
     if n.op in (Op.VLOAD, Op.VSTORE):
         try:
-            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+            buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         width, addr = vector_width(buf.dtype), n.src[0]
@@ -61,7 +61,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             fail("vstore of a non-vector value")
     if n.op is Op.WSTORE:
         try:
-            buf = p.buffer(n.arg)  # type: ignore[arg-type]
+            buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         words = -(-buf.count // word_lanes(buf.dtype))
@@ -74,10 +74,10 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
                                 and len(n.src) == word_lanes(n.src[0].dtype)):
         fail("pack takes one word's worth of 8/16-bit elements")
     if n.op is Op.VEXTRACT and not (n.src[0].dtype is VType.VEC16 and isinstance(n.dtype, DataType)
-                                    and 0 <= n.arg < vector_width(n.dtype)):  # type: ignore[operator]
+                                    and 0 <= n.lane < vector_width(n.dtype)):
         fail("vextract needs a vector and a lane inside it")
     if n.op is Op.INDEX and not (n.src[0].op in (Op.LOAD, Op.VEXTRACT) and n.src[1].is_const
-                                 and n.src[0].dtype.is_index):  # type: ignore[union-attr]
+                                 and n.src[0].data_type.is_index):
         fail("index() takes a loaded index value and a constant dim")
 
 
@@ -99,12 +99,12 @@ def verify_program(p: Program) -> Program:
             continue
         if not 1 <= k.steps <= MAX_STEPS:
             raise IRError(f"{p.name}/{k.name}: {k.steps} steps, not in [1, {MAX_STEPS}]")
-        packed = {p.buffer(e.arg).dtype.itemsize for e in k.effects  # type: ignore[arg-type]
-                  if e.op is Op.STORE and p.buffer(e.arg).dtype.bits < 32}  # type: ignore[arg-type]
+        packed = {p.buffer(e.buffer).dtype.itemsize for e in k.effects
+                  if e.op is Op.STORE and p.buffer(e.buffer).dtype.bits < 32}
         if len(packed) > 1:
             raise IRError(f"{p.name}/{k.name}: stores of several sub-32-bit widths {packed}")
         for e in k.effects:
-            if e.op is Op.ATOMIC_MAX and p.buffer(e.arg).dtype is not DataType.UINT32:  # type: ignore[arg-type]
+            if e.op is Op.ATOMIC_MAX and p.buffer(e.buffer).dtype is not DataType.UINT32:
                 raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")
         for n in toposort(list(k.effects)):
             _check_node(n, k, p)

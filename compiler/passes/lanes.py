@@ -56,10 +56,14 @@ def vector_lanes(load: Node, addresses: list[Node], p: Program,
                  rules: RuleSet) -> list[tuple[Node, int]] | None:
     """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
     of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
-    count = p.buffer(load.arg).padded_count  # type: ignore[arg-type]
-    lanes = [vector_lane(a, load.dtype, count, rules)  # type: ignore[arg-type]
-             for a in addresses]
-    return None if any(lane is None for lane in lanes) else lanes  # type: ignore[return-value]
+    count = p.buffer(load.buffer).padded_count
+    lanes = []
+    for a in addresses:
+        lane = vector_lane(a, load.data_type, count, rules)
+        if lane is None:
+            return None
+        lanes.append(lane)
+    return lanes
 
 
 def scalar_loads(k: Kernel) -> int:

@@ -43,7 +43,7 @@ def legalize_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
     effects: list[Node] = []
     for n, e in enumerate(k.effects):
         copy = [c[n] for c in copies]
-        buf = p.buffer(e.arg)  # type: ignore[arg-type]
+        buf = p.buffer(e.buffer)
         if e.op is Op.STORE and buf in packed:
             zero = b.const_data(buf.dtype, 0)
             values = [fold(b.where(ok, c.src[1], zero), rules) for ok, c in zip(valid, copy)]

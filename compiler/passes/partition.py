@@ -54,7 +54,7 @@ def column_edges(value: Node, column: Node) -> set[int]:
                 x = x.src[0]
             base, k = const_tail(x) or (x, 0)
             if s.is_const and base is column:
-                edges.add(int(s.arg) - k + above)  # type: ignore[call-overload]
+                edges.add(s.value - k + above)
     return edges
 
 

@@ -91,7 +91,7 @@ def _far(load: Node, a: Node, c: Node) -> bool | None:
     """Whether address c is a constant step of a cache line (64 bytes) or more from a; None
     where the step is not a constant (it depends on index values)."""
     (x, i), (y, j) = const_tail(a) or (a, 0), const_tail(c) or (c, 0)
-    return abs(j - i) * load.dtype.itemsize >= 64 if x is y else None  # type: ignore[union-attr]
+    return abs(j - i) * load.data_type.itemsize >= 64 if x is y else None
 
 
 def _rows_share_vectors(k: Kernel, p: Program, starts: list[Node], rules: RuleSet) -> bool:

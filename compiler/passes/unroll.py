@@ -67,7 +67,7 @@ def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node]
         if all(len(v) < 2 for v in used.values()):
             continue  # no vector would serve two lanes: scalar loads move fewer bytes
         for m, (start, lane) in zip(mappings, lanes):
-            m[n] = b.vextract(b.vload(n.arg, start), n.dtype, lane)  # type: ignore[arg-type]
+            m[n] = b.vextract(b.vload(n.buffer, start), n.data_type, lane)
     return mappings
 
 
@@ -75,9 +75,9 @@ def _pack(elements: list[Node]) -> Node:
     """A vector of these lanes; the vector itself where they are its lanes 0, 1, ... in order
     (a load's vector stored back whole)."""
     vec = elements[0].src[0] if elements[0].op is Op.VEXTRACT else None
-    if all(e.op is Op.VEXTRACT and e.src[0] is vec and e.arg == i
-           for i, e in enumerate(elements)):
-        return vec  # type: ignore[return-value]
+    if vec is not None and all(e.op is Op.VEXTRACT and e.src[0] is vec and e.arg == i
+                               for i, e in enumerate(elements)):
+        return vec
     return b.vpack(elements)
 
 
@@ -87,15 +87,14 @@ def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
     e = copies[0]
     if e.op is not Op.STORE or len(e.src) > 2:
         return copies
-    dtype = p.buffer(e.arg).dtype  # type: ignore[arg-type]
+    dtype = p.buffer(e.buffer).dtype
     width = b.vector_width(dtype)
     if dtype.bits < 32 or len(copies) % width:
         return copies
     runs = [copies[v:v + width] for v in range(0, len(copies), width)]
     if any(aligned_run([c.src[0] for c in run], width, rules) is None for run in runs):
         return copies
-    return [b.vstore(e.arg, run[0].src[0], _pack([c.src[1] for c in run]))  # type: ignore[arg-type]
-            for run in runs]
+    return [b.vstore(e.buffer, run[0].src[0], _pack([c.src[1] for c in run])) for run in runs]
 
 
 def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
@@ -148,7 +147,7 @@ def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> Iterator[Kernel]:
     for n in toposort(list(k.effects)):
         if not (n.op is Op.FLOORMOD and n.src[0].op is Op.FLOORDIV and n.src[0].src[0] is k.gid):
             continue
-        d, m = int(n.src[0].src[1].arg), int(n.src[1].arg)  # type: ignore[call-overload]
+        d, m = n.src[0].src[1].value, n.src[1].value
         if m > MAX_INTERLEAVED or d % RUN or k.items % (m * d):
             continue
 

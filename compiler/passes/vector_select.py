@@ -65,11 +65,11 @@ class VectorSelect:
             return None
         left, right = cond.src
         if right.is_const:  # x < s: true below s
-            x, s = left, int(right.arg)  # type: ignore[call-overload]
+            x, s = left, right.value
             edge, below, above = s, (x, x.vmin, s - 1), (x, s, x.vmax)
             true, false = below, above
         elif left.is_const:  # s < x: true from s + 1
-            x, s = right, int(left.arg)  # type: ignore[call-overload]
+            x, s = right, left.value
             edge, below, above = s + 1, (x, x.vmin, s), (x, s + 1, x.vmax)
             true, false = above, below
         else:
@@ -90,12 +90,12 @@ class VectorSelect:
             if n.dtype.bits >= 32:
                 return b.vpack([n] * self.width)
             bits = n.dtype.bits
-            element = int(n.arg) & ((1 << bits) - 1)  # type: ignore[call-overload]
+            element = n.value & ((1 << bits) - 1)
             word = sum(element << (k * bits) for k in range(32 // bits))
             return b.vpack([const_data(DataType.UINT32, word)] * 4)
         if n.op is not Op.LOAD:
             return None
-        buf, address = self.p.buffer(n.arg), n.src[0]  # type: ignore[arg-type]
+        buf, address = self.p.buffer(n.buffer), n.src[0]
         selects = [x for x in toposort([address]) if x.op is Op.WHERE]
         if selects:  # in[f(c ? a : d)] = c ? in[f(a)] : in[f(d)], the outermost select first
             c, a, d = selects[-1].src
@@ -188,11 +188,11 @@ class VectorSelect:
         padding's mirrors) are proven nothing about: where they all lie in the two aligned
         vectors from the lowest one (checked as it runs), each lane picked from those, else
         each loaded on its own. Only 32/64-bit elements."""
-        if element.op is not Op.LOAD or element.dtype.bits < 32:  # type: ignore[union-attr]
+        if element.op is not Op.LOAD or element.data_type.bits < 32:
             return None
         if any(x.op in (Op.LOAD, Op.INDEX) for x in toposort([element.src[0]])):
             return None  # data-dependent addresses rarely meet: the check would only cost
-        buf, w = self.p.buffer(element.arg), self.width  # type: ignore[arg-type]
+        buf, w = self.p.buffer(element.buffer), self.width
         addresses = [self.lane(element.src[0], j) for j in range(w)]
         lowest = addresses[0]
         for a in addresses[1:]:
@@ -279,13 +279,16 @@ def _same_shape(cond: Node, a: Node, d: Node) -> Node | None:
     if a.op is not d.op or a.arg != d.arg or len(a.src) != len(d.src):
         return None
     if a.op is Op.VLOAD:
-        return b.vload(a.arg, b.where(cond, a.src[0], d.src[0]))  # type: ignore[arg-type]
+        return b.vload(a.buffer, b.where(cond, a.src[0], d.src[0]))
     if a.op not in (Op.VPACK, Op.VEXTRACT, Op.REVERSE):
         return None
-    srcs = [_same_shape(cond, x, y) for x, y in zip(a.src, d.src)]
-    if any(x is None for x in srcs):
-        return None
-    return Node(a.op, a.dtype, tuple(srcs), a.arg)  # type: ignore[arg-type]
+    srcs = []
+    for x, y in zip(a.src, d.src):
+        same = _same_shape(cond, x, y)
+        if same is None:
+            return None
+        srcs.append(same)
+    return Node(a.op, a.dtype, tuple(srcs), a.arg)
 
 
 def _pick(elements: list[Node], offset: Node, lo: int, hi: int) -> Node:
@@ -317,7 +320,7 @@ def vector_value(value: Node, p: Program, gid: Node, first: Node, width: int,
         return None
     lanes = VectorSelect(p, gid, first, width, rules)
     if value.op is Op.LOAD:
-        vec = lanes.run(p.buffer(value.arg), value.src[0])  # type: ignore[arg-type]
+        vec = lanes.run(p.buffer(value.buffer), value.src[0])
         if vec is not None:
             return vec
     return lanes.vector(value)

@@ -27,7 +27,7 @@ def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> tuple[Kernel, ...
     store = k.effects[0]
     if store.op is not Op.STORE or len(store.src) != 2 or store.src[0] is not k.gid:
         return None
-    out = p.buffer(store.arg)  # type: ignore[arg-type]
+    out = p.buffer(store.buffer)
     value = store.src[1]
     if out.count != k.items or not isinstance(value.dtype, DataType):
         return None
