@@ -5,8 +5,7 @@
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
     dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
-# The operator families: one line each (dmlc/ops/<family>/ registers its descriptors' rules and
-# names the functions and descriptors it adds here).
+from . import lang as lang
 from .compiled import CompiledKernel, compile
 from .dtypes import DataType
 from .errors import (

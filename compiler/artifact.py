@@ -57,7 +57,7 @@ class CompiledProgram:
     """What the kernels are tuned for: "cpu" or "gpu" (compiler/target.py)."""
     in_place: bool = False
     """A scatter that updates its data tensor: the program's inputs are the indices and
-    updates, and its output is the data tensor (lower/scatter.py)."""
+    updates, and its output is the data tensor (ops/scatter/lower.py)."""
 
     @property
     def ir(self) -> str:
@@ -90,7 +90,7 @@ class CompiledProgram:
         return launch_plan(self.program, self.stages, self.guard_words)
 
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
-        """The call's arguments checked against the program inputs (arguments.py)."""
+        """The call's arguments checked against the program inputs (check_arguments, below)."""
         return check_arguments(self.descriptor, self.program.inputs, arrays)
 
     def reference(self, *arrays: Any) -> np.ndarray:

@@ -2,8 +2,9 @@
 
 A CompiledKernel wraps a device-free CompiledProgram (artifact.py). Its first call binds the
 program's launch plan to the process's device (an Executable: buffers, pipelines, recorded
-sequences, reused by later calls); every call checks its arguments first (arguments.py). The
-runtime is imported at that first call, not before: compiling needs no device.
+sequences, reused by later calls); every call checks its arguments first
+(artifact.check_arguments). The runtime is imported at that first call, not before: compiling
+needs no device.
 """
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ class CompiledKernel:
         """The device-free artifact: descriptor, IR, GLSL, SPIR-V, launch plan."""
         self._executable: Any = None
         self._in_place = in_place
-        """A scatter's kernel that updates the data tensor itself (lower/scatter.py)."""
+        """A scatter's kernel that updates the data tensor itself (ops/scatter/lower.py)."""
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.compiled!r})"

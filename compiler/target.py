@@ -2,7 +2,7 @@
 
 A lowering differs by target where its fast design on one is slow on the other: scatter by lines
 is a loop per line, fast on a CPU and hundreds of invocations too few for a GPU
-(lower/scatter.py). dmlc.compile(target=None) takes $DMLC_TARGET, else what the selected Vulkan
+(ops/scatter/lower.py). dmlc.compile(target=None) takes $DMLC_TARGET, else what the selected Vulkan
 device is (asked of the loader without opening the device), else "gpu".
 """
 from __future__ import annotations

@@ -1,8 +1,7 @@
 """Checks every validator shares: tensors, integer lists, shapes, the output tensor.
 
-The operators' validators (validate.py) and the expression operator's (expression/validate.py)
-both build on these, so neither needs the other. Each failure is a ValidationError naming the
-operator, the field, and expected versus actual.
+Every family's validate.py builds on these (the families import no other family). Each failure
+is a ValidationError naming the operator, the field, and expected versus actual.
 """
 from __future__ import annotations
 

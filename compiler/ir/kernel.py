@@ -87,7 +87,7 @@ class Kernel:
     passes/schedule.py then maps each item to its own invocation."""
     steps: int = 1
     """Each item runs its effects once per step id `step` in [0, steps), in order: a loop in the
-    invocation, for work that must happen in sequence (scatter's lines, lower/scatter.py)."""
+    invocation, for work that must happen in sequence (scatter's lines, ops/scatter/kernels.py)."""
     schedule: Schedule | None = None
     """How items map onto invocations (passes/schedule.py, the pipeline's last step)."""
 

@@ -1,4 +1,4 @@
-"""Argument handling for the numpy-compatible functions (numpy_functions.py): arrays and index
+"""Argument handling for the numpy-compatible functions (functions.py): arrays and index
 arrays checked the numpy way but refused with dmlc's errors, axes normalized, shapes broadcast,
 and the position of a bad index mapped back from the kernel's tensor to the caller's.
 

@@ -1,7 +1,7 @@
 """Zero-size tensors in the one-shot functions, as numpy has them: an empty input (or empty
 indices, a window of size 0, a repeat of 0) gives numpy's result, of its shape and dtype,
 and runs no kernel (DirectML's sizes are >= 1, and kp cannot bind an empty buffer). The
-descriptor is still validated, with sizes of 0 allowed (tensor_checks.zero_sizes), so every
+descriptor is still validated, with sizes of 0 allowed (family.checks.zero_sizes), so every
 other mistake raises the error it would raise with data. A DeviceTensor argument gives a
 DeviceTensor result (dmlc.empty), as it does with data; out= is checked and returned.
 """

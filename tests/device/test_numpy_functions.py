@@ -1,4 +1,4 @@
-"""numpy's take, take_along_axis and put_along_axis (dmlc.numpy_functions) against numpy itself,
+"""numpy's take, take_along_axis and put_along_axis (dmlc.numpy_api) against numpy itself,
 bit for bit: every DirectML dtype with random raw bits (NaN payloads, -0.0), ranks 1-6,
 negative axes and indices, broadcasting, collisions; device tensors; and every argument error
 as a dmlc error naming the function and the field."""

@@ -79,7 +79,7 @@ class ScatterDesc:
     reduction: str = "none"
     """dmlc's, beyond DirectML (ONNX's attribute): "none" (the last update wins), or "add",
     "mul", "max", "min": every update combined into its target in row-major order of
-    `updates`, as numpy would one at a time (lower/scatter_reduce.py)."""
+    `updates`, as numpy would one at a time (ops/scatter/reduce.py)."""
 
     operator = "DML_SCATTER"
     has_indices: ClassVar[bool] = True
