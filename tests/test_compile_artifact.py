@@ -45,6 +45,18 @@ def test_compiling_imports_neither_the_runtime_nor_kp():
     assert done.stdout.strip() == "[] False"
 
 
+def test_compiling_with_no_target_asks_the_loader_and_opens_nothing():
+    """As the README says: with neither target= nor $DMLC_TARGET, dmlc.compile asks the Vulkan
+    loader which kind of device is selected (dmlc.runtime's device module), without kp."""
+    env = {k: v for k, v in os.environ.items() if k != "DMLC_TARGET"}
+    script = NO_RUNTIME.replace('target="gpu"', "")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded, kp = done.stdout.strip().rsplit(" ", 1)
+    assert "'dmlc.runtime.device'" in loaded and kp == "False"
+
+
 def test_the_runtime_imports_no_compiler_module_but_the_plan():
     """runtime/ depends on the compiler through dmlc.plan (and dtypes, errors) only."""
     allowed = {"dmlc.plan", "dmlc.dtypes", "dmlc.errors"}
