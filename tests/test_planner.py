@@ -1,11 +1,14 @@
 """The planner (passes/planner.py): one place decides how a kernel's items map onto invocations,
 by one cost model (passes/cost.py); the rewriting passes carry its plan out and decide nothing;
-`describe` prints what it weighed. No Vulkan needed."""
+`dmlc compile --emit plan` prints what it weighed. No Vulkan needed."""
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
 import dmlc
+from dmlc.cli import main
 from dmlc.compiled import build_program
 from dmlc.ir import Op
 from dmlc.lower import lower
@@ -14,6 +17,9 @@ from dmlc.passes.pipeline import env_names, run_pipeline
 from dmlc.passes.planner import BOUNDED, MIN_ITEMS, describe
 from dmlc.target import resolve
 from dmlc.validate import validate
+
+GATHER = Path(__file__).resolve().parent.parent / "examples/seeds/gather_2_concatenate_rows.dml"
+
 
 PASSES_ON = pytest.mark.skipif(bool(env_names("DMLC_DISABLE_PASSES")),
                                reason="what the planner chooses among the passes' candidates")
@@ -129,3 +135,8 @@ def test_small_kernels_keep_one_item_per_invocation():
     (k,) = program.kernels
     assert k.unrolled == 1 and "fewer than MIN_ITEMS" in describe(program)
 
+
+def test_compile_emits_the_plan(capsys):
+    assert main(["compile", str(GATHER), "--emit", "plan"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("kernel gather (") and "considered:" in out and "cost per item" in out
