@@ -47,9 +47,9 @@ def test_scatter_by_lines_passes_change_nothing(unroll_all, scatter_design, monk
 def test_passes_change_nothing_observable(op, unroll_all, monkeypatch):
     """The full pipeline and no passes at all give the same bits (IR interpreter); also with
     every kernel unrolled, which the size threshold otherwise keeps from small cases."""
-    import dmlc.passes.unroll as unroll
+    import dmlc.passes.planner as planner
     if unroll_all:
-        monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+        monkeypatch.setattr(planner, "MIN_ITEMS", 1)
     from dmlc.family.registry import LowerContext, lower, validate
     from dmlc.ir.verify import verify_program
     from dmlc.passes import run_pipeline

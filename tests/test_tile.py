@@ -1,7 +1,8 @@
-"""Tiled kernels (passes/tile.py): slices of transposed inputs, where each item runs
-a rows x cols block so that the input's runs down the block's rows load as vectors. Checked by
-the IR interpreter against the numpy reference for many layouts, with small tiles so that small
-shapes tile too (no Vulkan needed; tests/device/test_vectorized.py runs them on the device)."""
+"""Tiled kernels (passes/planner.py's BANDS and STRIPS maps, carried out by passes/unroll.py):
+slices of transposed inputs, where each item runs a rows x cols block so that the input's runs
+down the block's rows load as vectors. Checked by the IR interpreter against the numpy
+reference for many layouts, with small tiles so that small shapes tile too (no Vulkan needed;
+tests/device/test_vectorized.py runs them on the device)."""
 from __future__ import annotations
 
 import os
@@ -41,13 +42,12 @@ def transposed_slice(dtype, rows, cols, row_step, col_step, offsets=(0, 0), pad=
 
 @pytest.fixture
 def small_tiles(monkeypatch):
-    import dmlc.passes.tile as tiling
-    import dmlc.passes.unroll as unroll
+    import dmlc.passes.planner as planner
 
     def use(tile):
-        monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
-        monkeypatch.setattr(tiling, "TILE", tile)
-        monkeypatch.setattr(tiling, "STRIP_TILE", tile)
+        monkeypatch.setattr(planner, "MIN_ITEMS", 1)
+        monkeypatch.setattr(planner, "TILE", tile)
+        monkeypatch.setattr(planner, "STRIP_TILE", tile)
         clear_caches()
     yield use
     clear_caches()

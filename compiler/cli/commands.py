@@ -16,11 +16,12 @@ from ..family.registry import updates_in_place
 from ..lang import Module, load
 from ..manifest import write_manifest
 from ..modules import compile_module, run_module, unit_results
+from ..passes.planner import describe
 from ..target import TARGETS
 from .onnx import compile_onnx, is_onnx, parse_sizes, run_onnx
 
-EMITS = ("ir", "glsl", "spirv", "spvasm", "manifest")
-SUFFIX = {"ir": "ir", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
+EMITS = ("ir", "plan", "glsl", "spirv", "spvasm", "manifest")
+SUFFIX = {"ir": "ir", "plan": "plan", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
 PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
 
 
@@ -28,12 +29,12 @@ Artifact = tuple[str, str, str | bytes]  # (name, emit, content)
 
 
 def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
-    """One artifact per program (ir) or per shader stage (glsl, spirv, spvasm)."""
+    """One artifact per program (ir, plan) or per shader stage (glsl, spirv, spvasm)."""
     out: list[Artifact] = []
     for name, k in kernels.items():
         name = k.program.name if name == "OutputTensor" else name  # DirectML: the operator
-        if emit == "ir":
-            out.append((name, emit, k.ir))
+        if emit in ("ir", "plan"):
+            out.append((name, emit, k.ir if emit == "ir" else describe(k.program)))
             continue
         for stage in k.stages:
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
@@ -53,7 +54,7 @@ def _text(items: list[Artifact]) -> str:
     texts = [(name, e, c) for name, e, c in items if isinstance(c, str)]
     if len(texts) == 1:
         return texts[0][2]
-    comment = {"ir": "#", "glsl": "//", "spvasm": ";"}
+    comment = {"ir": "#", "plan": "#", "glsl": "//", "spvasm": ";"}
     return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in texts)
 
 
@@ -277,7 +278,9 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,
-                   help="what to produce (repeat for several; default glsl); manifest: "
+                   help="what to produce (repeat for several; default glsl); plan: how each "
+                   "kernel's items map onto invocations, every candidate weighed and its cost; "
+                   "manifest: "
                    "NAME.manifest.json and SPIR-V per program into -o DIR, and for a model "
                    "MODEL.model.json, which kernel's output feeds which input")
     c.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")

@@ -1,11 +1,11 @@
 """GLSL compute shaders from IR kernels (tinygrad's cstyle renderer, Halide's OpenGLCompute).
 
-Codegen only prints: what each invocation runs is the kernel's schedule (passes/schedule.py),
-and 8/16-bit outputs arrive as whole words (passes/legalize.py). Every buffer is a `uint data[]`
-array whatever its element type: 64-bit elements are two words (low first), 8/16-bit elements
-are packed four/two to a word. The shader declares no 64/16/8-bit type. Any grid shape works:
-the invocation id is linearized from a 2-D grid, so the runtime can respect the device's
-per-axis workgroup limit.
+Codegen only prints: what each invocation runs, and which selects branch, is the kernel's
+schedule (passes/schedule.py), and 8/16-bit outputs arrive as whole words (passes/legalize.py).
+Every buffer is a `uint data[]` array whatever its element type: 64-bit elements are two words
+(low first), 8/16-bit elements are packed four/two to a word. The shader declares no 64/16/8-bit
+type. Any grid shape works: the invocation id is linearized from a 2-D grid, so the runtime can
+respect the device's per-axis workgroup limit.
 """
 from __future__ import annotations
 
@@ -93,6 +93,7 @@ class _KernelWriter:
         self.k, self.p = k, p
         self.names: dict[Node, str] = {}
         self.lines: list[str] = []
+        self.branches = k.schedule.branches if k.schedule else frozenset()
 
     def name(self, n: Node) -> str:
         if n.op is Op.CONST:
@@ -182,13 +183,10 @@ class _KernelWriter:
         out: list[str] = []
         for e in self.k.effects:
             nodes = toposort([e], stop=self.names.keys())  # named nodes: their sources too
-            loaded = _loaded(nodes)
-            if any(n.op is Op.WHERE and n.dtype is VType.VEC16 and n in loaded for n in nodes):
-                # A select between vector loads (passes/vector_select.py): the address
-                # arithmetic first, then each load only on its branch (a select would load
-                # every branch: more memory traffic, and lavapipe skips a branch its SIMD lanes
-                # agree on). Scalar selects stay selects. What only a branch needs (its
-                # addresses) is computed in that branch.
+            if any(n in self.branches for n in nodes):
+                # Selects the schedule runs as if/else (passes/schedule.py): the address
+                # arithmetic first, then each side only on its branch. What only a branch
+                # needs (its addresses) is computed in that branch.
                 out += self.lazy(e.src[1], indent)
                 out += self.declare(toposort([e], stop=self.names.keys()), indent)
             else:
@@ -210,11 +208,11 @@ class _KernelWriter:
         return self.names[n]
 
     def lazy(self, n: Node, indent: str) -> list[str]:
-        """n named, with each select between vectors as if/else: what a branch names is
-        dropped when it closes (recomputed if needed again)."""
+        """n named, with each select that branches (the schedule's) as if/else: what a branch
+        names is dropped when it closes (recomputed if needed again)."""
         out: list[str] = []
-        for m in _branch_order(n, self.names.keys()):
-            if m.op is not Op.WHERE or m.dtype is not VType.VEC16:
+        for m in _branch_order(n, self.names.keys(), self.branches):
+            if m not in self.branches:
                 out += self.declare([m], indent)
                 continue
             name = f"v{self.count}"
@@ -233,9 +231,10 @@ class _KernelWriter:
         return out
 
 
-def _branch_order(root: Node, named: Set[Node]) -> list[Node]:
-    """What computing root needs, dependencies first, not yet named; a vector select's
-    branches are left out (lazy() computes each inside its own branch), its condition not."""
+def _branch_order(root: Node, named: Set[Node], branches: Set[Node]) -> list[Node]:
+    """What computing root needs, dependencies first, not yet named; the sides of a select
+    that branches are left out (lazy() computes each inside its own branch), its condition
+    not."""
     seen: set[Node] = set()
     order: list[Node] = []
     stack: list[tuple[Node, bool]] = [(root, False)]
@@ -246,18 +245,9 @@ def _branch_order(root: Node, named: Set[Node]) -> list[Node]:
         elif node not in seen and node not in named:
             seen.add(node)
             stack.append((node, True))
-            branching = node.op is Op.WHERE and node.dtype is VType.VEC16
+            branching = node in branches
             stack.extend((s, False) for s in reversed(node.src[:1] if branching else node.src))
     return order
-
-
-def _loaded(nodes: list[Node]) -> set[Node]:
-    """The nodes that depend on a value loaded from memory (nodes: in topological order)."""
-    loaded: set[Node] = set()
-    for n in nodes:
-        if n.op in (Op.LOAD, Op.VLOAD) or any(s in loaded for s in n.src):
-            loaded.add(n)
-    return loaded
 
 
 def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:

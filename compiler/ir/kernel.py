@@ -12,6 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 
 from ..dtypes import DataType, padded_words
+from .mapping import Piece, Plan
 from .ops import BUFFER_OPS, EFFECTS, Node, Op, VType, item_id, step_id, toposort
 
 VECTOR_BYTES = 16
@@ -58,8 +59,8 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Schedule:
-    """How a kernel's items map onto invocations: written by passes/schedule.py, the one place
-    that decides it, and only printed by codegen."""
+    """How a kernel's items map onto invocations at launch: written by passes/schedule.py from
+    the kernel's plan (ir/mapping.py), and only printed by codegen."""
 
     local_size: int
     """Invocations per workgroup."""
@@ -67,6 +68,9 @@ class Schedule:
     """Items per invocation, local_size apart, so that neighbouring invocations touch
     neighbouring memory (the best copy shader's layout)."""
     items: int
+    branches: frozenset[Node] = frozenset()
+    """The selects between vectors that run as if/else, each side computing (and loading) only
+    what it needs; codegen prints the other selects as selects."""
 
     @property
     def invocations(self) -> int:
@@ -83,19 +87,29 @@ class Kernel:
     effects: tuple[Node, ...]
     """STORE, VSTORE and ATOMIC_MAX nodes, run in order for each item."""
     unrolled: int = 1
-    """How many of the original kernel's consecutive items one item runs (passes/unroll.py);
-    passes/schedule.py then maps each item to its own invocation."""
+    """How many items of the kernel it was built from one item runs: what carrying out its
+    plan's item map made of it (passes/unroll.py's unroll_kernel; printed, never decided on)."""
     steps: int = 1
     """Each item runs its effects once per step id `step` in [0, steps), in order: a loop in the
     invocation, for work that must happen in sequence (scatter's lines, ops/scatter/kernels.py)."""
     schedule: Schedule | None = None
     """How items map onto invocations (passes/schedule.py, the pipeline's last step)."""
+    plan: Plan | None = None
+    """How the planner (passes/planner.py) chose to map the items of the kernel this one comes
+    from; the rewriting passes carry it out."""
+    piece: int = 0
+    """Which of the plan's pieces (dispatches) this kernel is."""
 
     def __post_init__(self) -> None:
         for e in self.effects:
             if e.op not in EFFECTS or e.dtype is not VType.VOID:
                 raise TypeError(f"kernel effects must be one of {[x.name for x in EFFECTS]}, "
                                 f"got {e.op.name}")
+
+    @property
+    def planned(self) -> Piece | None:
+        """The piece of its plan this kernel carries out (None: not planned)."""
+        return self.plan.chosen.pieces[self.piece] if self.plan else None
 
     @property
     def gid(self) -> Node:

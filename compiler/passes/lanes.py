@@ -1,6 +1,6 @@
-"""Address and lane analysis shared by vectorize, tile and unroll: which addresses form an
-aligned run of a 16-byte vector, which lane of which vector an address is, and where a kernel's
-loads read for given items. Every proof is structural, under the rule set the caller names:
+"""Address and lane analysis shared by vectorize and unroll: which addresses form an aligned
+run of a 16-byte vector, which lane of which vector an address is, and where a kernel's loads
+read for given items. Every proof is structural, under the rule set the caller names:
 an address must be the very node those rules simplify the claimed form to.
 """
 from __future__ import annotations
@@ -65,6 +65,3 @@ def vector_lanes(load: Node, addresses: list[Node], p: Program,
         lanes.append(lane)
     return lanes
 
-
-def scalar_loads(k: Kernel) -> int:
-    return sum(n.op is Op.LOAD for n in toposort(list(k.effects)))

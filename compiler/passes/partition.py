@@ -14,8 +14,9 @@ aligned vectors of a run), and 32/64-bit elements: a join of pieces that are not
 or 8/16-bit padding, stays one kernel (lanes selected one by one, vector_select.py).
 
 Only where some edge falls inside a vector (where whole-vector selects cannot decide it), the
-row holds whole vectors, the kernel has MIN_ELEMENTS or more, and there are at most MAX_PARTS
-parts: each part is a dispatch.
+row holds whole vectors and there are at most MAX_PARTS parts; whether a kernel is worth its
+dispatches, and how many of a part's vectors an invocation runs, the planner decides
+(passes/planner.py).
 """
 from __future__ import annotations
 
@@ -26,19 +27,9 @@ from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold
 from .vector_select import vector_value
 
-MIN_ELEMENTS = 1 << 14
-"""Smaller kernels stay one dispatch (selects per lane, vector_select.py): there the dispatches
-would cost more than the selects they save (unroll.py's threshold for the same reason)."""
 MAX_PARTS = 5
 """Parts per kernel: a steady state and two edges on each side (padding's start and end)."""
 
-RUN = (8, 7, 6, 5, 4, 3, 2)
-"""Vectors of one row an invocation runs (the first that divides the part's columns), so that
-neighbours share the vectors a run off a vector boundary reads: two loads for one vector alone,
-nine for eight. Measured on lavapipe, pad reflect f32 [1, 64, 256, 256] by 2 on W only, ratio to
-the copy shader: eight vectors that cross rows (unroll.py) 0.67."""
-MIN_RUN_VECTORS = 1 << 12
-"""Smaller parts run one vector per invocation: they need every invocation they can get."""
 
 def column_edges(value: Node, column: Node) -> set[int]:
     """The columns c at which some condition `column + k < s` or `s < column + k` of value
@@ -58,37 +49,45 @@ def column_edges(value: Node, column: Node) -> set[int]:
     return edges
 
 
-def partition_kernel(k: Kernel, p: Program, width: int,
-                     rules: RuleSet) -> tuple[Kernel, ...] | None:
-    """The parts of the element kernel k (one store of the whole output, element gid), or
-    None where partitioning does not apply or some part does not vectorize."""
+def row_length(k: Kernel, p: Program, width: int) -> int:
+    """The output's row (last dimension) where k is one store of the whole output, element gid,
+    and rows are whole vectors of `width`; else 0."""
     store = k.effects[0]
     row = p.output_shape[-1] if p.output_shape else 0
-    if (store.arg != p.output or not row or row % width or k.items % row
-            or k.items < MIN_ELEMENTS):
+    if store.buffer != p.output or not row or row % width or k.items % row:
+        return 0
+    return row
+
+
+def cuts(k: Kernel, p: Program, width: int, rules: RuleSet) -> list[tuple[int, int]] | None:
+    """The parts of the element kernel k (one store of the whole output, element gid) as
+    columns [lo, hi) of every row, or None where partitioning does not apply."""
+    row = row_length(k, p, width)
+    if not row:
         return None
     column = fold(b.floormod(k.gid, row), rules)
-    edges = {e for e in column_edges(store.src[1], column) if 0 < e < row}
+    edges = {e for e in column_edges(k.effects[0].src[1], column) if 0 < e < row}
     if all(e % width == 0 for e in edges):
         return None  # every condition is lane-uniform: vectorize.py as it is
-    cuts = sorted({0, row // width} | {e // width for e in edges}
-                  | {-(-e // width) for e in edges})
-    if len(cuts) - 1 > MAX_PARTS:
+    at = sorted({0, row // width} | {e // width for e in edges} | {-(-e // width) for e in edges})
+    if len(at) - 1 > MAX_PARTS:
         return None
-    rows, parts = k.items // row, []
-    for lo, hi in zip(cuts, cuts[1:]):
-        n = hi - lo
-        run = next((u for u in RUN if n % u == 0), 1) if rows * n >= MIN_RUN_VECTORS else 1
-        g = b.item_id(rows * n // run)
-        row_start = b.mul(b.floordiv(g, n // run), row)
-        stores = []
-        for u in range(run):
-            column = b.mul(b.add(b.mul(b.floormod(g, n // run), run), lo + u), width)
-            first = fold(b.add(row_start, column), rules)
-            vec = vector_value(store.src[1], p, k.gid, first, width, rules)
-            if vec is None:
-                return None
-            stores.append(b.vstore(store.arg, first, vec))
-        parts.append(Kernel(f"{k.name}_columns_{lo * width}_{hi * width}", rows * n // run,
-                            tuple(stores), unrolled=run))
-    return tuple(parts)
+    return [(lo * width, hi * width) for lo, hi in zip(at, at[1:])]
+
+
+def part_kernel(k: Kernel, p: Program, width: int, columns: tuple[int, int],
+                rules: RuleSet) -> Kernel | None:
+    """The part of k that writes `columns` of every row, one vector per item, or None where
+    it does not vectorize."""
+    store, row = k.effects[0], row_length(k, p, width)
+    lo, hi = columns[0] // width, columns[1] // width
+    n, rows = hi - lo, k.items // row
+    g = b.item_id(rows * n)
+    row_start = b.mul(b.floordiv(g, n), row)
+    column = b.mul(b.add(b.mul(b.floormod(g, n), 1), lo), width)
+    first = fold(b.add(row_start, column), rules)
+    vec = vector_value(store.src[1], p, k.gid, first, width, rules)
+    if vec is None:
+        return None
+    return Kernel(f"{k.name}_columns_{columns[0]}_{columns[1]}", rows * n,
+                  (b.vstore(store.buffer, first, vec),))

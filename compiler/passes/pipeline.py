@@ -2,9 +2,11 @@
 
 Lowering emits naive IR (IR builders are pure). Every pass takes the program and the rule set
 of the rule passes run so far (ir/algebra.py): the rule passes (fold_constants, simplify_divmod,
-coalesce) each add their group and simplify the program under the set; vectorize, tile and
-unroll simplify what they build, and prove lanes contiguous, under that same set. Then two
-required steps: legalize (8/16-bit stores as whole words) and schedule (items to invocations).
+coalesce) each add their group and simplify the program under the set. Then the planner
+(planner.py) chooses how each kernel's items map onto invocations, and vectorize, tile and
+unroll carry its plan out, simplifying what they build, and proving lanes contiguous, under that
+same set. The required steps: plan, legalize (8/16-bit stores as whole words) and schedule
+(the plan's launch).
 Common subexpressions are shared by construction: nodes are hash-consed, and codegen names each
 node once per invocation.
 
@@ -24,10 +26,10 @@ from ..ir.algebra import COALESCE, FOLD_CONSTANTS, GROUPS, SIMPLIFY_DIVMOD, Rule
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
 from .legalize import legalize
+from .planner import CARRIERS, plan
 from .schedule import schedule
 from .simplify import simplify_program
-from .tile import tile
-from .unroll import unroll
+from .unroll import tile, unroll
 from .vectorize import vectorize
 
 Pass = Callable[[Program, RuleSet], Program]
@@ -37,16 +39,17 @@ PIPELINE: list[tuple[str, Pass]] = [
     (FOLD_CONSTANTS, simplify_program),
     (SIMPLIFY_DIVMOD, simplify_program),
     (COALESCE, simplify_program),
+    ("plan", plan),
     ("vectorize", vectorize),
     ("tile", tile),
     ("unroll", unroll),
-]
-REQUIRED: list[tuple[str, Pass]] = [
     ("legalize", legalize),
     ("schedule", schedule),
 ]
-"""Steps every program takes after the optimizations, whatever DMLC_DISABLE_PASSES says: the
-shaders store whole words (legalize), and codegen prints the schedule these steps decide."""
+REQUIRED = ("plan", "legalize", "schedule")
+"""Steps every program takes, whatever DMLC_DISABLE_PASSES says: each kernel gets a plan, among
+the candidates the passes not disabled carry out (plan: at least one item per invocation);
+the shaders store whole words (legalize); codegen prints the schedule of the plan (schedule)."""
 
 
 def env_names(env: str) -> set[str]:
@@ -60,14 +63,19 @@ def run_pipeline(p: Program, dump_after: set[str] | None = None,
     if "lower" in dump_after or "all" in dump_after:
         print(f"# IR after lower\n{render_program(p)}", file=sys.stderr)
     groups: set[str] = set()
-    for name, fn in PIPELINE + REQUIRED:
-        if (name in disabled or "all" in disabled) and (name, fn) not in REQUIRED:
+    off = {name for name, _ in PIPELINE if name not in REQUIRED
+           and (name in disabled or "all" in disabled)}
+    for name, fn in PIPELINE:
+        if name in off:
             if name in dump_after or "all" in dump_after:
                 print(f"# IR after {name}: skipped (DMLC_DISABLE_PASSES)", file=sys.stderr)
             continue
         if name in GROUPS:
             groups.add(name)
-        p = verify_program(fn(p, rule_set(groups)))
+        if name == "plan":  # the planner weighs only what the passes left on carry out
+            p = verify_program(plan(p, rule_set(groups), frozenset(CARRIERS) - off))
+        else:
+            p = verify_program(fn(p, rule_set(groups)))
         if name in dump_after or "all" in dump_after:
             print(f"# IR after {name}\n{render_program(p)}", file=sys.stderr)
     return p
@@ -75,4 +83,4 @@ def run_pipeline(p: Program, dump_after: set[str] | None = None,
 
 def pass_names() -> list[str]:
     """What --dump-after accepts: the lowering, every pass, or all."""
-    return ["lower", *(name for name, _ in PIPELINE + REQUIRED), "all"]
+    return ["lower", *(name for name, _ in PIPELINE), "all"]

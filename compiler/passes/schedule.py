@@ -1,17 +1,18 @@
-"""Scheduling, the pipeline's last step: how each kernel's items map onto invocations.
+"""Scheduling, the pipeline's last step: each kernel's launch, from its plan.
 
-The one place that decides it (codegen only prints what it says): the workgroup size, and how
-many items an invocation runs, a workgroup apart. Items that an invocation runs consecutively
-(passes/unroll.py, passes/tile.py) are already one item of the IR.
+The workgroup size; the items an invocation runs a workgroup apart (the plan's stride); and
+which selects between vectors run as if/else (the plan's branches): codegen only prints what
+this says. Items that an invocation runs consecutively (passes/unroll.py) are already one item
+of the IR.
 """
 from __future__ import annotations
 
 import dataclasses
 
-from ..ir import Kernel, Program
+from ..ir import Kernel, Node, Program
 from ..ir.algebra import RuleSet
 from ..ir.kernel import Schedule
-from ..ir.ops import Op
+from ..ir.ops import Op, VType, toposort
 
 LOCAL_SIZE = 64
 """Invocations per workgroup, where the kernel has enough of them (local_size): on lavapipe 256
@@ -22,8 +23,6 @@ MIN_GROUPS = 16
 gets work: a smaller kernel takes smaller workgroups. Measured on lavapipe, scatter f32
 [2048, 1024] by lines (64 invocations, each a loop): 0.17 of the copy shader in one workgroup
 of 64, 0.30 in eight of 8."""
-STRIDE = 4               # items per invocation, a workgroup apart, for large kernels
-STRIDE_MIN_ITEMS = 1 << 16
 
 
 def local_size(invocations: int) -> int:
@@ -35,12 +34,26 @@ def local_size(invocations: int) -> int:
     return size
 
 
+def vector_selects(nodes: list[Node]) -> frozenset[Node]:
+    """The selects between vectors that depend on a loaded value (nodes: in topological order):
+    selects between vector loads (passes/vector_select.py), which can branch. A branch loads
+    only the side it takes, where a select loads both (more memory traffic), and lavapipe skips
+    a branch its SIMD lanes agree on; whether they branch, the plan says (its cost: cost.py)."""
+    loaded: set[Node] = set()
+    for n in nodes:
+        if n.op in (Op.LOAD, Op.VLOAD) or any(s in loaded for s in n.src):
+            loaded.add(n)
+    return frozenset(n for n in loaded if n.op is Op.WHERE and n.dtype is VType.VEC16)
+
+
 def schedule_kernel(k: Kernel) -> Schedule:
-    """STRIDE items per invocation for a large kernel whose items are single (not unrolled),
-    else one; a kernel of packed words (passes/legalize.py) keeps one word per invocation."""
-    words = any(e.op is Op.WSTORE for e in k.effects)
-    stride = STRIDE if k.items >= STRIDE_MIN_ITEMS and k.unrolled == 1 and not words else 1
-    return Schedule(local_size(-(-k.items // stride)), stride, k.items)
+    """The launch of k as its plan says (an unplanned kernel: one item per invocation, no
+    branches)."""
+    piece = k.planned
+    stride = piece.stride if piece else 1
+    branches = (vector_selects(toposort(list(k.effects))) if piece and piece.branches
+                else frozenset())
+    return Schedule(local_size(-(-k.items // stride)), stride, k.items, branches)
 
 
 def schedule(p: Program, rules: RuleSet) -> Program:

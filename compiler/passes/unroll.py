@@ -1,8 +1,8 @@
-"""Unrolling: one invocation runs several items, sharing what they have in common.
+"""Item maps carried out: one invocation runs several items, sharing what they have in common.
 
 A kernel of N items becomes one of N / U items whose item g runs the effects of U items
-(substituting gid -> each of them): g*U, ..., g*U + U - 1 (consecutive), or the blocks of
-passes/tile.py. Three things then fall out:
+(substituting gid -> each of them): the items of its plan's item map (ir/mapping.py; which map,
+passes/planner.py decides). Three things then fall out:
 - shared work is one node: for a row gather moving a uvec4 per item, `(g*4 + j) // 64` folds to
   `g // 16` for every j, so the index is loaded and normalized once per four vectors
   (hash-consing is the common-subexpression sharing; codegen names a node once per invocation);
@@ -16,39 +16,50 @@ Effects are emitted effect by effect (all copies of the first effect, then of th
 each item still runs its own effects in order, and items never read what other items write
 (ir/kernel.py), so only the order between items changes, which nothing can observe.
 
-Skipped where it cannot be proven the same: kernels whose items do not divide by U, and kernels
+Refused where it cannot be proven the same: kernels whose items do not divide by U, kernels
 that store 8/16-bit elements one at a time (passes/legalize.py gives each invocation whole words
-of those, and needs each such store to write element gid: ir/kernel.py's packed_stores).
+of those, and needs each such store to write element gid: ir/kernel.py's packed_stores), and
+results whose addresses the verifier cannot prove inside their buffers.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
 from ..ir.kernel import packed_stores
+from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
-from .lanes import aligned_run, loads_at, scalar_loads, vector_lanes
+from .lanes import aligned_run, loads_at, vector_lanes
 
-FACTORS = (8, 4, 2)
-"""Consecutive items per invocation, the first that divides the kernel's items. Measured on
-lavapipe, full bench suite, ratio to the copy shader with 4 / 8 items per invocation:
-gather_elements 0.49 / 0.56, f16 row gather 0.43 / 0.58, f32 row gather 0.55 / 0.57 (quick
-suite, f32 row gather: 0.49 with one item per invocation, 0.65 with 4)."""
-STEP_FACTORS = (16, 8, 4, 2)
-"""The same for kernels with steps (scatter's lines): hand-written on lavapipe, scatter f32
-[2048, 2048] axis 0, 16 / 4 lines per invocation: 0.26 / 0.19 of the copy shader unique,
-0.47 / 0.37 colliding."""
-RUN, MAX_INTERLEAVED = 8, 4
-"""_interleavings: consecutive items per block, and the most blocks of a coordinate taken
-together. Measured on lavapipe, space_to_depth f32 [1, 64, 256, 256] block 2, ratio to the copy
-shader: one item per invocation 0.32."""
-MIN_ITEMS = 1 << 14
-"""Smaller kernels (items x steps) keep one item per invocation: they need every invocation
-they can get."""
+
+def item_starts(m: ItemMap, g: Node) -> list[Node]:
+    """The items that item g of the mapped kernel runs, in order (ir/mapping.py's ItemMap)."""
+    if m.kind == ONE:
+        return [g]
+    if m.kind == CONSECUTIVE:
+        return [b.add(b.mul(g, m.count), j) for j in range(m.count)]
+    if m.kind == INTERLEAVED:
+        run, blocks, apart = m.shape
+        block, inner = b.floordiv(g, apart // run), b.floormod(g, apart // run)
+        base = b.add(b.mul(block, blocks * apart), b.mul(inner, run))
+        return [b.add(base, v * apart + j) for v in range(blocks) for j in range(run)]
+    rows, cols, row_length, *bands = m.shape
+    return block_starts(g, rows, cols, row_length, bands[0] if m.kind == STRIPS else 0)
+
+
+def block_starts(g: Node, rows: int, cols: int, row_length: int, bands: int = 0) -> list[Node]:
+    """The items of block g, row by row. Blocks tile each band of `rows` rows left to right
+    (BANDS); bands > 0: instead each strip of `cols` columns top to bottom, over that many bands
+    (STRIPS)."""
+    per_band = row_length // cols
+    band, col = ((b.floormod(g, bands), b.floordiv(g, bands)) if bands else
+                 (b.floordiv(g, per_band), b.floormod(g, per_band)))
+    base = b.add(b.mul(band, rows * row_length), b.mul(col, cols))
+    return [b.add(base, r * row_length + c) for r in range(rows) for c in range(cols)]
 
 
 def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node],
@@ -97,18 +108,32 @@ def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
     return [b.vstore(e.buffer, run[0].src[0], _pack([c.src[1] for c in run])) for run in runs]
 
 
-def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
-                  items: Callable[[Node], list[Node]] | None = None) -> Kernel | None:
-    """`k` running `factor` consecutive items per item, or None where that is not proven the
-    same. items: instead, the `factor` items that item g runs (a permutation of all items
-    when g takes every value; passes/tile.py's blocks)."""
-    if factor < 2 or k.items % factor or k.unrolled > 1:
-        return None
-    if packed_stores(k, p):
+_BUILT: dict[tuple, tuple[tuple[Node, ...] | None]] = {}
+"""unroll_kernel's results (the planner builds each candidate, then a pass its winner again)."""
+
+
+def unroll_kernel(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
+    """`k` running the items of `items` per item, or None where that is not proven the same
+    (the items of all g together must be each item of k once: item_starts' maps are)."""
+    key = (k.effects, k.items, k.steps, k.unrolled, items, rules, p.buffers)
+    hit = _BUILT.get(key)  # one lookup: another thread may clear it meanwhile
+    if hit is None:
+        built = _unrolled(k, p, items, rules)
+        hit = (None if built is None else built.effects,)
+        if len(_BUILT) >= 256:
+            _BUILT.clear()
+        _BUILT[key] = hit
+    effects = hit[0]
+    return None if effects is None else dataclasses.replace(
+        k, items=k.items // items.count, effects=effects, unrolled=items.count)
+
+
+def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
+    factor = items.count
+    if factor < 2 or k.items % factor or packed_stores(k, p):
         return None
     g = b.item_id(k.items // factor)
-    starts = [fold(s, rules) for s in (items(g) if items else
-                                       [b.add(b.mul(g, factor), j) for j in range(factor)])]
+    starts = [fold(s, rules) for s in item_starts(items, g)]
     order = toposort(list(k.effects))
     mappings = _combined_loads(k, p, order, starts, rules)
     live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
@@ -116,7 +141,8 @@ def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
     effects: list[Node] = []
     for i in range(len(k.effects)):
         effects += _combined([copy[i] for copy in per_copy], p, rules)
-    unrolled = Kernel(k.name, k.items // factor, tuple(effects), unrolled=factor, steps=k.steps)
+    unrolled = dataclasses.replace(k, items=k.items // factor, effects=tuple(effects),
+                                   unrolled=factor)
     try:  # every address must still be proven inside its buffer from ranges alone
         verify_program(p.with_kernels((unrolled,)))
     except IRError:
@@ -124,52 +150,26 @@ def unroll_kernel(k: Kernel, p: Program, factor: int, rules: RuleSet,
     return unrolled
 
 
-def _unrolled(k: Kernel, p: Program, rules: RuleSet) -> Kernel:
-    if k.items * k.steps < MIN_ITEMS or k.unrolled > 1:  # small, or tiled (passes/tile.py)
-        return k
-    factors = STEP_FACTORS if k.steps > 1 else FACTORS
-    unrolled = next((u for u in (unroll_kernel(k, p, f, rules) for f in factors) if u), k)
-    if unrolled is not k and scalar_loads(unrolled) == 0:
-        return unrolled
-    for interleaved in _interleavings(k, p, rules):
-        if scalar_loads(interleaved) == 0:
-            return interleaved
-    return unrolled if _gains(k, unrolled) else k
-
-
-def _interleavings(k: Kernel, p: Program, rules: RuleSet) -> Iterator[Kernel]:
-    """k unrolled over RUN consecutive items in each of the M blocks of a small coordinate
-    (gid // D) % M, for each such coordinate of k: space_to_depth's block column picks which
-    lanes of an input vector an output reads, so the outputs of both block columns together
-    read whole vectors. Built one at a time: the caller stops at the first that serves."""
-    if k.steps > 1:
-        return
-    for n in toposort(list(k.effects)):
-        if not (n.op is Op.FLOORMOD and n.src[0].op is Op.FLOORDIV and n.src[0].src[0] is k.gid):
-            continue
-        d, m = n.src[0].src[1].value, n.src[1].value
-        if m > MAX_INTERLEAVED or d % RUN or k.items % (m * d):
-            continue
-
-        def items(g: Node, d: int = d, m: int = m) -> list[Node]:
-            block, inner = b.floordiv(g, d // RUN), b.floormod(g, d // RUN)
-            base = b.add(b.mul(block, m * d), b.mul(inner, RUN))
-            return [b.add(base, v * d + j) for v in range(m) for j in range(RUN)]
-        unrolled = unroll_kernel(k, p, m * RUN, rules, items)
-        if unrolled is not None:
-            yield unrolled
-
-
-def _gains(k: Kernel, unrolled: Kernel) -> bool:
-    """Whether the items of an invocation share a load or read whole vectors. Unrolling only
-    scattered scalar loads costs: a slice reading every 16th float32 measured 0.15 of the copy
-    shader unrolled, 0.22 not (one item per invocation, passes/schedule.py's strided items)."""
-    nodes = toposort(list(unrolled.effects))
-    return (any(n.op is Op.VLOAD for n in nodes)
-            or sum(n.op is Op.LOAD for n in nodes) < unrolled.unrolled * scalar_loads(k))
-
-
 def unroll(p: Program, rules: RuleSet) -> Program:
-    """Unroll by the first of FACTORS that divides its items every kernel of at least MIN_ITEMS
-    items, where its items then share a load or read vectors."""
-    return p.with_kernels(tuple(_unrolled(k, p, rules) for k in p.kernels))
+    """Every kernel whose plan runs consecutive or interleaved items per invocation, so."""
+    return _carry_out(p, rules, (CONSECUTIVE, INTERLEAVED))
+
+
+def tile(p: Program, rules: RuleSet) -> Program:
+    """Every kernel whose plan runs a block of a 2-D output per invocation (bands or strips:
+    a transposed input), so."""
+    return _carry_out(p, rules, (BANDS, STRIPS))
+
+
+def _carry_out(p: Program, rules: RuleSet, kinds: tuple[str, ...]) -> Program:
+    out = []
+    for k in p.kernels:
+        piece = k.planned
+        if piece is None or piece.items.kind not in kinds:
+            out.append(k)
+            continue
+        mapped = unroll_kernel(k, p, piece.items, rules)
+        if mapped is None:  # the planner proved this very kernel: a bug
+            raise IRError(f"{p.name}/{k.name}: its plan's {piece.items} is not proven")
+        out.append(mapped)
+    return p.with_kernels(tuple(out))

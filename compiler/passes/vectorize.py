@@ -7,44 +7,83 @@ elements per 16 bytes, when the folding constructors show, for every lane k < V,
 A(V*g + k) is exactly A(V*g) + k (or A(V*g) - k: a reversed run, loaded forward and reversed in
 registers), and that the first address is a multiple of V (aligned). The proof is structural:
 both sides are simplified under the pipeline's rules and must be the same interned node.
+
+Which kernels move vectors, whole or in parts, the planner decides (passes/planner.py); this
+pass carries its plan out.
 """
 from __future__ import annotations
+
+import dataclasses
 
 from ..dtypes import DataType
 from ..ir import Kernel, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
-from ..ir.ops import Op
+from ..ir.ops import IRError, Op
 from ..ir.rewrite import fold
-from .partition import partition_kernel
+from .partition import part_kernel
 from .vector_select import vector_value
 
 
-def vectorize_kernel(k: Kernel, p: Program, rules: RuleSet) -> tuple[Kernel, ...] | None:
-    """k as kernels of vectors (several: partition.py's parts), or None."""
+def vector_width(k: Kernel, p: Program) -> int:
+    """The elements of k's 16-byte vectors where k may move vectors (one store of element gid
+    of a buffer of `items` elements, of data, items a multiple of the vector width); else 0."""
     if len(k.effects) != 1 or k.steps > 1:
-        return None
+        return 0
     store = k.effects[0]
     if store.op is not Op.STORE or len(store.src) != 2 or store.src[0] is not k.gid:
-        return None
+        return 0
     out = p.buffer(store.buffer)
-    value = store.src[1]
-    if out.count != k.items or not isinstance(value.dtype, DataType):
-        return None
+    if out.count != k.items or not isinstance(store.src[1].dtype, DataType):
+        return 0
     width = b.vector_width(out.dtype)
-    if k.items % width:
+    return 0 if k.items % width else width
+
+
+def vector_kernel(k: Kernel, p: Program, rules: RuleSet) -> Kernel | None:
+    """k moving one vector per item, or None where that is not proven."""
+    width = vector_width(k, p)
+    if not width:
         return None
-    parts = partition_kernel(k, p, width, rules)
-    if parts is not None:
-        return parts
     first = fold(b.mul(b.item_id(k.items // width), width), rules)
-    vec = vector_value(value, p, k.gid, first, width, rules)
+    vec = vector_value(k.effects[0].src[1], p, k.gid, first, width, rules)
     if vec is None:
         return None
-    return (Kernel(k.name, k.items // width, (b.vstore(out.name, first, vec),)),)
+    return Kernel(k.name, k.items // width, (b.vstore(k.effects[0].buffer, first, vec),))
+
+
+_BUILT: dict[tuple, tuple[Kernel | None]] = {}
+"""vectors()'s results (the planner builds each candidate, then this pass its winner again)."""
+
+
+def vectors(k: Kernel, p: Program, width: int, columns: tuple[int, int] | None,
+            rules: RuleSet) -> Kernel | None:
+    """k moving vectors of `width`: the whole kernel, or the part of its rows' `columns`
+    (partition.py); None where that is not proven."""
+    key = (k.name, k.effects, k.items, k.steps, width, columns, rules, p.buffers, p.output,
+           p.output_shape)
+    hit = _BUILT.get(key)  # one lookup: another thread may clear it meanwhile
+    if hit is not None:
+        return hit[0]
+    built = (vector_kernel(k, p, rules) if columns is None else
+             part_kernel(k, p, width, columns, rules))
+    if len(_BUILT) >= 256:
+        _BUILT.clear()
+    _BUILT[key] = (built,)
+    return built
 
 
 def vectorize(p: Program, rules: RuleSet) -> Program:
-    """Vectorize every kernel where it is proven equivalent; leave the others as they are."""
-    return p.with_kernels(tuple(part for k in p.kernels
-                                for part in vectorize_kernel(k, p, rules) or (k,)))
+    """Every kernel whose plan moves vectors as vectors: one kernel, or one per part."""
+    out: list[Kernel] = []
+    for k in p.kernels:
+        plan = k.plan
+        if plan is None or plan.chosen.vector == 1:
+            out.append(k)
+            continue
+        for i, piece in enumerate(plan.chosen.pieces):
+            built = vectors(k, p, plan.chosen.vector, piece.columns, rules)
+            if built is None:  # the planner proved this very kernel: a bug
+                raise IRError(f"{p.name}/{k.name}: its plan's vectors are not proven")
+            out.append(dataclasses.replace(built, plan=plan, piece=i))
+    return p.with_kernels(tuple(out))

@@ -141,11 +141,11 @@ def test_checked_mode_needs_an_indices_tensor():
 def test_checked_tiled_gather_names_the_first_bad_index(monkeypatch):
     """A gather from a transposed input, tiled down columns (every kernel unrolled): checked
     mode still finds the first bad index, and a good call gives numpy's result."""
-    import dmlc.passes.unroll as unroll
+    import dmlc.passes.planner as planner
     from dmlc.compiled import clear_caches
     from dmlc.passes.pipeline import env_names
     from test_tile import transposed_gather
-    monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    monkeypatch.setattr(planner, "MIN_ITEMS", 1)
     clear_caches()
     try:
         desc, (buf, idx), expected = transposed_gather(np.float32, 16, 32, "int32", clip=True)

@@ -104,10 +104,11 @@ def test_the_guards_detect_a_stray_write():
 
 @pytest.fixture
 def unroll_all(monkeypatch):
-    """passes/unroll.py applied to these small kernels too (its size threshold set to 1)."""
-    import dmlc.passes.unroll as unroll
+    """Several items per invocation for these small kernels too (passes/planner.py's size
+    threshold set to 1)."""
+    import dmlc.passes.planner as planner
     from dmlc.compiled import clear_caches
-    monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+    monkeypatch.setattr(planner, "MIN_ITEMS", 1)
     clear_caches()
     yield
     clear_caches()
@@ -142,11 +143,13 @@ def test_unrolled_kernels_stay_inside(dtype, index_type, unroll_all, scatter_des
 
 @pytest.mark.parametrize("row_step,pad", [(1, None), (2, None), (1, 1), (3, None)])
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=str)
-def test_tiled_kernels_stay_inside(dtype, row_step, pad, unroll_all):
+def test_tiled_kernels_stay_inside(dtype, row_step, pad, unroll_all, monkeypatch):
     """Slices of transposed inputs, tiled where the layout allows (8 x 16 blocks of vector loads
-    that may read the padding of the input's last vector), on the device: the same bits as
-    numpy, and no access outside a buffer."""
+    that may read the padding of the input's last vector, going along bands or down strips),
+    on the device: the same bits as numpy, and no access outside a buffer."""
+    import dmlc.passes.planner as planner
     from test_tile import transposed_slice
+    monkeypatch.setattr(planner, "STRIP_TILE", planner.TILE)
     desc, buf, expected = transposed_slice(dtype, 16, 32, row_step, 1, (1, 2), pad)
     kernel = dmlc.compile(desc, guard_words=GUARD)
     ref.assert_bits_equal(run_guarded(desc, buf), expected)

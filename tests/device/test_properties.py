@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 
 import dmlc
-import dmlc.passes.unroll as unroll
+import dmlc.passes.planner as planner
 from cases import ALL_CASES
 from dmlc.compiled import clear_caches
 from reference import assert_bits_equal
@@ -16,10 +16,10 @@ pytestmark = pytest.mark.vulkan
 
 @pytest.fixture(params=["default", "unroll-all"])
 def schedule(request, monkeypatch):
-    """The default schedules, and every kernel unrolled (passes/unroll.py applies only to large
-    kernels, which random cases never reach)."""
+    """The default schedules, and every kernel free to run several items per invocation
+    (passes/planner.py considers it only for large kernels, which random cases never reach)."""
     if request.param == "unroll-all":
-        monkeypatch.setattr(unroll, "MIN_ITEMS", 1)
+        monkeypatch.setattr(planner, "MIN_ITEMS", 1)
     clear_caches()
     yield request.param
     clear_caches()

@@ -5,11 +5,12 @@ against an independent numpy oracle, with guard words around every buffer.
 
 The cases aim at the new paths: padding whose start/end are not multiples of the vector width
 (partition's edge parts, `known`, `spanned`), output rows of whole vectors over input rows that
-are not (`window`), parts of >= 4096 vectors (partition.RUN), mirrors whose two uniform branches
-differ only in their addresses (`_same_shape`), loads whose address holds a select (hoisting),
-and the other operators the commit's snapshot says change (join, split, one_hot,
-reverse_subsequences, slice_grad, depth_to_space, tile, copy). Structural assertions (parts,
-runs) only hold with the vectorize pass on; the bits are checked either way (DMLC_DISABLE_PASSES).
+are not (`window`), parts running several vectors of a row (planner.ROW_FACTORS), mirrors whose
+two uniform branches differ only in their addresses (`_same_shape`), loads whose address holds a
+select (hoisting), and the other operators the commit's snapshot says change (join, split,
+one_hot, reverse_subsequences, slice_grad, depth_to_space, tile, copy). Structural assertions
+(parts, runs) only hold with the vectorize pass on; the bits are checked either way
+(DMLC_DISABLE_PASSES).
 """
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dmlc
-import dmlc.passes.partition as partition
+import dmlc.passes.cost as cost
+import dmlc.passes.planner as planner
 import reference as ref
 import reference_layout as rl
 import reference_nd as rn
@@ -47,10 +49,11 @@ def width(dtype) -> int:
 
 @pytest.fixture
 def small_parts(monkeypatch):
-    """Partition kernels of any size (not only those of partition.MIN_ELEMENTS or more), so
-    that the small cases below reach partition's parts. Kernels are then compiled afresh, not
-    from the cache."""
-    monkeypatch.setattr(partition, "MIN_ELEMENTS", 0)
+    """Partition kernels of any size (not only those of planner.MIN_ITEMS or more, and at no
+    cost for their dispatches), so that the small cases below reach partition's parts. Kernels
+    are then compiled afresh, not from the cache."""
+    monkeypatch.setattr(planner, "MIN_ITEMS", 0)
+    monkeypatch.setitem(cost.WEIGHTS, "dispatches", 0)
     return True
 
 
@@ -130,8 +133,8 @@ def test_padding_of_unaligned_input_rows(dtype, mode, columns, start, end, small
                          ids=str)
 @pytest.mark.parametrize("mode", MODES, ids=[m[17:].lower() for m in MODES])
 def test_padding_parts_running_several_vectors(dtype, mode):
-    """Parts of >= 4096 vectors (partition.MIN_RUN_VECTORS) run several vectors of one row per
-    invocation (partition.RUN), sharing the vectors a misaligned run reads."""
+    """Parts run several vectors of one row per invocation (planner.ROW_FACTORS), sharing the
+    vectors a misaligned run reads."""
     w = width(dtype)
     kernel = pad_case(dtype, (1100, 16 * w), (1, 1), (1, w - 1), mode, seed=2)
     if VECTORIZING:
@@ -140,7 +143,7 @@ def test_padding_parts_running_several_vectors(dtype, mode):
 
 @pytest.mark.parametrize("dtype", [np.dtype("float32"), np.dtype("float64")], ids=str)
 @pytest.mark.parametrize("mode", MODES, ids=[m[17:].lower() for m in MODES])
-@pytest.mark.parametrize("vectors", [13, 31])  # 13, 31: no RUN factor divides the steady part
+@pytest.mark.parametrize("vectors", [13, 31])  # no planner.ROW_FACTORS divides the steady part
 def test_padding_parts_whose_size_no_run_divides(dtype, mode, vectors):
     w = width(dtype)
     pad_case(dtype, (900, vectors * w), (0, 1), (0, w - 1), mode, seed=vectors)
@@ -326,8 +329,8 @@ ORDERS = ("DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW", "DML_DEPTH_SPACE_ORDER_COLUM
 @pytest.mark.parametrize("block", [2, 3])
 @pytest.mark.parametrize("order", ORDERS, ids=["dcr", "crd"])
 def test_depth_space_round_trip(dtype, block, order):
-    """depth_to_space big enough for tile.py's new `_consecutive_reads_vectors` (unrolled, not
-    tiled), and its inverse."""
+    """depth_to_space big enough for the planner to weigh tiles against plain unrolling (which
+    reads whole vectors there), and its inverse."""
     dcr = order == ORDERS[0]
     x = random_bits(11, (1, 2 * block * block, 24, 16), dtype)
     d2s = rl.depth_to_space(x, block, dcr)

@@ -1,0 +1,173 @@
+"""The planner's cost model: one estimate of a candidate's time, from the kernels it builds.
+
+A candidate (ir/mapping.py) is costed on the kernels it builds, once its vectors and item map
+are carried out: `features` counts what each dispatch runs, over all its items and steps (where a
+select branches, only its condition and first side, the expected path: vector_select.py builds
+the common case first), and `cost` weighs the counts (WEIGHTS) and sums them:
+- dispatches: one per kernel (a partition's parts each cost a launch);
+- invocations, items, loop: an invocation's own work (its ids); each item's (its bounds check:
+  the STRIDE items of one invocation each pay it, consecutive ones once); each further step of
+  a kernel with steps (its loop);
+- loads, stores: each memory access, a load or store of one element or one vector (a store
+  costs less: nothing waits for it);
+- lines: a scalar load whose neighbouring items along a row are a cache line or more apart (a
+  transposed input, a strided slice) moves a whole line for its element, unless the invocations
+  walk down strips of columns whose rows are not a line apart: the strip's lines then serve the
+  rows that pass while they are cached;
+- gathers: such a load again where the invocation runs several items (it waits on each in turn,
+  where one item per invocation lets the neighbouring invocations' loads overlap);
+- registers: per item, each doubling of the items an invocation runs beyond REGISTERS;
+- branches, ops: each select that branches, each other op.
+The unit is one load. The weights reproduce every choice of the measurements behind
+planner.py's constants and of the bench cases of tools/ir_snapshot.py (each weight can move by a
+factor of 1.8 either way before one changes), and these measurements on lavapipe (ratio to the
+copy shader, medians of 4 to 8 interleaved runs, 2026-11-25): slice of a transposed f32
+[4096, 4096] rows::2, 4 x 16 strips 0.57, 8 x 16 bands 0.39, 8 consecutive 0.24; transpose f32
+[4096, 4096], strips 0.68, bands 0.59, 8 consecutive 0.27; gather of a transposed f32 [4096,
+4096], strips 0.38, bands 0.09, 8 consecutive 0.09; depth_to_space f32 [1, 256, 128, 128]
+block 2, 8 consecutive 1.08, 8 x 2 interleaved 1.10, bands 0.96, strips 0.5; space_to_depth CRD
+f32 [1, 64, 256, 256], 8 x 4 interleaved 0.99, 8 x 2 0.93; a slice of every 16th float32,
+one item per invocation 0.26, 8 consecutive 0.15; a padding of 204120 floats (scalar), 8
+consecutive 0.68-0.77, one item 0.49-0.57.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..dtypes import DataType
+from ..ir import Kernel, Node
+from ..ir.mapping import STRIPS, Cost, Piece
+from ..ir.ops import BUFFER_OPS, Op, toposort
+from .schedule import vector_selects
+
+WEIGHTS = {"dispatches": 256, "invocations": 4, "items": 1, "loop": 16, "loads": 1,
+           "stores": 0.5, "gathers": 4, "lines": 32, "registers": 1, "branches": 1, "ops": 0.02}
+"""Each feature's cost, in loads."""
+REGISTERS = 32
+"""Items an invocation runs before their values outgrow the registers (space_to_depth CRD runs
+32 well; depth_to_space's 8 x 16 bands, 128, run worse than 8 consecutive items)."""
+SAMPLES = 4
+"""Places of a kernel at which its loads' neighbouring addresses are evaluated (locality)."""
+LINE = 64
+
+_INT: dict[Op, Callable[[Any, Any], Any]] = {
+    Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide, Op.FLOORMOD: np.mod,
+    Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less, Op.CMPNE: np.not_equal,
+    Op.AND: np.logical_and}
+
+
+@dataclass(frozen=True)
+class Locality:
+    """Per buffer, whether a kernel's loads read a cache line or more away from the same load of
+    the item to the right, and of the item below (index values taken as 0)."""
+
+    far: dict[str, tuple[bool, bool]]
+
+    def line(self, buffer: str, strips: bool) -> bool:
+        """Whether a scalar load of `buffer` moves a line per element when invocations walk
+        along rows (strips: down columns)."""
+        row, column = self.far.get(buffer, (False, False))
+        return row and not (strips and not column)
+
+    @property
+    def any_far(self) -> bool:
+        return any(row for row, _ in self.far.values())
+
+
+def locality(k: Kernel, row_length: int, cols: int) -> Locality:
+    """The locality of k's loads along its output's rows of `row_length` items, at the first
+    item of a few blocks of `cols` items."""
+    blocks = max(1, k.items // cols)
+    starts = np.array(sorted({blocks * i // SAMPLES * cols for i in range(SAMPLES)}), np.int64)
+    below = np.minimum(starts + row_length, k.items - 1)
+    loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
+    vals = _values(toposort([n.src[0] for n in loads]),
+                   np.concatenate([starts, starts + 1, below]))
+    far: dict[str, tuple[bool, bool]] = {}
+    for n in loads:
+        here, right, down = vals[n.src[0]].reshape(3, len(starts)) * n.data_type.itemsize
+        old = far.get(n.buffer, (False, False))
+        far[n.buffer] = (old[0] or bool(np.all(np.abs(right - here) >= LINE)),
+                         old[1] or bool(np.all(np.abs(down - here) >= LINE)))
+    return Locality(far)
+
+
+def _values(nodes: list[Node], gid: np.ndarray) -> dict[Node, np.ndarray]:
+    """The integer values of nodes (in topological order) for these item ids, with every value
+    loaded from memory, and the step, taken as 0."""
+    vals: dict[Node, np.ndarray] = {}
+    zero = np.zeros_like(gid)
+    for n in nodes:
+        s = [vals.get(x, zero) for x in n.src]
+        if n.op is Op.CONST and not isinstance(n.dtype, DataType):
+            vals[n] = np.full_like(gid, n.value)
+        elif n.op is Op.VAR:
+            vals[n] = gid if n.variable[0] == "gid" else zero
+        elif n.op in _INT:
+            vals[n] = _INT[n.op](s[0], s[1]).astype(np.int64)
+        elif n.op is Op.WHERE:
+            vals[n] = np.where(s[0], s[1], s[2])
+        else:  # loaded: an index value, a lane of one, its normalized form
+            vals[n] = zero
+    return vals
+
+
+def executed(k: Kernel, branches: frozenset[Node]) -> list[Node]:
+    """The nodes one item of k runs on its expected path: a select that branches runs its
+    condition and its first side."""
+    seen: set[Node] = set()
+    stack = list(k.effects)
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack.extend(n.src[:2] if n in branches else n.src)
+    return list(seen)
+
+
+def features(k: Kernel, piece: Piece, where: Locality) -> dict[str, float]:
+    """What dispatch k (built as `piece` says) runs, counted as WEIGHTS names it."""
+    selects = vector_selects(toposort(list(k.effects))) if piece.branches else frozenset()
+    nodes = executed(k, selects)
+    memory = [n for n in nodes if n.op in BUFFER_OPS]
+    loads = [n for n in memory if n.op is Op.LOAD]
+    strips = piece.items.kind == STRIPS
+    lines = sum(where.line(n.buffer, strips) for n in loads)
+    per_item = {"loads": sum(n.op in (Op.LOAD, Op.VLOAD) for n in memory),
+                "stores": sum(n.op not in (Op.LOAD, Op.VLOAD) for n in memory),
+                "gathers": lines if k.unrolled > 1 else 0, "lines": lines,
+                "registers": k.unrolled * max(0.0, math.log2(k.unrolled / REGISTERS)),
+                "branches": sum(n in selects for n in nodes),
+                "ops": sum(n.op not in (Op.CONST, Op.VAR, *BUFFER_OPS) and n not in selects
+                           for n in nodes)}
+    invocations = -(-k.items // piece.stride)
+    return {"dispatches": 1.0, "invocations": float(invocations), "items": float(k.items),
+            "loop": float(k.items * (k.steps - 1)),
+            **{name: x * k.items * k.steps for name, x in per_item.items()}}
+
+
+def bound(k: Kernel, piece: Piece) -> Cost:
+    """A lower bound of the cost of dispatch k (not yet mapped) run as `piece` says: what its
+    item map alone decides (dispatches, invocations, loop, registers), before it is built."""
+    count, items = piece.items.count, k.items // piece.items.count
+    invocations = -(-items // piece.stride)
+    counted = {"dispatches": 1.0, "invocations": float(invocations), "items": float(items),
+               "loop": float(items * (k.steps - 1)),
+               "registers": items * k.steps * count * max(0.0, math.log2(count / REGISTERS))}
+    terms = {name: WEIGHTS[name] * x for name, x in counted.items()}
+    return Cost(sum(terms.values()), tuple(terms.items()))
+
+
+def cost(kernels: list[tuple[Kernel, Piece]], where: Locality) -> Cost:
+    """The cost of a candidate's dispatches: each built kernel with the piece it carries out
+    (its IR before legalize; its stride and branches are the piece's)."""
+    terms = dict.fromkeys(WEIGHTS, 0.0)
+    for k, piece in kernels:
+        for name, x in features(k, piece, where).items():
+            terms[name] += WEIGHTS[name] * x
+    return Cost(sum(terms.values()), tuple(terms.items()))
