@@ -10,13 +10,12 @@ import pytest
 import dmlc
 from dmlc.cli import main
 from dmlc.compiled import build_program
+from dmlc.family.registry import LowerContext, lower, validate
 from dmlc.ir import Op
-from dmlc.lower import lower
 from dmlc.passes.cost import bound
 from dmlc.passes.pipeline import env_names, run_pipeline
 from dmlc.passes.planner import BOUNDED, MIN_ITEMS, describe
 from dmlc.target import resolve
-from dmlc.validate import validate
 
 GATHER = Path(__file__).resolve().parent.parent / "examples/seeds/gather_2_concatenate_rows.dml"
 
@@ -53,7 +52,7 @@ CASES = {
 
 
 def pipeline(desc, disabled: set[str]):
-    return run_pipeline(lower(validate(desc), resolve("cpu")), dump_after=set(),
+    return run_pipeline(lower(validate(desc), LowerContext(resolve("cpu"))), dump_after=set(),
                         disabled=disabled)
 
 
