@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ..call import is_device_tensor
+from ..artifact import is_device_tensor
 from ..dtypes import INDEX_TYPES, as_ndarray, data_type_of
 from ..errors import IndexOutOfRangeError, ValidationError
 from ..family.checks import MAX_RANK, is_int

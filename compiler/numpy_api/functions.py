@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..call import is_device_tensor
+from ..artifact import is_device_tensor
 from ..compiled import cached_compile
 from ..errors import ValidationError
 from ..family.checks import MAX_RANK

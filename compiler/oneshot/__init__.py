@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from ..call import is_device_tensor
+from ..artifact import is_device_tensor
 from ..compiled import CompiledKernel
 from ..dtypes import DataType, as_ndarray, data_type_of
 from ..errors import IndexOutOfRangeError, ValidationError

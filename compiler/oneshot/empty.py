@@ -12,8 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ..artifact import is_device_tensor
 from ..call import check_out as check_device_out
-from ..call import is_device_tensor
 from ..dtypes import DataType
 from ..errors import IndexOutOfRangeError, ValidationError
 from ..family.checks import fmt, is_int, zero_sizes

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...call import is_device_tensor
+from ...artifact import is_device_tensor
 from ...compiled import cached_compile
 from ...dtypes import DataType
 from ...errors import ValidationError
