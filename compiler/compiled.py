@@ -69,6 +69,7 @@ def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
                     in_place: bool = False) -> CompiledProgram:
     """What compile() builds on a miss, without its in-memory cache: the device-free artifact.
     spirv_cache=False also skips the SPIR-V cache on disk (the bench's cold compile)."""
+    toolchain.warm_up()  # glslang builds its tables on another thread while we lower
     target = resolve_target(target)
     checked, program = build_program(desc, dump_after, check_indices, target, in_place)
     sources = [glsl.render_glsl(k, program, guard_words) for k in program.kernels]
