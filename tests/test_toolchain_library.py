@@ -150,7 +150,7 @@ def _python(code: str, **env_vars: str) -> subprocess.CompletedProcess:
 
 def test_import_dmlc_starts_the_warm_up_after_itself():
     """The table build waits until `import dmlc` has finished (the import takes no longer)
-    and 50 ms more, on a daemon thread; a process that ends sooner exits at once;
+    and 20 ms more, on a daemon thread; a process that ends sooner exits at once;
     DMLC_WARM_UP=0 starts nothing until a compile begins."""
     done = _python("""
         import threading, time
@@ -169,7 +169,7 @@ def test_import_dmlc_starts_the_warm_up_after_itself():
         from dmlc.toolchain import library
         atexit.register(lambda: print("built" if library._loaded else "never built"))
     """)
-    # "never built" unless this process was held up for 50 ms between its last two lines
+    # "never built" unless this process was held up for 20 ms between its last two lines
     assert done.returncode == 0 and done.stdout.strip() in ("never built", "built"), done.stderr
     done = _python("""
         import threading, time

