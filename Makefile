@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-poison test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -28,6 +28,14 @@ test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 
 test-nopasses: install  ## the whole suite with every optimization pass disabled
 	DMLC_DISABLE_PASSES=all $(PYTEST) -q
+
+test-glslang-process: install  ## the fallback: toolchain tests and a device subset through glslangValidator processes, empty shader cache
+	cache=$$(mktemp -d) && DMLC_GLSLANG=process DMLC_GLSLANG_LIB=/nonexistent \
+	  DMLC_CACHE_DIR=$$cache $(PYTEST) -q \
+	  tests/test_toolchain.py tests/test_cli_commands.py tests/test_seeds.py \
+	  tests/device/test_runtime.py tests/device/test_join_device.py \
+	  tests/device/test_scatternd_device.py tests/device/test_onnx_backend.py; \
+	  rc=$$?; rm -rf $$cache; exit $$rc
 
 lint: install            ## ruff (style, imports, 100 columns) and mypy (types) over the sources; both must be clean
 	$(VENV)/bin/ruff check compiler runtime tests tools examples shaders

@@ -112,6 +112,7 @@ def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
 def _artifact(checked: OperatorDesc, options: CompileOptions,
               dump_after: set[str] | None = None, spirv_cache: bool = True) -> CompiledProgram:
     """The device-free artifact of a validated descriptor: IR, GLSL, SPIR-V, launch plan."""
+    toolchain.warm_up()  # glslang builds its tables on another thread while we lower
     program = _optimized(checked, options, dump_after)
     sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
     spirv = toolchain.compile_many(sources, cache=spirv_cache)

