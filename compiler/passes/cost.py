@@ -25,7 +25,8 @@ copy shader, medians of 4 to 8 interleaved runs, 2026-11-25): slice of a transpo
 [4096, 4096] rows::2, 4 x 16 strips 0.57, 8 x 16 bands 0.39, 8 consecutive 0.24; transpose f32
 [4096, 4096], strips 0.68, bands 0.59, 8 consecutive 0.27; gather of a transposed f32 [4096,
 4096], strips 0.38, bands 0.09, 8 consecutive 0.09; depth_to_space f32 [1, 256, 128, 128]
-block 2, 8 consecutive 1.08, 8 x 2 interleaved 1.10, bands 0.96, strips 0.5; space_to_depth CRD
+block 2, 8 consecutive 1.08-1.16, 8 x 2 interleaved 1.07-1.10 (planner.RUN), bands 0.96,
+strips 0.5; space_to_depth CRD
 f32 [1, 64, 256, 256], 8 x 4 interleaved 0.99, 8 x 2 0.93; a slice of every 16th float32,
 one item per invocation 0.26, 8 consecutive 0.15; a padding of 204120 floats (scalar), 8
 consecutive 0.68-0.77, one item 0.49-0.57.

@@ -20,7 +20,8 @@ invocation they can get (a part runs several vectors of one row whatever its siz
 had MIN_ITEMS elements). And a kernel whose vectors are proven moves vectors: its element by
 element way is not weighed (a vector moves what its lanes would in one load and one store).
 Within a dispatch the maps are tried cheapest bound first (cost.bound: what the map alone
-costs), and one whose bound is no better than the best so far is not built.
+costs), and one whose bound is no better than the best so far is not built; interleaved maps
+come last, and only where consecutive items leave a scalar load (RUN).
 """
 from __future__ import annotations
 
@@ -72,7 +73,9 @@ RUN, MAX_INTERLEAVED = 8, 4
 coordinate (gid // D) % M: space_to_depth's block column picks which lanes of an input vector
 an output reads, so the outputs of both block columns together read whole vectors. Measured on
 lavapipe, space_to_depth f32 [1, 64, 256, 256] block 2, ratio to the copy shader: one item per
-invocation 0.32."""
+invocation 0.32. They serve only that: where consecutive items already read every load as
+whole vectors, they are not weighed (depth_to_space f32 [1, 256, 128, 128]: 8 consecutive
+1.16, 8 x 2 interleaved 1.07, which the cost model would rank the other way)."""
 TILE = (8, 16)
 """Rows x columns of a BANDS block. Measured on lavapipe with hand-written shaders, slice of a
 transposed f32 [4096, 4096], rows::2, ratio to the copy shader: one row of 8 items per
@@ -89,6 +92,7 @@ run one item each (not 8/16-bit stores: those run one word per invocation, legal
 CARRIERS = ("vectorize", "tile", "unroll")
 """The passes that carry plans out: a disabled one's candidates are not considered."""
 BOUNDED = "not built: its item map alone costs more than the best so far"
+WHOLE = "not weighed: consecutive items read whole vectors already (RUN)"
 
 
 def plan(p: Program, rules: RuleSet, passes: frozenset[str] = frozenset(CARRIERS)) -> Program:
@@ -154,7 +158,12 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
                       for stride in ([1, STRIDE] if strided and m.count == 1 else [1])),
                      key=lambda x: x.total) for m in maps}
     best: tuple[Piece, Cost] | None = None
-    for m in sorted(maps, key=lambda m: bounds[m].total):  # the likeliest first
+    vectors_only = False  # some consecutive map reads every load as whole vectors
+    interleaved = [m for m in maps if m.kind == INTERLEAVED]
+    for m in sorted(maps, key=lambda m: (m in interleaved, bounds[m].total)):
+        if m in interleaved and vectors_only:
+            options.append(Option(f"{label}: {Piece(columns, m)}", None, WHOLE))
+            continue
         strides = [1, STRIDE] if strided and m.count == 1 else [1]
         least = bounds[m]
         if least.total >= min(budget, best[1].total if best else math.inf):
@@ -164,7 +173,9 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         if built is None:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
             continue
-        selects = bool(vector_selects(toposort(list(built.effects))))
+        nodes = toposort(list(built.effects))
+        vectors_only |= m.kind == CONSECUTIVE and not any(n.op is Op.LOAD for n in nodes)
+        selects = bool(vector_selects(nodes))
         for stride in strides:
             for branches in ((True, False) if selects else (False,)):
                 piece = Piece(columns, m, stride, branches)
