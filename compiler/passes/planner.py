@@ -20,8 +20,12 @@ invocation they can get (a part runs several vectors of one row whatever its siz
 had MIN_ITEMS elements). And a kernel whose vectors are proven moves vectors: its element by
 element way is not weighed (a vector moves what its lanes would in one load and one store).
 Within a dispatch the maps are tried cheapest bound first (cost.bound: what the map alone
-costs), and one whose bound is no better than the best so far is not built; interleaved maps
-come last, and only where consecutive items leave a scalar load (RUN).
+costs), and one whose bound is no better than the best so far is not built. The blocks
+(interleaved maps, bands, strips) come last, and only where consecutive items leave a scalar
+load: they serve to read loads as whole vectors (or lines while cached), and where consecutive
+items already do, more items per invocation measured slower (depth_to_space f32
+[1, 256, 128, 128] block 2, ratio to the copy shader: 8 consecutive 1.16, 8 x 2 interleaved
+1.07, 8 x 16 bands 0.96, 4 x 16 strips 0.5), though the cost model would rank them first.
 """
 from __future__ import annotations
 
@@ -73,9 +77,7 @@ RUN, MAX_INTERLEAVED = 8, 4
 coordinate (gid // D) % M: space_to_depth's block column picks which lanes of an input vector
 an output reads, so the outputs of both block columns together read whole vectors. Measured on
 lavapipe, space_to_depth f32 [1, 64, 256, 256] block 2, ratio to the copy shader: one item per
-invocation 0.32. They serve only that: where consecutive items already read every load as
-whole vectors, they are not weighed (depth_to_space f32 [1, 256, 128, 128]: 8 consecutive
-1.16, 8 x 2 interleaved 1.07, which the cost model would rank the other way)."""
+invocation 0.32."""
 TILE = (8, 16)
 """Rows x columns of a BANDS block. Measured on lavapipe with hand-written shaders, slice of a
 transposed f32 [4096, 4096], rows::2, ratio to the copy shader: one row of 8 items per
@@ -92,7 +94,7 @@ run one item each (not 8/16-bit stores: those run one word per invocation, legal
 CARRIERS = ("vectorize", "tile", "unroll")
 """The passes that carry plans out: a disabled one's candidates are not considered."""
 BOUNDED = "not built: its item map alone costs more than the best so far"
-WHOLE = "not weighed: consecutive items read whole vectors already (RUN)"
+WHOLE = "not weighed: consecutive items read whole vectors already"
 
 
 def plan(p: Program, rules: RuleSet, passes: frozenset[str] = frozenset(CARRIERS)) -> Program:
@@ -159,9 +161,9 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
                      key=lambda x: x.total) for m in maps}
     best: tuple[Piece, Cost] | None = None
     vectors_only = False  # some consecutive map reads every load as whole vectors
-    interleaved = [m for m in maps if m.kind == INTERLEAVED]
-    for m in sorted(maps, key=lambda m: (m in interleaved, bounds[m].total)):
-        if m in interleaved and vectors_only:
+    blocks = [m for m in maps if m.kind in (INTERLEAVED, BANDS, STRIPS)]
+    for m in sorted(maps, key=lambda m: (m in blocks, bounds[m].total)):
+        if m in blocks and vectors_only:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, WHOLE))
             continue
         strides = [1, STRIDE] if strided and m.count == 1 else [1]
