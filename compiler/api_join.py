@@ -16,6 +16,7 @@ from .descriptors import JoinDesc, SplitDesc, TensorDesc
 from .dtypes import DataType
 from .errors import ValidationError
 from .tensor_checks import is_int
+from .validate_join import MAX_TENSORS
 
 
 def join(tensors: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
@@ -60,8 +61,9 @@ def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, .
     n = x.shape[ax]
     given: Any = as_ints(as_int(sizes))
     if is_int(given):  # an empty axis splits into any number of empty pieces, as numpy's
-        if given < 1 or (n and (given > n or n % given)):
-            raise ValidationError(op, "sizes", f"a number of equal pieces (1 to {max(n, 1)}) "
+        most = min(n, MAX_TENSORS) if n else MAX_TENSORS  # DML_SPLIT's outputs are bounded
+        if given < 1 or given > most or (n and n % given):
+            raise ValidationError(op, "sizes", f"a number of equal pieces (1 to {most}) "
                                   f"dividing InputTensor.Sizes[{ax}] = {n}", given)
         pieces = [n // given] * given
     elif is_int_list(given) and all(s >= 0 for s in given):

@@ -10,6 +10,7 @@ from .api_empty import check_on_host, empty_output, is_empty, on_device_if, vali
 from .arguments import is_device_tensor
 from .compiled import cached_compile
 from .descriptors import IdentityDesc, ScatterNDDesc
+from .dtypes import as_ndarray
 from .errors import IndexOutOfRangeError, ValidationError
 
 
@@ -80,11 +81,10 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
 def _updates(op: str, updates: Any) -> Any:
     """The updates; a 0-d one (ONNX's, where each tuple indexes every axis of the input) as
     one element."""
-    if not is_device_tensor(updates) and np.ndim(updates) == 0:
-        return as_array(op, "updates", np.reshape(updates, (1,)))
-    if is_device_tensor(updates) and updates.ndim == 0:
-        return updates.reshape(1)
-    return as_array(op, "updates", updates)
+    if is_device_tensor(updates):
+        return updates.reshape(1) if updates.ndim == 0 else updates
+    a = as_ndarray(op, "updates", updates)  # a ragged list: a ValidationError, as elsewhere
+    return as_array(op, "updates", a.reshape(1) if a.ndim == 0 else a)
 
 
 def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -> Any:

@@ -11,6 +11,7 @@ import pytest
 import dmlc
 from dmlc.descriptors import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
 from dmlc.runtime import get_device
+from dmlc.runtime.pool import poisoning
 from memory import resident_bytes
 
 pytestmark = pytest.mark.vulkan
@@ -66,6 +67,8 @@ def calls(op: str, mode: str):
     return lambda: kernel(*on_device, out=out)
 
 
+@pytest.mark.skipif(poisoning(), reason="DMLC_POISON adds an upload and a read-back per pooled "
+                    "buffer and call: the steady state measured here is make test's")
 @pytest.mark.parametrize("mode", ["one-shot host", "one-shot device", "compiled host",
                                   "compiled device"])
 @pytest.mark.parametrize("op", sorted(ONE_SHOT))
@@ -75,14 +78,18 @@ def test_ten_thousand_calls_leave_memory_and_vulkan_objects_flat(op, mode):
     for _ in range(WARM_UP):
         call()
     gc.collect()
-    device, rss = get_device(), resident_bytes()
+    device = get_device()
     created = dict(device.created)
-    for _ in range(CALLS):
-        last = call()
-    gc.collect()
-    grown = resident_bytes() - rss
+    for _ in range(2):  # a leak grows in every window; a one-time growth (the allocator taking
+        rss = resident_bytes()  # an arena while the machine is loaded) only in the first
+        for _ in range(CALLS):
+            last = call()
+        gc.collect()
+        grown = resident_bytes() - rss
+        if grown < RSS_SLACK:
+            break
     assert dict(device.created) == created, "Vulkan objects were created in the steady state"
-    assert grown < RSS_SLACK, f"resident memory grew by {grown} bytes over {CALLS} calls"
+    assert grown < RSS_SLACK, f"resident memory grew by {grown} bytes over {CALLS} calls, twice"
     if not isinstance(first, np.ndarray):
         first, last = (a.numpy() if hasattr(a, "numpy") else a for a in (first, last))
     assert np.array_equal(np.asarray(first).view(np.uint32), np.asarray(last).view(np.uint32))

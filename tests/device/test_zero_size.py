@@ -196,3 +196,12 @@ def test_an_empty_list_of_ids_is_an_empty_index_array():
     assert dmlc.one_hot([], np.array([0, 1], np.float32), 3).shape == (0, 3)
     with pytest.raises(dmlc.ValidationError, match="IndicesTensor.DataType"):
         dmlc.gather(v, np.array([]), axis=0)  # an array says its dtype: it is not an index
+
+
+def test_an_empty_axis_splits_into_at_most_split_s_outputs():
+    """numpy splits an empty axis into any number of empty pieces; DML_SPLIT's outputs are
+    bounded, so 2**63 of them is a ValidationError naming the bound, not an OverflowError."""
+    assert len(dmlc.split(np.zeros(0, np.float32), 5)) == 5
+    with pytest.raises(dmlc.ValidationError, match=r"sizes: expected a number of equal pieces "
+                                                   r"\(1 to 256\)"):
+        dmlc.split(np.zeros(0, np.float32), 2**63)
