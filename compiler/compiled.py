@@ -30,6 +30,7 @@ from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import verify_program
+from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names
 from .target import resolve as resolve_target
@@ -281,7 +282,8 @@ def _in_place_of(checked: OperatorDesc,
 
 
 def clear_caches() -> None:
-    """Forget every compiled program and rule rewrite kept in memory (tests that change pass
-    settings; the bench's cold and disk compile latencies)."""
+    """Forget every compiled program, rule rewrite and built candidate kept in memory (tests
+    that change pass settings; the bench's cold and disk compile latencies)."""
     KERNELS.clear()
     clear_rewrite_memo()
+    clear_pass_memos()

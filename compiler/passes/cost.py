@@ -16,23 +16,21 @@ the common case first), and `cost` weighs the counts (WEIGHTS) and sums them:
   rows that pass while they are cached;
 - gathers: such a load again where the invocation runs several items (it waits on each in turn,
   where one item per invocation lets the neighbouring invocations' loads overlap);
-- registers: per item, each doubling of the items an invocation runs beyond REGISTERS;
 - branches, ops: each select that branches, each other op.
-The unit is one load. The weights reproduce every choice of the measurements behind
-planner.py's constants and of the bench cases of tools/ir_snapshot.py (each weight can move by a
-factor of 1.8 either way before one changes), and these measurements on lavapipe (ratio to the
-copy shader, medians of 4 to 8 interleaved runs, 2026-11-25): slice of a transposed f32
-[4096, 4096] rows::2, 4 x 16 strips 0.57, 8 x 16 bands 0.39, 8 consecutive 0.24; transpose f32
-[4096, 4096], strips 0.68, bands 0.59, 8 consecutive 0.27; gather of a transposed f32 [4096,
-4096], strips 0.38, bands 0.09, 8 consecutive 0.09; depth_to_space f32 [1, 256, 128, 128]
-block 2, 8 consecutive 1.08, 8 x 2 interleaved 1.10, bands 0.96, strips 0.5; space_to_depth CRD
-f32 [1, 64, 256, 256], 8 x 4 interleaved 0.99, 8 x 2 0.93; a slice of every 16th float32,
-one item per invocation 0.26, 8 consecutive 0.15; a padding of 204120 floats (scalar), 8
-consecutive 0.68-0.77, one item 0.49-0.57.
+The unit is one load. The weights reproduce every choice that the measurements behind
+planner.py's constants made, the choice of each bench case of tools/ir_snapshot.py, and these
+measured on lavapipe (ratio to the copy shader, medians of 4 to 8 interleaved runs, 2026-11-25):
+gather of a transposed f32 [4096, 4096], 4 x 16 strips 0.38, 8 x 16 bands 0.09, 8 consecutive
+0.09; space_to_depth CRD f32 [1, 64, 256, 256], 8 x 4 interleaved 0.99, 8 x 2 0.93; a slice of
+every 16th float32, one item per invocation 0.26, 8 consecutive 0.15; a padding of 204120
+floats that does not vectorize, 8 consecutive 0.68-0.77, one item 0.49-0.57. Each weight can
+move by a factor of 2 either way before one of them changes. Not modelled: a slice of a
+transposed f32 [4096, 4096] rows::2 runs 4 x 16 strips at 0.56-0.62, its 8 x 16 bands at
+0.34-0.38 (a transpose's strips measured 0.68 against bands 0.61 alone, but 0.51 against 0.60
+within the whole bench): both keep bands.
 """
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -46,11 +44,8 @@ from ..ir.ops import BUFFER_OPS, Op, toposort
 from .schedule import vector_selects
 
 WEIGHTS = {"dispatches": 256, "invocations": 4, "items": 1, "loop": 16, "loads": 1,
-           "stores": 0.5, "gathers": 4, "lines": 32, "registers": 1, "branches": 1, "ops": 0.02}
+           "stores": 0.5, "gathers": 4, "lines": 32, "branches": 1, "ops": 0.02}
 """Each feature's cost, in loads."""
-REGISTERS = 32
-"""Items an invocation runs before their values outgrow the registers (space_to_depth CRD runs
-32 well; depth_to_space's 8 x 16 bands, 128, run worse than 8 consecutive items)."""
 SAMPLES = 4
 """Places of a kernel at which its loads' neighbouring addresses are evaluated (locality)."""
 LINE = 64
@@ -141,7 +136,6 @@ def features(k: Kernel, piece: Piece, where: Locality) -> dict[str, float]:
     per_item = {"loads": sum(n.op in (Op.LOAD, Op.VLOAD) for n in memory),
                 "stores": sum(n.op not in (Op.LOAD, Op.VLOAD) for n in memory),
                 "gathers": lines if k.unrolled > 1 else 0, "lines": lines,
-                "registers": k.unrolled * max(0.0, math.log2(k.unrolled / REGISTERS)),
                 "branches": sum(n in selects for n in nodes),
                 "ops": sum(n.op not in (Op.CONST, Op.VAR, *BUFFER_OPS) and n not in selects
                            for n in nodes)}
@@ -153,12 +147,11 @@ def features(k: Kernel, piece: Piece, where: Locality) -> dict[str, float]:
 
 def bound(k: Kernel, piece: Piece) -> Cost:
     """A lower bound of the cost of dispatch k (not yet mapped) run as `piece` says: what its
-    item map alone decides (dispatches, invocations, loop, registers), before it is built."""
-    count, items = piece.items.count, k.items // piece.items.count
+    item map alone decides (dispatches, invocations, items, loop), before it is built."""
+    items = k.items // piece.items.count
     invocations = -(-items // piece.stride)
     counted = {"dispatches": 1.0, "invocations": float(invocations), "items": float(items),
-               "loop": float(items * (k.steps - 1)),
-               "registers": items * k.steps * count * max(0.0, math.log2(count / REGISTERS))}
+               "loop": float(items * (k.steps - 1))}
     terms = {name: WEIGHTS[name] * x for name, x in counted.items()}
     return Cost(sum(terms.values()), tuple(terms.items()))
 

@@ -20,7 +20,12 @@ invocation they can get (a part runs several vectors of one row whatever its siz
 had MIN_ITEMS elements). And a kernel whose vectors are proven moves vectors: its element by
 element way is not weighed (a vector moves what its lanes would in one load and one store).
 Within a dispatch the maps are tried cheapest bound first (cost.bound: what the map alone
-costs), and one whose bound is no better than the best so far is not built.
+costs), and one whose bound is no better than the best so far is not built. The blocks
+(interleaved maps, bands, strips) come last, and only where consecutive items leave a scalar
+load: they serve to read loads as whole vectors (or lines while cached), and where consecutive
+items already do, more items per invocation measured slower (depth_to_space f32
+[1, 256, 128, 128] block 2, ratio to the copy shader: 8 consecutive 1.16, 8 x 2 interleaved
+1.07, 8 x 16 bands 0.96, 4 x 16 strips 0.5), though the cost model would rank them first.
 """
 from __future__ import annotations
 
@@ -89,6 +94,7 @@ run one item each (not 8/16-bit stores: those run one word per invocation, legal
 CARRIERS = ("vectorize", "tile", "unroll")
 """The passes that carry plans out: a disabled one's candidates are not considered."""
 BOUNDED = "not built: its item map alone costs more than the best so far"
+WHOLE = "not weighed: consecutive items read whole vectors already"
 
 
 def plan(p: Program, rules: RuleSet, passes: frozenset[str] = frozenset(CARRIERS)) -> Program:
@@ -154,7 +160,12 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
                       for stride in ([1, STRIDE] if strided and m.count == 1 else [1])),
                      key=lambda x: x.total) for m in maps}
     best: tuple[Piece, Cost] | None = None
-    for m in sorted(maps, key=lambda m: bounds[m].total):  # the likeliest first
+    vectors_only = False  # some consecutive map reads every load as whole vectors
+    blocks = [m for m in maps if m.kind in (INTERLEAVED, BANDS, STRIPS)]
+    for m in sorted(maps, key=lambda m: (m in blocks, bounds[m].total)):
+        if m in blocks and vectors_only:
+            options.append(Option(f"{label}: {Piece(columns, m)}", None, WHOLE))
+            continue
         strides = [1, STRIDE] if strided and m.count == 1 else [1]
         least = bounds[m]
         if least.total >= min(budget, best[1].total if best else math.inf):
@@ -164,7 +175,9 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         if built is None:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
             continue
-        selects = bool(vector_selects(toposort(list(built.effects))))
+        nodes = toposort(list(built.effects))
+        vectors_only |= m.kind == CONSECUTIVE and not any(n.op is Op.LOAD for n in nodes)
+        selects = bool(vector_selects(nodes))
         for stride in strides:
             for branches in ((True, False) if selects else (False,)):
                 piece = Piece(columns, m, stride, branches)

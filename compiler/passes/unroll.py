@@ -112,6 +112,11 @@ _BUILT: dict[tuple, tuple[tuple[Node, ...] | None]] = {}
 """unroll_kernel's results (the planner builds each candidate, then a pass its winner again)."""
 
 
+def clear_memo() -> None:
+    """Forget unroll_kernel's results."""
+    _BUILT.clear()
+
+
 def unroll_kernel(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
     """`k` running the items of `items` per item, or None where that is not proven the same
     (the items of all g together must be each item of k once: item_starts' maps are)."""

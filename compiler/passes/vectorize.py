@@ -56,6 +56,11 @@ _BUILT: dict[tuple, tuple[Kernel | None]] = {}
 """vectors()'s results (the planner builds each candidate, then this pass its winner again)."""
 
 
+def clear_memo() -> None:
+    """Forget vectors()' results."""
+    _BUILT.clear()
+
+
 def vectors(k: Kernel, p: Program, width: int, columns: tuple[int, int] | None,
             rules: RuleSet) -> Kernel | None:
     """k moving vectors of `width`: the whole kernel, or the part of its rows' `columns`
