@@ -8,8 +8,8 @@ import dmlc
 from dmlc.bench.plot import plot
 
 REPORT = {"device": "llvmpipe", "target": "cpu", "repeats": 1, "cases": [
-    {"case": "join 3 f32", "vs_copy_shader": 0.84, "target": 0.8},
-    {"case": "transpose f32 [4096,4096]", "vs_copy_shader": 0.31, "target": 0.5}]}
+    {"case": "join 3 f32", "vs_copy_shader": 0.84, "goal": 0.8},
+    {"case": "transpose f32 [4096,4096]", "vs_copy_shader": 0.31, "goal": 0.5}]}
 
 
 def test_a_plot_is_a_png_with_every_case(tmp_path):
@@ -31,7 +31,7 @@ def test_quick_sizes_are_not_judged_against_full_size_targets():
     from dmlc.bench import judged
     from dmlc.bench.markdown import to_markdown
     case = {"case": "transpose f32 [1024,1024]", "bytes": 8e6, "vs_copy_shader": 0.31,
-            "vs_vkCmdCopyBuffer": 0.1, "vs_numpy": 1.0, "target": 0.5,
+            "vs_vkCmdCopyBuffer": 0.1, "vs_numpy": 1.0, "goal": 0.5,
             "GB/s": {"dmlc": 1.0}}
     full = to_markdown({**REPORT, "quick": False, "cases": [case]}, "dmlc bench")
     quick = to_markdown({**REPORT, "quick": True, "cases": [case]}, "dmlc bench --quick")

@@ -98,7 +98,7 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
     return {"case": case.name, "bytes": moved, "ms": med, "GB/s": gbs,
             "vs_copy_shader": gbs["dmlc"] / gbs["copy_shader"],
             "vs_vkCmdCopyBuffer": gbs["dmlc"] / gbs["vkCmdCopyBuffer"],
-            "vs_numpy": gbs["dmlc"] / gbs["numpy"], "target": case.target,
+            "vs_numpy": gbs["dmlc"] / gbs["numpy"], "goal": case.goal,
             "kernels": len(kernel.stages)}
 
 
@@ -154,7 +154,7 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
         samples["kernel"].append(per_call(lambda: kernel(xd, idd, out=out)))
     bare_us, kernel_us = (min(v[1:]) * 1e6 for v in (samples["bare"], samples["kernel"]))
     return {"bare_dispatch_us": bare_us, "kernel_call_us": kernel_us,
-            "ratio": kernel_us / bare_us, "target": 2.0}
+            "ratio": kernel_us / bare_us, "goal": 2.0}
 
 
 IN_PLACE_TARGET = 0.25
@@ -194,7 +194,7 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
     return {"case": f"scatter one row into f16 [{rows},{width}]", "ms": ms,
             "in_place_vs_copying": ms["in_place"] / ms["copying"],
             "in_place_vs_empty_dispatch": ms["in_place"] / ms["empty_dispatch"],
-            "target": IN_PLACE_TARGET}
+            "goal": IN_PLACE_TARGET}
 
 
 def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
@@ -206,17 +206,17 @@ def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
          f"({'quick' if quick else 'full'} suite, median of {repeats} after 2 warm-up runs; "
          "GB/s = bytes read + written)")
     head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
-            f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'target':>6}")
+            f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'goal':>6}")
     echo(head)
     echo("-" * len(head))
     results = []
     for case in cases:
         r = run_case(case, repeats, rng)
         g = r["GB/s"]
-        mark = judged(r["vs_copy_shader"] >= case.target, quick)
+        mark = judged(r["vs_copy_shader"] >= case.goal, quick)
         echo(f"{case.name:44} {r['bytes'] / 1e6:6.1f} {g['dmlc']:7.2f} {g['copy_shader']:7.2f} "
              f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
-             f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.target:>4.1f} {mark}")
+             f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.goal:>4.1f} {mark}")
         results.append(r)
     if quick:
         echo(QUICK_NOTE)
@@ -247,12 +247,12 @@ def _latency_and_overhead(cases: list[BenchCase], quick: bool,
          "(wall time per call on device tensors)")
     echo(f"  {update['case']:44} in place {ms['in_place']:7.3f} ms   copying "
          f"{ms['copying']:7.3f} ms   empty dispatch {ms['empty_dispatch']:6.3f} ms   "
-         f"ratio {update['in_place_vs_copying']:.3f} (target <= {IN_PLACE_TARGET}) "
+         f"ratio {update['in_place_vs_copying']:.3f} (goal <= {IN_PLACE_TARGET}) "
          + judged(update["in_place_vs_copying"] <= IN_PLACE_TARGET, quick))
     overhead = call_overhead(calls=500 if quick else 2000)
     echo("\ncall overhead: a cached kernel on device tensors (out=) vs a bare pre-recorded kp "
          "dispatch of an empty shader")
     echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
-         f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (target <= 2) "
+         f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (goal <= 2) "
          + ("ok" if overhead["ratio"] <= 2 else "MISS"))
     return {"compile_latency": latency, "in_place_update": update, "call_overhead": overhead}

@@ -16,26 +16,26 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
              + (" Quick sizes (divided by 4 per dimension) are too small to judge against the "
                 "targets, set for the full sizes: none is marked missed." if report.get("quick")
                 else ""), "",
-             "| case | MB | dmlc GB/s | / copy shader | / vkCmdCopyBuffer | / numpy | target |",
+             "| case | MB | dmlc GB/s | / copy shader | / vkCmdCopyBuffer | / numpy | goal |",
              "|---|---:|---:|---:|---:|---:|---:|"]
     for r in report["cases"]:
-        missed = r["vs_copy_shader"] < r["target"] and not report.get("quick")
+        missed = r["vs_copy_shader"] < r["goal"] and not report.get("quick")
         mark = " (missed)" if missed else ""
         lines.append(f"| {r['case']} | {r['bytes'] / 1e6:.1f} | {r['GB/s']['dmlc']:.2f} | "
                      f"{r['vs_copy_shader']:.2f} | {r['vs_vkCmdCopyBuffer']:.2f} | "
-                     f"{r['vs_numpy']:.2f} | {r['target']:.1f}{mark} |")
+                     f"{r['vs_numpy']:.2f} | {r['goal']:.1f}{mark} |")
     update = report.get("in_place_update")
     if update:
         ms = update["ms"]
         lines += ["", "| in-place update | in place ms | copying ms | empty dispatch ms | "
-                  "in place / copying | target |", "|---|---:|---:|---:|---:|---:|",
+                  "in place / copying | goal |", "|---|---:|---:|---:|---:|---:|",
                   f"| {update['case']} | {ms['in_place']:.3f} | {ms['copying']:.3f} | "
                   f"{ms['empty_dispatch']:.3f} | {update['in_place_vs_copying']:.4f} | "
-                  f"<= {update['target']} |"]
+                  f"<= {update['goal']} |"]
     overhead = report.get("call_overhead")
     if overhead:
         lines += ["", f"Call overhead: a cached kernel on device tensors takes "
                   f"{overhead['kernel_call_us']:.1f} us against {overhead['bare_dispatch_us']:.1f}"
-                  f" us for a bare pre-recorded dispatch ({overhead['ratio']:.2f}x; target <= "
-                  f"{overhead['target']:.0f}x)."]
+                  f" us for a bare pre-recorded dispatch ({overhead['ratio']:.2f}x; goal <= "
+                  f"{overhead['goal']:.0f}x)."]
     return "\n".join(lines) + "\n"

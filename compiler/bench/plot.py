@@ -20,13 +20,13 @@ def plot(report: dict[str, Any], path: str) -> None:
     cases = report["cases"]
     names = [c["case"] for c in cases]
     ratios = [c["vs_copy_shader"] for c in cases]
-    targets = [c["target"] for c in cases]
+    targets = [c["goal"] for c in cases]
     fig, ax = plt.subplots(figsize=(9, 0.45 * len(cases) + 1.6))
     ys = list(range(len(cases)))[::-1]
     met = [r >= t for r, t in zip(ratios, targets)]
     ax.barh(ys, ratios, color=["#2f7ed8" if m else "#f4a259" for m in met], height=0.6,
             label="dmlc / copy shader")
-    ax.scatter(targets, ys, marker="|", s=400, color="black", zorder=3, label="target")
+    ax.scatter(targets, ys, marker="|", s=400, color="black", zorder=3, label="goal")
     for y, r in zip(ys, ratios):
         ax.text(r + 0.02, y, f"{r:.2f}", va="center", fontsize=8)
     ax.axvline(1.0, color="grey", linewidth=0.8, linestyle="--")

@@ -72,9 +72,9 @@ vectors per row), so that neighbours share the vectors a run off a vector bounda
 loads for one vector alone, nine for eight. Measured on lavapipe, pad reflect f32
 [1, 64, 256, 256] by 2 on W only, ratio to the copy shader: eight vectors that cross rows
 0.67."""
-RUN, MAX_INTERLEAVED = 8, 4
-"""INTERLEAVED maps, RUN consecutive items in each of the M <= MAX_INTERLEAVED blocks of a small
-coordinate (gid // D) % M: space_to_depth's block column picks which lanes of an input vector
+BLOCK_RUN, MAX_INTERLEAVED = 8, 4
+"""INTERLEAVED maps, BLOCK_RUN consecutive items in each of the M <= MAX_INTERLEAVED blocks of a
+small coordinate (gid // D) % M: space_to_depth's block column picks which lanes of an input vector
 an output reads, so the outputs of both block columns together read whole vectors. Measured on
 lavapipe, space_to_depth f32 [1, 64, 256, 256] block 2, ratio to the copy shader: one item per
 invocation 0.32."""
@@ -206,8 +206,8 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
         if not (x.op is Op.FLOORMOD and x.src[0].op is Op.FLOORDIV and x.src[0].src[0] is d.gid):
             continue
         apart, blocks = x.src[0].src[1].value, x.src[1].value
-        if blocks <= MAX_INTERLEAVED and apart % RUN == 0 and d.items % (blocks * apart) == 0:
-            m = ItemMap(INTERLEAVED, blocks * RUN, (RUN, blocks, apart))
+        if blocks <= MAX_INTERLEAVED and apart % BLOCK_RUN == 0 and d.items % (blocks * apart) == 0:
+            m = ItemMap(INTERLEAVED, blocks * BLOCK_RUN, (BLOCK_RUN, blocks, apart))
             if m not in maps:
                 maps.append(m)
     return maps

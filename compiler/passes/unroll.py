@@ -33,7 +33,7 @@ from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
-from .lanes import aligned_run, loads_at, vector_lanes
+from .alignment import aligned_start, loads_at, vector_lanes
 
 
 def item_starts(m: ItemMap, g: Node) -> list[Node]:
@@ -103,7 +103,7 @@ def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
     if dtype.bits < 32 or len(copies) % width:
         return copies
     runs = [copies[v:v + width] for v in range(0, len(copies), width)]
-    if any(aligned_run([c.src[0] for c in run], width, rules) is None for run in runs):
+    if any(aligned_start([c.src[0] for c in run], width, rules) is None for run in runs):
         return copies
     return [b.vstore(e.buffer, run[0].src[0], _pack([c.src[1] for c in run])) for run in runs]
 

@@ -6,8 +6,8 @@ is lane-uniform: `x < s` where every lane's x is lane 0's (the same node), or is
 with lane 0's x a multiple of V and s one too (then x + j < s exactly when x < s). Inside the
 branch the path's conditions bound x, and the address, simplified with x narrowed to those
 bounds, loses the clamps the lowering put there to keep every lane in its buffer; that address
-must then be an aligned run (lanes.aligned_run). The vector is loaded whichever branch is taken,
-so its start is clamped into the buffer's binding (a no-op on the branch's own path, which is
+must then be an aligned run (alignment.aligned_start). The vector is loaded whichever branch is
+taken, so its start is clamped into the buffer's binding (a no-op on the branch's own path, which is
 proven in bounds there). A load through a select of addresses (split's) is a select of loads;
 so is a load whose address selects inside it (padding's mirrors): the select is hoisted out.
 
@@ -35,7 +35,7 @@ from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
 from ..ir.ops import Op, VType, const_bool, const_data, toposort, var
 from ..ir.rewrite import fold, substitute
-from .lanes import aligned_run
+from .alignment import aligned_start
 
 Path = tuple[tuple[Node, int, int], ...]
 """Facts (x, lo, hi): on this branch x lies in [lo, hi] (the conditions above it)."""
@@ -45,14 +45,14 @@ class VectorSelect:
     def __init__(self, p: Program, gid: Node, first: Node, width: int, rules: RuleSet) -> None:
         """first: the element (gid) of the vector's lane 0, a multiple of width."""
         self.p, self.gid, self.first, self.width, self.rules = p, gid, first, width, rules
-        self.lanes: dict[tuple[Node, int], Node] = {}
+        self.lane_cache: dict[tuple[Node, int], Node] = {}
 
     def lane(self, n: Node, j: int) -> Node:
         """n in the vector's lane j (asked for again and again: remembered)."""
         key = (n, j)
-        if key not in self.lanes:
-            self.lanes[key] = substitute([n], {self.gid: b.add(self.first, j)}, self.rules)[0]
-        return self.lanes[key]
+        if key not in self.lane_cache:
+            self.lane_cache[key] = substitute([n], {self.gid: b.add(self.first, j)}, self.rules)[0]
+        return self.lane_cache[key]
 
     def facts(self, cond: Node) -> tuple[Path, Path, bool] | None:
         """What cond's being true, and false, tells of the values it compares, and whether
@@ -102,17 +102,17 @@ class VectorSelect:
             hoisted = [substitute([address], {selects[-1]: x}, self.rules)[0] for x in (a, d)]
             return self.select(c, b.load(buf, hoisted[0]), b.load(buf, hoisted[1]), path, n)
         address = self.narrowed(address, path)
-        vec = self.run(buf, address, clamped=bool(path))  # a path: loaded on every branch
+        vec = self.contiguous_load(buf, address, clamped=bool(path))  # loaded on every branch
         if vec is not None:
             return vec
         return self.spanned(buf, [self.lane(address, j) for j in range(self.width)])
 
-    def run(self, buf: Buffer, address: Node, clamped: bool = False) -> Node | None:
+    def contiguous_load(self, buf: Buffer, address: Node, clamped: bool = False) -> Node | None:
         """The vector at `address` when its lanes read an aligned run, forward or reversed
         (loaded forward, reversed in registers); clamped: its start kept inside the binding."""
         lanes = [self.lane(address, j) for j in range(self.width)]
-        forward = aligned_run(lanes, self.width, self.rules)
-        backward = None if forward is not None else aligned_run(lanes[::-1], self.width,
+        forward = aligned_start(lanes, self.width, self.rules)
+        backward = None if forward is not None else aligned_start(lanes[::-1], self.width,
                                                                   self.rules)
         first = forward if forward is not None else backward
         if first is None:
@@ -318,9 +318,9 @@ def vector_value(value: Node, p: Program, gid: Node, first: Node, width: int,
     whole address (selects in it may fold away in the lanes: a partition's steady part)."""
     if value.dtype is VType.VEC16:
         return None
-    lanes = VectorSelect(p, gid, first, width, rules)
+    selector = VectorSelect(p, gid, first, width, rules)
     if value.op is Op.LOAD:
-        vec = lanes.run(p.buffer(value.buffer), value.src[0])
+        vec = selector.contiguous_load(p.buffer(value.buffer), value.src[0])
         if vec is not None:
             return vec
-    return lanes.vector(value)
+    return selector.vector(value)

@@ -144,7 +144,7 @@ def test_checked_tiled_gather_names_the_first_bad_index(monkeypatch):
     import dmlc.passes.planner as planner
     from dmlc.compiled import clear_caches
     from dmlc.passes.pipeline import env_names
-    from test_tile import transposed_gather
+    from test_tiled_maps import transposed_gather
     monkeypatch.setattr(planner, "MIN_ITEMS", 1)
     clear_caches()
     try:

@@ -147,7 +147,7 @@ def test_tiled_kernels_stay_inside(dtype, row_step, pad, unroll_all):
     """Slices of transposed inputs, tiled where the layout allows (8 x 16 blocks of vector loads
     that may read the padding of the input's last vector), on the device: the same bits as
     numpy, and no access outside a buffer."""
-    from test_tile import transposed_slice
+    from test_tiled_maps import transposed_slice
     desc, buf, expected = transposed_slice(dtype, 16, 32, row_step, 1, (1, 2), pad)
     kernel = dmlc.compile(desc, guard_words=GUARD)
     ref.assert_bits_equal(run_guarded(desc, buf), expected)
@@ -162,7 +162,7 @@ def test_tiled_kernels_stay_inside(dtype, row_step, pad, unroll_all):
 def test_column_tiled_gathers_stay_inside(dtype, index_type, unroll_all):
     """Gathers from a transposed input, tiled down columns (4 x 16 blocks) where the type
     allows, with out-of-range index values: the same bits as numpy, no access outside."""
-    from test_tile import transposed_gather
+    from test_tiled_maps import transposed_gather
     desc, args, expected = transposed_gather(dtype, 16, 32, index_type, pad=1)
     kernel = dmlc.compile(desc, guard_words=GUARD)
     ref.assert_bits_equal(run_guarded(desc, *args), expected)

@@ -18,8 +18,8 @@ class BenchCase:
     descriptor: OperatorDesc
     make_inputs: Callable[[np.random.Generator], tuple[np.ndarray, ...]]
     numpy_fn: Callable[..., np.ndarray]
-    target: float
-    """The ratio to the copy shader this case should reach (issue 3's targets)."""
+    goal: float
+    """The ratio to the copy shader this case should reach (issue 3's goals)."""
 
 
 def tensor(dtype: str, sizes: tuple[int, ...],

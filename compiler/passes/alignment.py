@@ -13,7 +13,7 @@ from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
 
 
-def aligned_run(addresses: list[Node], width: int, rules: RuleSet) -> Node | None:
+def aligned_start(addresses: list[Node], width: int, rules: RuleSet) -> Node | None:
     """addresses[0] when the addresses are addresses[0] + 0, 1, 2, ... and addresses[0] is a
     multiple of `width` (whole aligned vectors). The proof is structural: each address must be
     the very node that `rules` simplify addresses[0] + j to."""
