@@ -26,9 +26,11 @@ from .codegen import glsl
 from .errors import ValidationError
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
+from .gc_pause import gc_paused
 from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
+from .ir.verify import clear_memo as clear_verify_memo
 from .ir.verify import verify_program
 from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
@@ -80,7 +82,8 @@ def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
     in_place: the scatter that updates its data tensor (ops/scatter/lower.py)."""
     options = CompileOptions.resolve(check_indices, 0, target, in_place)
     checked = validate(desc)
-    return checked, _optimized(checked, options, dump_after)
+    with gc_paused():
+        return checked, _optimized(checked, options, dump_after)
 
 
 def _optimized(checked: OperatorDesc, options: CompileOptions,
@@ -114,8 +117,9 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
               dump_after: set[str] | None = None, spirv_cache: bool = True) -> CompiledProgram:
     """The device-free artifact of a validated descriptor: IR, GLSL, SPIR-V, launch plan."""
     toolchain.warm_up()  # glslang builds its tables on another thread while we lower
-    program = _optimized(checked, options, dump_after)
-    sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
+    with gc_paused():
+        program = _optimized(checked, options, dump_after)
+        sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
@@ -282,8 +286,9 @@ def _in_place_of(checked: OperatorDesc,
 
 
 def clear_caches() -> None:
-    """Forget every compiled program, rule rewrite and built candidate kept in memory (tests
-    that change pass settings; the bench's cold and disk compile latencies)."""
+    """Forget every compiled program, rule rewrite, verified node and built candidate kept in
+    memory (tests that change pass settings; the bench's cold and disk compile latencies)."""
     KERNELS.clear()
     clear_rewrite_memo()
+    clear_verify_memo()
     clear_pass_memos()

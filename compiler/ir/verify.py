@@ -9,7 +9,7 @@ from ..dtypes import DataType
 from .kernel import Kernel, Program, vector_width, word_lanes
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
-__all__ = ["IRError", "verify_program"]
+__all__ = ["IRError", "clear_memo", "verify_program"]
 
 
 def _check_node(n: Node, k: Kernel, p: Program) -> None:
@@ -85,6 +85,17 @@ MAX_STEPS = 65535
 """A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
 _VERIFIED: set[tuple[Kernel, tuple]] = set()
 """Kernels proven over these buffers (kernels and their nodes are immutable)."""
+_CHECKED: dict[tuple[int, int, tuple], set[Node]] = {}
+"""Per (items, steps, buffers): nodes that passed _check_node with all they depend on. The check
+reads nothing else of its kernel and program but their names (for its messages), and the
+planner's candidates share most of their nodes: each is checked once."""
+MEMO_NODES = 1 << 16
+
+
+def clear_memo() -> None:
+    """Forget which kernels and nodes were verified."""
+    _VERIFIED.clear()
+    _CHECKED.clear()
 
 
 def verify_program(p: Program) -> Program:
@@ -106,8 +117,17 @@ def verify_program(p: Program) -> Program:
         for e in k.effects:
             if e.op is Op.ATOMIC_MAX and p.buffer(e.buffer).dtype is not DataType.UINT32:
                 raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")
-        for n in toposort(list(k.effects)):
-            _check_node(n, k, p)
+        context = (k.items, k.steps, p.buffers)
+        checked = _CHECKED.get(context)
+        if checked is None or len(checked) > MEMO_NODES:
+            if len(_CHECKED) >= 64:
+                _CHECKED.clear()
+            checked = _CHECKED[context] = set()
+        nodes = toposort(list(k.effects), stop=checked)  # what a checked node uses is checked
+        for n in nodes:
+            if n not in checked:
+                _check_node(n, k, p)
+        checked.update(nodes)
         if len(_VERIFIED) >= 256:
             _VERIFIED.clear()
         _VERIFIED.add((k, p.buffers))
