@@ -71,11 +71,21 @@ class IRError(AssertionError):
     """The IR breaks an invariant: a dmlc bug, never the user's fault."""
 
 
+_INTERNED: dict[tuple, weakref.KeyedRef] = {}
+"""Every live node by its key: a WeakValueDictionary's work, without its Python-level get and
+set on the path of every node built (the compiler's hottest)."""
+
+
+def _forget(ref: weakref.KeyedRef) -> None:
+    """A node died: drop its entry, unless a new node of the same key took it already."""
+    if _INTERNED.get(ref.key) is ref:
+        _INTERNED.pop(ref.key, None)
+
+
 class Node:
     """One IR value. Build nodes through `ir.build`, not this constructor."""
 
     __slots__ = ("op", "dtype", "src", "arg", "is_const", "_hash", "__weakref__", "__dict__")
-    _cache: weakref.WeakValueDictionary[tuple, Node] = weakref.WeakValueDictionary()
 
     op: Op
     dtype: DType
@@ -88,7 +98,8 @@ class Node:
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
         # Enum members are singletons: their ids hash faster than their values.
         key = (id(op), id(dtype), tuple(map(id, src)), type(arg), arg)
-        node = cls._cache.get(key)
+        ref = _INTERNED.get(key)
+        node = ref() if ref is not None else None
         if node is None:
             node = super().__new__(cls)
             object.__setattr__(node, "op", op)
@@ -97,7 +108,7 @@ class Node:
             object.__setattr__(node, "arg", arg)
             object.__setattr__(node, "is_const", op is Op.CONST)
             object.__setattr__(node, "_hash", hash(key))
-            cls._cache[key] = node
+            _INTERNED[key] = weakref.KeyedRef(node, _forget, key)
         return node
 
     def __setattr__(self, name: str, value: object) -> None:
