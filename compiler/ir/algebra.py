@@ -231,10 +231,10 @@ def _small_rest(a: Node, d: int) -> tuple[Node, Node] | None:
     for m in sorted({math.gcd(t.divisor, d) for t in terms} - {1}, reverse=True):
         x = [t for t in terms if t.divisor % m == 0]
         y = [t for t in terms if t.divisor % m]
-        if x and y and not (len(y) == 1 and y[0].is_const):
-            rest = _sum(y)
-            if 0 <= rest.vmin and rest.vmax < m:
-                return _sum(x), rest
+        # the range of y's sum is the sum of their ranges: the sum is built only if it is used
+        if (x and y and not (len(y) == 1 and y[0].is_const)
+                and 0 <= sum(t.vmin for t in y) and sum(t.vmax for t in y) < m):
+            return _sum(x), _sum(y)
     return None
 
 
