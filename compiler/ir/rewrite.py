@@ -97,7 +97,7 @@ def _simplify(root: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
             continue
         if n in done:
             continue
-        src = tuple(done[s] for s in n.src)
+        src = tuple(map(done.__getitem__, n.src))
         m = n if src == n.src else Node(n.op, n.dtype, src, n.arg)
         out = done.get(m) or _rewrite(m, rules, done)
         done[n] = done[m] = done[out] = out  # a result is its own fixed point
@@ -119,19 +119,25 @@ def fold(node: Node, rules: RuleSet) -> Node:
 
 
 def substitute(roots: list[Node], mapping: Mapping[Node, Node], rules: RuleSet,
-               order: list[Node] | None = None) -> list[Node]:
+               order: list[Node] | None = None,
+               memo: dict[Node, Node] | None = None) -> list[Node]:
     """`roots` with every occurrence of each key replaced by its value, simplified under
     `rules`. Only what changes is rewritten: a node that depends on no key stays as it is (it is
     taken as simplified already, as every pass's input is under the pipeline's rules), and a node
     above a replacement is rewritten with its new sources. order: toposort(roots), when the
-    caller substitutes into the same roots several times (nodes outside it are not visited)."""
+    caller substitutes into the same roots several times (nodes outside it are not visited).
+    memo: what earlier calls of this same mapping and rules made of each node, read and added
+    to (a caller that substitutes into many roots sharing subexpressions: a vector's lanes)."""
     done: dict[Node, Node] = {}
-    new: dict[Node, Node] = {k: (_simplify(v, rules, done) if rules else v)
-                             for k, v in mapping.items()}
-    for n in order if order is not None else toposort(roots):
+    new: dict[Node, Node] = memo if memo is not None else {}
+    for k, v in mapping.items():
+        new[k] = _simplify(v, rules, done) if rules else v
+    if order is None:  # nodes the memo holds are done, and so is all below them
+        order = toposort(roots, stop=memo.keys()) if memo else toposort(roots)
+    for n in order:
         if n in new:
             continue
-        src = tuple(new[s] for s in n.src)
+        src = tuple(map(new.__getitem__, n.src))  # (map: no generator frame per node)
         if src == n.src:
             new[n] = done[n] = n
             continue

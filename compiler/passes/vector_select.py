@@ -45,14 +45,18 @@ class VectorSelect:
     def __init__(self, p: Program, gid: Node, first: Node, width: int, rules: RuleSet) -> None:
         """first: the element (gid) of the vector's lane 0, a multiple of width."""
         self.p, self.gid, self.first, self.width, self.rules = p, gid, first, width, rules
-        self.lane_cache: dict[tuple[Node, int], Node] = {}
+        self.lane_cache: list[dict[Node, Node]] = [{} for _ in range(width)]
+        """Per lane j: every node substituted so far -> that node in lane j (asked for again
+        and again, and the nodes asked for share most of what they are built of)."""
 
     def lane(self, n: Node, j: int) -> Node:
-        """n in the vector's lane j (asked for again and again: remembered)."""
-        key = (n, j)
-        if key not in self.lane_cache:
-            self.lane_cache[key] = substitute([n], {self.gid: b.add(self.first, j)}, self.rules)[0]
-        return self.lane_cache[key]
+        """n in the vector's lane j."""
+        cache = self.lane_cache[j]
+        found = cache.get(n)
+        if found is None:
+            found = substitute([n], {self.gid: b.add(self.first, j)}, self.rules,
+                               memo=cache)[0]
+        return found
 
     def facts(self, cond: Node) -> tuple[Path, Path, bool] | None:
         """What cond's being true, and false, tells of the values it compares, and whether
