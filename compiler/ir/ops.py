@@ -13,7 +13,7 @@ import enum
 import math
 import weakref
 from collections.abc import Callable, Set
-from functools import cached_property
+from typing import Any, Generic, TypeVar, overload
 
 from ..dtypes import DataType
 
@@ -71,28 +71,59 @@ class IRError(AssertionError):
     """The IR breaks an invariant: a dmlc bug, never the user's fault."""
 
 
-_INTERNED: dict[tuple, weakref.KeyedRef] = {}
-"""Every live node by its key: a WeakValueDictionary's work, without its Python-level get and
-set on the path of every node built (the compiler's hottest)."""
+T = TypeVar("T")
 
 
-def _forget(ref: weakref.KeyedRef) -> None:
-    """A node died: drop its entry, unless a new node of the same key took it already."""
-    if _INTERNED.get(ref.key) is ref:
-        _INTERNED.pop(ref.key, None)
+class _cached(Generic[T]):
+    """A node's value computed on first use and kept in its __dict__: functools.cached_property
+    without the lock Python 3.11 takes on each first use (nodes are built by the thousand, and
+    what is cached is pure: a race computes it twice, alike)."""
+
+    def __init__(self, fn: Callable[[Any], T]) -> None:
+        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
+
+    @overload
+    def __get__(self, obj: None, cls: type) -> _cached[T]: ...
+    @overload
+    def __get__(self, obj: object, cls: type) -> T: ...
+
+    def __get__(self, obj: object, cls: type) -> T | _cached[T]:
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value
+
+
+_INTERNED: dict[tuple, weakref.ref] = {}
+"""Every live node by its key (and some dead ones, purged as the table grows): a
+WeakValueDictionary's work, without its Python-level get, set and death callback on the path of
+every node built (the compiler's hottest). A live node holds its sources, so the ids in its key
+are theirs; a dead entry is a miss, and is overwritten."""
+_purge_at = 1 << 16
+
+
+def _purge() -> None:
+    """Drop the entries of dead nodes; the next purge when the table has doubled again."""
+    global _purge_at
+    for key in [k for k, ref in list(_INTERNED.items()) if ref() is None]:
+        ref = _INTERNED.get(key)
+        if ref is not None and ref() is None:
+            del _INTERNED[key]
+    _purge_at = max(1 << 16, 2 * len(_INTERNED))
 
 
 class Node:
     """One IR value. Build nodes through `ir.build`, not this constructor."""
 
-    __slots__ = ("op", "dtype", "src", "arg", "is_const", "_hash", "__weakref__", "__dict__")
+    # No __eq__ or __hash__: nodes are interned, so equality is identity, and object's own
+    # (C-level) hash is by identity too (a Python-level __hash__ ran on every dict and set use).
+    __slots__ = ("op", "dtype", "src", "arg", "is_const", "__weakref__", "__dict__")
 
     op: Op
     dtype: DType
     src: tuple[Node, ...]
     arg: Arg
     is_const: bool
-    _hash: int
 
     def __new__(cls, op: Op, dtype: DType, src: tuple[Node, ...] = (), arg: Arg = None):
         # Tuples of ints compare equal to bools (1 == True); keep the arg's type in the key.
@@ -101,26 +132,21 @@ class Node:
         ref = _INTERNED.get(key)
         node = ref() if ref is not None else None
         if node is None:
-            node = super().__new__(cls)
-            object.__setattr__(node, "op", op)
-            object.__setattr__(node, "dtype", dtype)
-            object.__setattr__(node, "src", src)
-            object.__setattr__(node, "arg", arg)
-            object.__setattr__(node, "is_const", op is Op.CONST)
-            object.__setattr__(node, "_hash", hash(key))
-            _INTERNED[key] = weakref.KeyedRef(node, _forget, key)
+            node = object.__new__(cls)
+            _set_op(node, op)
+            _set_dtype(node, dtype)
+            _set_src(node, src)
+            _set_arg(node, arg)
+            _set_is_const(node, op is Op.CONST)
+            _INTERNED[key] = weakref.ref(node)
+            if len(_INTERNED) >= _purge_at:
+                _purge()
         return node
 
     def __setattr__(self, name: str, value: object) -> None:
         if name in Node.__slots__:
             raise AttributeError("IR nodes are immutable")
-        object.__setattr__(self, name, value)  # cached_property storage
-
-    def __hash__(self) -> int:
-        return self._hash
-
-    def __eq__(self, other: object) -> bool:
-        return self is other
+        object.__setattr__(self, name, value)
 
     def __repr__(self) -> str:
         return f"<{render_expr(self)}>"
@@ -182,22 +208,22 @@ class Node:
             raise IRError(f"{self.op.name} of {self.dtype} is no tensor element")
         return self.dtype
 
-    @cached_property
+    @_cached
     def bounds(self) -> tuple[int, int]:
         """(vmin, vmax): an interval containing every value this INT/BOOL node can take."""
         return _bounds(self)
 
-    @cached_property
+    @_cached
     def divisor(self) -> int:
         """A number this INT node's value is always a multiple of (0: the value is always 0).
         Vectorization uses it to prove addresses aligned."""
         return _divisor(self)
 
-    @property
+    @_cached
     def vmin(self) -> int:
         return self.bounds[0]
 
-    @property
+    @_cached
     def vmax(self) -> int:
         return self.bounds[1]
 
@@ -206,23 +232,31 @@ class Node:
         return toposort([self])
 
 
+# The slots' own setters, past Node.__setattr__ (which refuses them): a node is built once.
+_set_op, _set_dtype, _set_src, _set_arg, _set_is_const = (
+    vars(Node)[name].__set__ for name in ("op", "dtype", "src", "arg", "is_const"))
+
+
 def toposort(roots: list[Node], stop: Set[Node] = frozenset()) -> list[Node]:
     """Every node the roots depend on, each once, dependencies first; the sources of nodes in
     `stop` are not followed (a substitution that replaces them never needs those)."""
-    seen: set[int] = set()
+    # Depth first, sources left to right, a node entered as it is first seen: each stack entry
+    # holds the iterator of the sources still to look at (no entry per edge).
+    seen: set[Node] = set()
     order: list[Node] = []
-    stack: list[tuple[Node, bool]] = [(r, False) for r in reversed(roots)]
-    while stack:
-        node, done = stack.pop()
-        if done:
-            order.append(node)
+    for root in roots:
+        if root in seen:
             continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        stack.append((node, True))
-        if node not in stop:
-            stack.extend((s, False) for s in reversed(node.src) if id(s) not in seen)
+        seen.add(root)
+        stack = [(root, iter(() if root in stop else root.src))]
+        while stack:
+            for s in stack[-1][1]:
+                if s not in seen:
+                    seen.add(s)
+                    stack.append((s, iter(() if s in stop else s.src)))
+                    break
+            else:
+                order.append(stack.pop()[0])
     return order
 
 
