@@ -51,7 +51,9 @@ def _remember(key: tuple[frozenset, Node], out: Node) -> None:
 def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`n` (its sources simplified) rewritten by the first matching rule and simplified again;
     `n` itself where no rule of `rules` matches."""
-    table = _table(n.op, rules)
+    table = _TABLES.get((id(n.op), rules))
+    if table is None:
+        table = _table(n.op, rules)
     if not table:
         return n
     key = (rules, n)

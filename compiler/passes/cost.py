@@ -32,7 +32,7 @@ within the whole bench): both keep bands.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,9 @@ class Locality:
     the item to the right, and of the item below (index values taken as 0)."""
 
     far: dict[str, tuple[bool, bool]]
+    counted: dict[tuple, dict[str, int]] = field(default_factory=dict, compare=False, repr=False)
+    """features' per-item counts, by (effects, unrolled, branches, strips): the planner costs a
+    built candidate with and without a stride, which changes none of them."""
 
     def line(self, buffer: str, strips: bool) -> bool:
         """Whether a scalar load of `buffer` moves a line per element when invocations walk
@@ -127,22 +130,30 @@ def executed(k: Kernel, branches: frozenset[Node]) -> list[Node]:
 
 def features(k: Kernel, piece: Piece, where: Locality) -> dict[str, float]:
     """What dispatch k (built as `piece` says) runs, counted as WEIGHTS names it."""
-    selects = vector_selects(toposort(list(k.effects))) if piece.branches else frozenset()
-    nodes = executed(k, selects)
-    memory = [n for n in nodes if n.op in BUFFER_OPS]
-    loads = [n for n in memory if n.op is Op.LOAD]
     strips = piece.items.kind == STRIPS
-    lines = sum(where.line(n.buffer, strips) for n in loads)
-    per_item = {"loads": sum(n.op in (Op.LOAD, Op.VLOAD) for n in memory),
-                "stores": sum(n.op not in (Op.LOAD, Op.VLOAD) for n in memory),
-                "gathers": lines if k.unrolled > 1 else 0, "lines": lines,
-                "branches": sum(n in selects for n in nodes),
-                "ops": sum(n.op not in (Op.CONST, Op.VAR, *BUFFER_OPS) and n not in selects
-                           for n in nodes)}
+    key = (k.effects, k.unrolled, piece.branches, strips)
+    per_item = where.counted.get(key)
+    if per_item is None:
+        per_item = where.counted[key] = _per_item(k, piece.branches, strips, where)
     invocations = -(-k.items // piece.stride)
     return {"dispatches": 1.0, "invocations": float(invocations), "items": float(k.items),
             "loop": float(k.items * (k.steps - 1)),
             **{name: x * k.items * k.steps for name, x in per_item.items()}}
+
+
+def _per_item(k: Kernel, branches: bool, strips: bool, where: Locality) -> dict[str, int]:
+    """What one item of k runs: memory accesses, lines, branches and other ops."""
+    selects = vector_selects(toposort(list(k.effects))) if branches else frozenset()
+    nodes = executed(k, selects)
+    memory = [n for n in nodes if n.op in BUFFER_OPS]
+    loads = [n for n in memory if n.op is Op.LOAD]
+    lines = sum(where.line(n.buffer, strips) for n in loads)
+    return {"loads": sum(n.op in (Op.LOAD, Op.VLOAD) for n in memory),
+            "stores": sum(n.op not in (Op.LOAD, Op.VLOAD) for n in memory),
+            "gathers": lines if k.unrolled > 1 else 0, "lines": lines,
+            "branches": sum(n in selects for n in nodes),
+            "ops": sum(n.op not in (Op.CONST, Op.VAR, *BUFFER_OPS) and n not in selects
+                       for n in nodes)}
 
 
 def bound(k: Kernel, piece: Piece) -> Cost:
