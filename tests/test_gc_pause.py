@@ -1,9 +1,9 @@
-"""The cyclic collector is off during a compile, and as it was after (compiler/gc_pause.py)."""
+"""The cyclic collector is off during a compile, and as it was after (compiler/ir/gc_pause.py)."""
 import gc
 
 import dmlc
 from dmlc.compiled import compile_program
-from dmlc.gc_pause import gc_paused
+from dmlc.ir.gc_pause import gc_paused
 
 T = dmlc.TensorDesc
 
