@@ -136,13 +136,19 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
 def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits) -> None:
     """Every kernel within the limits it was planned for (a planner that broke them is a bug:
     said here, at compile time, rather than by the device)."""
+    gx, gy, _ = limits.maxComputeWorkGroupCount
     for s in stages:
-        for value, limit in ((len(s.buffers), "maxPerStageDescriptorStorageBuffers"),
-                             (s.local_size, "maxComputeWorkGroupInvocations")):
-            if value > getattr(limits, limit):
+        groups = -(-s.invocations // s.local_size)  # the runtime's grid is 2-D
+        for value, limit, allowed in (
+                (len(s.buffers), "maxPerStageDescriptorStorageBuffers",
+                 limits.maxPerStageDescriptorStorageBuffers),
+                (s.local_size, "maxComputeWorkGroupInvocations",
+                 limits.maxComputeWorkGroupInvocations),
+                (groups, "maxComputeWorkGroupCount[0] * [1]", gx * gy)):
+            if value > allowed:
                 raise DmlcError(f"{operator}: kernel {s.name} needs {limit} >= {value}, more "
-                                   f"than the {getattr(limits, limit)} of {limits.source} "
-                                   "(a planner bug: please report it)")
+                                f"than the {allowed} of {limits.source} (a planner bug: "
+                                "please report it)")
 
 
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:

@@ -124,3 +124,13 @@ def test_limits_are_asked_of_the_device_exactly_when_the_target_is(monkeypatch):
     got = target.resolve_limits(None, True)
     assert got == with_buffers(5) and got.source == "Tiny GPU"
     assert target.resolve_limits(None, False) is DEFAULT
+
+
+def test_a_plan_over_its_limits_is_a_compile_error(monkeypatch):
+    """The planner's limits are checked on what it made (a bug there is said at compile time,
+    not by a device): here a join made to bind 8 buffers where only 4 are allowed."""
+    import dmlc.ops.join.lower as join
+    monkeypatch.setattr(join, "group", lambda buffers: 7)
+    with pytest.raises(dmlc.DmlcError, match="kernel join needs "
+                       "maxPerStageDescriptorStorageBuffers >= 8, more than the 4 of Vulkan's"):
+        compile_program(join_of(7)[0], target="cpu", limits="minimum")
