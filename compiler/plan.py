@@ -142,9 +142,10 @@ program planned within them runs on any device."""
 DEFAULT = PlanLimits(maxPerStageDescriptorStorageBuffers=32, maxComputeWorkGroupInvocations=1024,
                      maxComputeWorkGroupCount=(65535, 65535, 65535), maxPushConstantsSize=128,
                      source="lavapipe's (the device-free default)")
-"""The limits of a compile that names no device (target= given, or no Vulkan loader): lavapipe's.
+"""The limits of a compile that asks no device (a target named), or whose loader cannot say:
+lavapipe's.
 dmlc's planner stays under 8 storage buffers and 64 invocations per kernel by itself, so these
-plan exactly as MINIMUM does except joins of 4 to 7 inputs (one kernel here, a tree there), and
+plan exactly as MINIMUM does except joins of 4 or more inputs (7 per kernel here, 3 there), and
 they are what most devices offer (current GPUs have at least 16 storage buffers per stage). A
 kernel whose plan breaks its device's limits is planned again for that device at its first
-call (call.py); limits=MINIMUM makes an artifact that runs unchanged everywhere."""
+call (call.py); limits="minimum" makes an artifact that runs unchanged everywhere."""
