@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-nopasses test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -25,6 +25,9 @@ test-fast: install       ## everything that needs no Vulkan device
 
 test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 	$(PYTEST) -q -m vulkan
+
+test-swiftshader: install  ## the device suite on SwiftShader (Debian's chromium-common, fetched if missing), its own shader cache
+	PY=$(PY) bash tools/swiftshader.sh $(PYTEST) -q -m vulkan $(SWIFTSHADER_ARGS)
 
 test-nopasses: install  ## the whole suite with every optimization pass disabled
 	DMLC_DISABLE_PASSES=all $(PYTEST) -q

@@ -37,6 +37,7 @@ from .ops.scatter import *
 from .ops.slice import *
 from .ops.space_depth import *
 from .ops.tile import *
+from .plan import PlanLimits
 
 __version__ = "0.1.0"
 
@@ -52,6 +53,14 @@ def empty(shape, dtype):
     """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
     from .ops.copy.tensor import empty as new
     return new(shape, dtype)
+
+
+def set_device(device: int | str) -> None:
+    """Choose the Vulkan device, before dmlc first uses one: an index into `dmlc info`'s list of
+    physical devices, or a piece of a device's name ("swiftshader", "llvmpipe"). Overrides
+    $DMLC_DEVICE (which takes the same); VK_ICD_FILENAMES chooses which drivers are listed."""
+    from .runtime import set_device as choose
+    choose(device)
 
 
 def close_device() -> None:
@@ -86,5 +95,5 @@ __all__ = [*(name for family in families() for name in family.exports),
            "take", "take_along_axis", "put_along_axis", "compile", "CompiledKernel", "lang",
            "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
-           "ParseError", "UsageError", "to_device", "empty", "close_device", "cache_info",
-           "clear_cache", "write_manifest", "__version__"]
+           "ParseError", "UsageError", "to_device", "empty", "set_device", "close_device",
+           "cache_info", "clear_cache", "write_manifest", "PlanLimits", "__version__"]

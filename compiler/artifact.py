@@ -21,7 +21,7 @@ from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.printer import render_program
-from .plan import LaunchPlan, PlanBuffer, PlanKernel
+from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,8 @@ class CompiledProgram:
     in_place: bool = False
     """A scatter that updates its data tensor: the program's inputs are the indices and
     updates, and its output is the data tensor (ops/scatter/lower.py)."""
+    limits: PlanLimits = DEFAULT
+    """The device limits the program was planned within (dmlc.plan)."""
 
     @property
     def ir(self) -> str:

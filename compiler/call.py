@@ -19,7 +19,7 @@ from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, updates_in_place
 from .family.tensor import TensorDesc
 from .ir import Program
-from .plan import LaunchPlan
+from .plan import LaunchPlan, PlanLimits
 
 
 class CompiledKernel:
@@ -29,12 +29,16 @@ class CompiledKernel:
     `glsl`, `spirv`, `stages`, `reference()`, ...) is the wrapped CompiledProgram's."""
 
     def __init__(self, compiled: CompiledProgram,
-                 in_place: Callable[[], CompiledKernel] | None = None) -> None:
+                 in_place: Callable[[], CompiledKernel] | None = None,
+                 replan: Callable[[PlanLimits], CompiledProgram] | None = None) -> None:
         self.compiled = compiled
         """The device-free artifact: descriptor, IR, GLSL, SPIR-V, launch plan."""
         self._executable: Any = None
         self._in_place = in_place
         """A scatter's kernel that updates the data tensor itself (ops/scatter/lower.py)."""
+        self._replan = replan
+        """The same program planned within other limits (compiled.py), for a device whose
+        limits this plan breaks."""
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.compiled!r})"
@@ -101,7 +105,11 @@ class CompiledKernel:
         the device was closed)."""
         if self._executable is None or self._executable.device.closed:
             from .runtime import Executable, get_device
-            self._executable = Executable(get_device(), self.compiled.plan)
+            device = get_device()
+            plan = self.compiled.plan
+            if self._replan is not None and not plan.within(device.plan_limits):
+                plan = self._replan(device.plan_limits).plan  # e.g. a narrower join tree
+            self._executable = Executable(device, plan)
         return self._executable
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:

@@ -23,7 +23,7 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
-from .errors import ValidationError
+from .errors import DmlcError, ValidationError
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
 from .ir.gc_pause import gc_paused
@@ -35,6 +35,8 @@ from .ir.verify import verify_program
 from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names
+from .plan import DEFAULT, PlanLimits
+from .target import asks_device, resolve_limits
 from .target import resolve as resolve_target
 
 __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_program",
@@ -57,10 +59,13 @@ class CompileOptions:
     """The scatter that updates its data tensor (ops/scatter/lower.py)."""
     disabled: str = ""
     """DMLC_DISABLE_PASSES as it was (part of the key: the passes decide the result)."""
+    limits: PlanLimits = DEFAULT
+    """The device limits the program is planned within (compiler/target.py, dmlc.plan)."""
 
     @staticmethod
     def resolve(check_indices: object = False, guard_words: object = 0,
-                target: str | None = None, in_place: bool = False) -> CompileOptions:
+                target: str | None = None, in_place: bool = False,
+                limits: PlanLimits | str | None = None) -> CompileOptions:
         """The options of one compile, checked, their defaults read from the environment."""
         if not isinstance(check_indices, (bool, np.bool_)):
             raise ValidationError("dmlc.compile", "check_indices", "True or False",
@@ -69,18 +74,21 @@ class CompileOptions:
             raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
                                   repr(guard_words))
         return CompileOptions(bool(check_indices), guard_words, resolve_target(target),
-                              in_place, os.environ.get("DMLC_DISABLE_PASSES", ""))
+                              in_place, os.environ.get("DMLC_DISABLE_PASSES", ""),
+                              resolve_limits(limits, asks_device(target)))
 
 
 def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,
                   check_indices: bool = False, target: str | None = None,
-                  in_place: bool = False) -> tuple[OperatorDesc, Program]:
+                  in_place: bool = False,
+                  limits: PlanLimits | str | None = None) -> tuple[OperatorDesc, Program]:
     """Validate, lower and optimize a descriptor; the IR is verified after every step.
     dump_after: pass names after which to print the IR (default: $DMLC_DUMP_AFTER).
     check_indices: add the kernels of checked mode (family/index_check.py).
     target: "cpu" or "gpu" (default: compiler/target.py's choice).
-    in_place: the scatter that updates its data tensor (ops/scatter/lower.py)."""
-    options = CompileOptions.resolve(check_indices, 0, target, in_place)
+    in_place: the scatter that updates its data tensor (ops/scatter/lower.py).
+    limits: the device limits to plan within (compiler/target.py's choice by default)."""
+    options = CompileOptions.resolve(check_indices, 0, target, in_place, limits)
     checked = validate(desc)
     with gc_paused():
         return checked, _optimized(checked, options, dump_after)
@@ -95,7 +103,7 @@ def _optimized(checked: OperatorDesc, options: CompileOptions,
     if options.in_place and not updates_in_place(checked):
         raise ValidationError(checked.operator, "in_place", "False (only the scatters update "
                               "its input in place)", True)
-    program = lower(checked, LowerContext(options.target, options.in_place))
+    program = lower(checked, LowerContext(options.target, options.in_place, options.limits))
     if options.check_indices:
         program = add_index_check(program, checked)
         if options.in_place:
@@ -106,10 +114,11 @@ def _optimized(checked: OperatorDesc, options: CompileOptions,
 def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
                     check_indices: bool = False, guard_words: int = 0,
                     target: str | None = None, spirv_cache: bool = True,
-                    in_place: bool = False) -> CompiledProgram:
+                    in_place: bool = False,
+                    limits: PlanLimits | str | None = None) -> CompiledProgram:
     """What compile() builds on a miss, without its in-memory cache: the device-free artifact.
     spirv_cache=False also skips the SPIR-V cache on disk (the bench's cold compile)."""
-    options = CompileOptions.resolve(check_indices, guard_words, target, in_place)
+    options = CompileOptions.resolve(check_indices, guard_words, target, in_place, limits)
     return _artifact(validate(desc), options, dump_after, spirv_cache)
 
 
@@ -123,8 +132,27 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
+    check_limits(checked.operator, stages, options.limits)
     return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
-                           options.target, options.in_place)
+                           options.target, options.in_place, options.limits)
+
+
+def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits) -> None:
+    """Every kernel within the limits it was planned for (a planner that broke them is a bug:
+    said here, at compile time, rather than by the device)."""
+    gx, gy, _ = limits.maxComputeWorkGroupCount
+    for s in stages:
+        groups = -(-s.invocations // s.local_size)  # the runtime's grid is 2-D
+        for value, limit, allowed in (
+                (len(s.buffers), "maxPerStageDescriptorStorageBuffers",
+                 limits.maxPerStageDescriptorStorageBuffers),
+                (s.local_size, "maxComputeWorkGroupInvocations",
+                 limits.maxComputeWorkGroupInvocations),
+                (groups, "maxComputeWorkGroupCount[0] * [1]", gx * gy)):
+            if value > allowed:
+                raise DmlcError(f"{operator}: kernel {s.name} needs {limit} >= {value}, more "
+                                f"than the {allowed} of {limits.source} (a planner bug: "
+                                "please report it)")
 
 
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
@@ -135,30 +163,36 @@ def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
 
 def compile(desc: OperatorDesc, *,
             dump_after: set[str] | None = None, check_indices: bool = False,
-            guard_words: int = 0, target: str | None = None) -> CompiledKernel:
+            guard_words: int = 0, target: str | None = None,
+            limits: PlanLimits | str | None = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it. target: "cpu" or "gpu", what the
-    kernels are tuned for (default: $DMLC_TARGET, else the selected device's kind).
+    kernels are tuned for (default: $DMLC_TARGET, else the selected device's kind). limits:
+    the device limits to plan within, a dmlc.PlanLimits or "minimum" (Vulkan's: runs on any
+    device) or "default" (lavapipe's); by default the selected device's when no target is
+    named (nor $DMLC_TARGET), else "default" (compiler/target.py).
     A descriptor compiled before in this process comes from memory (dump_after, which asks for
     the IR to be printed, always builds afresh); each call returns a new kernel, bound to the
     device on its own first call. Validation runs on every call, once: the memory is keyed by
     the validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
     index_dimensions=True) is refused however often a valid one was compiled."""
-    options = CompileOptions.resolve(check_indices, guard_words, target)
+    options = CompileOptions.resolve(check_indices, guard_words, target, limits=limits)
     checked = validate(desc)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
     if dumping or not _hashable(checked):
         return CompiledKernel(_artifact(checked, options, dump_after))
     return CompiledKernel(KERNELS.get(checked, options).compiled,
-                          in_place=_in_place_of(checked, options))
+                          in_place=_in_place_of(checked, options),
+                          replan=_replan_of(checked, options))
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,
-                   target: str | None = None) -> CompiledKernel:
+                   target: str | None = None,
+                   limits: PlanLimits | str | None = None) -> CompiledKernel:
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
-    options = CompileOptions.resolve(check_indices, 0, target)
+    options = CompileOptions.resolve(check_indices, 0, target, limits=limits)
     checked = validate(desc)
     if not _hashable(checked):  # a list where a number belongs: compiling says which field
         return CompiledKernel(_artifact(checked, options))
@@ -235,7 +269,8 @@ class KernelCache:
                 return found
             self.misses += 1
         built = CompiledKernel(_artifact(checked, options),
-                               in_place=_in_place_of(checked, options))
+                               in_place=_in_place_of(checked, options),
+                               replan=_replan_of(checked, options))
         with self._lock:
             kernel = self._kernels.setdefault(key, built)
             self._trim()
@@ -283,6 +318,15 @@ def _in_place_of(checked: OperatorDesc,
     if not updates_in_place(checked) or options.in_place or options.guard_words:
         return None
     return functools.partial(KERNELS.get, checked, dataclasses.replace(options, in_place=True))
+
+
+def _replan_of(checked: OperatorDesc,
+                options: CompileOptions) -> Callable[[PlanLimits], CompiledProgram]:
+    """How to get the program planned within other limits: a kernel compiled without its device
+    (the default limits) meeting a device that binds fewer buffers to one shader, say."""
+    def replan(limits: PlanLimits) -> CompiledProgram:
+        return KERNELS.get(checked, dataclasses.replace(options, limits=limits)).compiled
+    return replan
 
 
 def clear_caches() -> None:

@@ -81,3 +81,71 @@ class LaunchPlan:
     def status(self) -> tuple[PlanBuffer, ...]:
         """The status buffers, read back after every call."""
         return tuple(b for b in self.buffers if b.role == "status")
+
+    def within(self, limits: PlanLimits) -> bool:
+        """Whether every kernel binds and launches within `limits` (the planner's choices; the
+        runtime checks buffer sizes and grids against its device at every launch)."""
+        return all(len(k.buffers) <= limits.maxPerStageDescriptorStorageBuffers
+                   and k.local_size <= limits.maxComputeWorkGroupInvocations
+                   for k in self.kernels)
+
+
+@dataclass(frozen=True)
+class PlanLimits:
+    """The device limits a program is planned within (VkPhysicalDeviceLimits' names), carried
+    as data so that compiling needs no device: filled from the selected device's limits when a
+    compile asks the device (compiler/target.py), else DEFAULT. Every value is at least Vulkan's
+    required minimum (MINIMUM), which every device meets.
+
+    What each decides: maxPerStageDescriptorStorageBuffers, the inputs one join kernel reads
+    (ops/join/lower.py: a tree of narrower joins under 8); maxComputeWorkGroupInvocations, the
+    workgroup size (passes/schedule.py: at most 64, under every device's 128); the dispatch grid
+    is the runtime's, within its device's maxComputeWorkGroupCount (2-D, so 65,535 per axis
+    covers any buffer); maxPushConstantsSize bounds the push constants a kernel may take."""
+
+    maxPerStageDescriptorStorageBuffers: int
+    maxComputeWorkGroupInvocations: int
+    maxComputeWorkGroupCount: tuple[int, int, int]
+    maxPushConstantsSize: int
+    source: str = field(default="", compare=False)
+    """Where the values come from (a device's name, or which table); not part of the key."""
+
+    FIELDS = ("maxPerStageDescriptorStorageBuffers", "maxComputeWorkGroupInvocations",
+              "maxComputeWorkGroupCount", "maxPushConstantsSize")
+
+    @classmethod
+    def of(cls, limits: object, source: str) -> PlanLimits:
+        """The plan's fields of any object with VkPhysicalDeviceLimits' names (runtime Limits)."""
+        values = {f: getattr(limits, f) for f in cls.FIELDS}
+        values["maxComputeWorkGroupCount"] = tuple(values["maxComputeWorkGroupCount"])
+        return cls(**values, source=source)
+
+    def below_minimum(self) -> tuple[str, object, object] | None:
+        """(field, minimum, value) of the first value under Vulkan's minimum (or not an int),
+        None when every one meets it."""
+        for name in self.FIELDS:
+            least, value = getattr(MINIMUM, name), getattr(self, name)
+            pairs = (zip(least, value) if isinstance(least, tuple) and isinstance(value, tuple)
+                     and len(value) == 3 else [(least, value)])
+            for lo, v in pairs:
+                if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+                    return name, least, value
+        return None
+
+
+MINIMUM = PlanLimits(maxPerStageDescriptorStorageBuffers=4, maxComputeWorkGroupInvocations=128,
+                     maxComputeWorkGroupCount=(65535, 65535, 65535), maxPushConstantsSize=128,
+                     source="Vulkan's required minimums")
+"""What every Vulkan device offers (the spec's Required Limits; the mock ICD reports these): a
+program planned within them runs on any device."""
+
+DEFAULT = PlanLimits(maxPerStageDescriptorStorageBuffers=32, maxComputeWorkGroupInvocations=1024,
+                     maxComputeWorkGroupCount=(65535, 65535, 65535), maxPushConstantsSize=128,
+                     source="lavapipe's (the device-free default)")
+"""The limits of a compile that asks no device (a target named), or whose loader cannot say:
+lavapipe's.
+dmlc's planner stays under 8 storage buffers and 64 invocations per kernel by itself, so these
+plan exactly as MINIMUM does except joins of 4 or more inputs (7 per kernel here, 3 there), and
+they are what most devices offer (current GPUs have at least 16 storage buffers per stage). A
+kernel whose plan breaks its device's limits is planned again for that device at its first
+call (call.py); limits="minimum" makes an artifact that runs unchanged everywhere."""

@@ -4,12 +4,17 @@ A lowering differs by target where its fast design on one is slow on the other: 
 is a loop per line, fast on a CPU and hundreds of invocations too few for a GPU
 (ops/scatter/lower.py). dmlc.compile(target=None) takes $DMLC_TARGET, else what the selected Vulkan
 device is (asked of the loader without opening the device), else "gpu".
+
+The limits a program is planned within (dmlc.plan.PlanLimits) travel with the target:
+dmlc.compile(limits=None) takes the selected device's, asked of the loader the same way, when
+no target is named (neither target= nor $DMLC_TARGET); else the device-free DEFAULT (lavapipe's).
 """
 from __future__ import annotations
 
 import os
 
 from .errors import ValidationError
+from .plan import DEFAULT, MINIMUM, PlanLimits
 
 TARGETS = ("cpu", "gpu")
 
@@ -32,4 +37,42 @@ def _device_kind() -> str | None:
     try:
         return device_kind()
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so
+        return None
+
+
+def asks_device(target: str | None) -> bool:
+    """Whether a compile for `target` asks the selected device what it is (neither target= nor
+    $DMLC_TARGET names one): its limits are then the device's too."""
+    return target is None and not os.environ.get("DMLC_TARGET")
+
+
+def resolve_limits(limits: PlanLimits | str | None, ask_device: bool) -> PlanLimits:
+    """The limits to plan within: `limits` ("minimum" for Vulkan's, "default" for the
+    device-free default, or a PlanLimits), else the selected device's when the compile asks the
+    device (ask_device), else DEFAULT (dmlc.plan says why)."""
+    if limits is None:
+        found = _device_limits() if ask_device else None
+        return PlanLimits.of(found[1], found[0]) if found else DEFAULT
+    if isinstance(limits, str) and limits in NAMED_LIMITS:
+        return NAMED_LIMITS[limits]
+    if not isinstance(limits, PlanLimits):
+        raise ValidationError("dmlc.compile", "limits", "None, " + ", ".join(
+            map(repr, NAMED_LIMITS)) + " or a dmlc.PlanLimits", repr(limits))
+    low = limits.below_minimum()
+    if low is not None:
+        name, least, value = low
+        raise ValidationError("dmlc.compile", f"limits.{name}",
+                              f"an integer >= Vulkan's minimum {least}", repr(value))
+    return limits
+
+
+NAMED_LIMITS = {"minimum": MINIMUM, "default": DEFAULT}
+
+
+def _device_limits() -> tuple[str, object] | None:
+    from .errors import DeviceError
+    from .runtime.device import device_limits_of_selected  # the loader only, as _device_kind
+    try:
+        return device_limits_of_selected()
+    except DeviceError:
         return None

@@ -1,7 +1,8 @@
 """The Vulkan device (through kp): opening it, its limits, its lock, its buffer pool.
 
-One device per process, chosen by `set_device(index)` before first use or by the environment
-variable DMLC_DEVICE (default 0). kp traps this module works around (PLATFORM.md):
+One device per process, chosen by `set_device(index or name)` before first use or by the
+environment variable DMLC_DEVICE (an index, or a piece of a device's name; default 0). kp traps
+this module works around (PLATFORM.md):
 - `import kp` calls logging.basicConfig(); the root logger's handlers are restored afterwards.
 - Constants given as lists become float32: spec and push constants go as empty uint32 arrays.
 - No barrier between dispatches in one sequence, and an algorithm bound to fixed tensors: see
@@ -27,7 +28,8 @@ from typing import Any
 import numpy as np
 
 from ..errors import DeviceError
-from .limits import CPU_TYPE, device_limits, probe
+from ..plan import PlanLimits
+from .limits import CPU_TYPE, Limits, device_limits, probe
 from .pool import BufferPool
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
@@ -67,24 +69,49 @@ def _import_kp() -> Any:
     return _kp
 
 
-def set_device(index: int) -> None:
-    """Choose the Vulkan device (index into `vulkaninfo`'s list) before dmlc first uses one."""
+def set_device(device: int | str) -> None:
+    """Choose the Vulkan device before dmlc first uses one: an index into the loader's list
+    (`dmlc info` shows it), or a piece of a device's name ("llvmpipe", "swiftshader"; the first
+    device whose name holds it, ignoring case). Overrides $DMLC_DEVICE."""
     global _device_index
+    index = find_device(device, "set_device()")
     with _lock:
         if _device is not None and _device.index != index:
-            raise DeviceError(f"device {_device.index} is already in use; set_device() must "
-                              "come before the first operator call")
+            raise DeviceError(f"device {_device.index} ({_device.name}) is already in use; "
+                              "set_device() must come before the first operator call")
         _device_index = index
 
 
+def find_device(device: int | str, field: str) -> int:
+    """The index of a device given by index or by a piece of its name (see set_device)."""
+    if isinstance(device, str) and device.strip().isdigit():
+        device = int(device)
+    if isinstance(device, bool) or not isinstance(device, (int, str)) or device == "":
+        raise DeviceError(f"{field} must be a device index or a piece of a device's name, got "
+                          f"{device!r}")
+    if isinstance(device, int):
+        if device < 0:
+            raise DeviceError(f"{field} must be a device index >= 0, got {device}")
+        return device
+    return _index_named(device, field)
+
+
+@functools.cache
+def _index_named(text: str, field: str) -> int:
+    names = [name for name, _ in probe().devices]
+    for i, name in enumerate(names):
+        if text.lower() in name.lower():
+            return i
+    listed = "; ".join(f"{i}: {n}" for i, n in enumerate(names)) or "no Vulkan device"
+    raise DeviceError(f"{field} = {text!r} names no Vulkan device; this machine has {listed}")
+
+
 def selected_index() -> int:
-    """The device index get_device() opens: set_device()'s, else $DMLC_DEVICE, else 0."""
+    """The device index get_device() opens: set_device()'s, else $DMLC_DEVICE (an index or a
+    piece of a device's name), else 0."""
     if _device_index is not None:
         return _device_index
-    env = os.environ.get("DMLC_DEVICE", "0")
-    if not env.isdigit():
-        raise DeviceError(f"DMLC_DEVICE must be a device index, got {env!r}")
-    return int(env)
+    return find_device(os.environ.get("DMLC_DEVICE", "0"), "DMLC_DEVICE")
 
 
 def get_device() -> Device:
@@ -99,15 +126,21 @@ def get_device() -> Device:
 def device_kind() -> str | None:
     """"cpu" or "gpu": what the selected device is, asked of the Vulkan loader without opening
     it (None where the loader cannot say). Remembered per device index."""
-    return _kind_of(selected_index())
+    return _probed(selected_index())[0]
+
+
+def device_limits_of_selected() -> tuple[str, Limits] | None:
+    """(deviceName, Limits) of the selected device, asked of the Vulkan loader without opening
+    it (None where the loader cannot say): what a compile that asks the device plans within."""
+    return _probed(selected_index())[1]
 
 
 @functools.cache
-def _kind_of(index: int) -> str | None:
+def _probed(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
     found = probe()
     if not 0 <= index < len(found.types):
-        return None
-    return "cpu" if found.types[index] == CPU_TYPE else "gpu"
+        return None, None
+    return "cpu" if found.types[index] == CPU_TYPE else "gpu", found.devices[index]
 
 
 def close_device() -> None:
@@ -188,6 +221,9 @@ class Device:
         self.timestamps: bool = bool(props.get("timestamps_supported", False))
         self.limits = device_limits(found.devices[index], self.name, self.max_group_count,
                                     self.max_group_invocations)
+        self.plan_limits = PlanLimits.of(self.limits, self.name)
+        """What a program must be planned within to run here (call.py re-plans one that is
+        not)."""
         self.closed = False
         self._lock = threading.RLock()
         self.created: collections.Counter[str] = collections.Counter()

@@ -35,7 +35,8 @@ def cmd_info(args: argparse.Namespace) -> int:
     if found.problem:
         raise DeviceError(f"no usable Vulkan device: {found.problem}")
     dev = get_device()
-    print(f"device {dev.index}: {dev.name}")
+    print(f"device {dev.index}: {dev.name} (choose with DMLC_DEVICE=<index or a piece of the "
+          "name>, or dmlc.set_device(); VK_ICD_FILENAMES=<driver json> chooses the drivers)")
     print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")
     for key, value in dev.info().items():
         if key == "limits":

@@ -18,6 +18,7 @@ from typing import Any, ClassVar, Protocol
 
 from ..errors import ValidationError
 from ..ir import Program
+from ..plan import DEFAULT, PlanLimits
 from .tensor import TensorDesc
 
 
@@ -46,6 +47,8 @@ class LowerContext:
     """"cpu" or "gpu" (compiler/target.py): the scatters lower differently for each."""
     in_place: bool = False
     """The scatter that updates its data tensor, given as the output (ops/scatter)."""
+    limits: PlanLimits = DEFAULT
+    """The device limits to plan within (dmlc.plan): a join's width (ops/join)."""
 
 
 PLAIN = LowerContext()

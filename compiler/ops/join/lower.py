@@ -31,10 +31,17 @@ def piecewise(position: Node, starts: Sequence[int], pieces: Sequence[Node]) -> 
 
 
 GROUP = 7
-"""Inputs one join kernel reads: with the output, 8 storage buffers, which every Vulkan device
-we target binds to one shader (lavapipe allows 32, the Vulkan minimum is 4, MoltenVK 31).
-More inputs are joined a group at a time into temp buffers, then those are joined: every
-kernel still writes its buffer in order, one element per item (8/16-bit stores need that)."""
+"""Inputs one join kernel reads at most: with the output, 8 storage buffers (lavapipe allows 32,
+SwiftShader 30, MoltenVK 31), fewer where the device binds fewer to one shader
+(maxPerStageDescriptorStorageBuffers, 4 at the Vulkan minimum: see group()). More inputs are
+joined a group at a time into temp buffers, then those are joined: every kernel still writes
+its buffer in order, one element per item (8/16-bit stores need that)."""
+
+
+def group(storage_buffers: int) -> int:
+    """Inputs per join kernel on a device that binds `storage_buffers` to one shader (one is the
+    output)."""
+    return max(2, min(GROUP, storage_buffers - 1))
 
 
 def join_kernel(name: str, parts: Sequence[tuple[Buffer, TensorDesc]], target: Buffer,
@@ -60,18 +67,19 @@ def lower_join(desc: JoinDesc, ctx: LowerContext = PLAIN) -> Program:
     parts = list(zip(bufs, desc.inputs))
     temps: list[Buffer] = []
     kernels: list[Kernel] = []
-    while len(parts) > GROUP:  # a tree of joins, GROUP parts at a time
+    width = group(ctx.limits.maxPerStageDescriptorStorageBuffers)
+    while len(parts) > width:  # a tree of joins, `width` parts at a time
         joined = []
-        for g in range(0, len(parts), GROUP):
-            group = parts[g:g + GROUP]
-            if len(group) == 1:
-                joined.append(group[0])
+        for g in range(0, len(parts), width):
+            some = parts[g:g + width]
+            if len(some) == 1:
+                joined.append(some[0])
                 continue
             sizes = list(out.sizes)
-            sizes[axis] = sum(t.sizes[axis] for _, t in group)
+            sizes[axis] = sum(t.sizes[axis] for _, t in some)
             t = TensorDesc(data_type=out.data_type, sizes=tuple(sizes))
             buf = tensor_buffer(f"joined{len(temps)}", t, "temp")
-            kernels.append(join_kernel(f"join{len(temps)}", group, buf, sizes, axis))
+            kernels.append(join_kernel(f"join{len(temps)}", some, buf, sizes, axis))
             temps.append(buf)
             joined.append((buf, t))
         parts = joined
