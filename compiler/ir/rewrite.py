@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from .algebra import RULES, RuleSet
+from .algebra import RULES, Rule, RuleSet
 from .ops import Node, Op, toposort
 
 FIRED: Counter[str] = Counter()
@@ -24,7 +24,8 @@ hold their nodes, so an interned node's id cannot be reused while it is remember
 _MEMO: dict[tuple[frozenset, Node], Node] = {}
 _BUILT: dict[tuple, Node] = {}
 """substitute()'s memo: (rule set, op, dtype, simplified sources, arg) -> the fixed point."""
-_TABLES: dict[tuple[int, frozenset], tuple] = {}
+_TABLES: dict[tuple, tuple[bool, tuple[Rule, ...]]] = {}
+"""_table's answers by _table_key."""
 
 
 def clear_memo() -> None:
@@ -33,13 +34,26 @@ def clear_memo() -> None:
     _BUILT.clear()
 
 
-def _table(op: Op, rules: RuleSet) -> tuple:
-    """The rules of `op`'s table that `rules` enables, in order."""
-    key = (id(op), rules)  # enum members are singletons; their ids hash faster
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = tuple(r for r in RULES.get(op, ()) if r.group in rules)
-    return table
+def _table_key(n: Node, rules: RuleSet) -> tuple:
+    """The ids of n's op and its sources' ops (enum members are singletons; their ids hash
+    faster), and the rule set."""
+    s = n.src
+    if len(s) == 2:
+        return id(n.op), rules, id(s[0].op), id(s[1].op)
+    if len(s) == 3:
+        return id(n.op), rules, id(s[0].op), id(s[1].op), id(s[2].op)
+    return id(n.op), rules  # no op of other arity has rules
+
+
+def _table(n: Node, rules: RuleSet) -> tuple[bool, tuple[Rule, ...]]:
+    """Whether n's op divides (its rules take the dividend and the divisor's value), and the
+    rules of its table that `rules` enables and whose `ops` n's operands meet, in order."""
+    divides = n.op in (Op.FLOORDIV, Op.FLOORMOD)
+    ops = [s.op for s in n.src[:1 if divides else 3]]
+    table = tuple(r for r in RULES.get(n.op, ()) if r.group in rules and len(n.src) in (2, 3)
+                  and (r.ops is None or r.ops(*ops)))
+    entry = _TABLES[_table_key(n, rules)] = (divides, table)
+    return entry
 
 
 def _remember(key: tuple[frozenset, Node], out: Node) -> None:
@@ -51,9 +65,16 @@ def _remember(key: tuple[frozenset, Node], out: Node) -> None:
 def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`n` (its sources simplified) rewritten by the first matching rule and simplified again;
     `n` itself where no rule of `rules` matches."""
-    table = _TABLES.get((id(n.op), rules))
-    if table is None:
-        table = _table(n.op, rules)
+    s = n.src  # (_table_key, inline: the hottest lookup of the compiler)
+    if len(s) == 2:
+        entry = _TABLES.get((id(n.op), rules, id(s[0].op), id(s[1].op)))
+    elif len(s) == 3:
+        entry = _TABLES.get((id(n.op), rules, id(s[0].op), id(s[1].op), id(s[2].op)))
+    else:
+        entry = _TABLES.get((id(n.op), rules))
+    if entry is None:
+        entry = _table(n, rules)
+    divides, table = entry
     if not table:
         return n
     key = (rules, n)
@@ -61,7 +82,7 @@ def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     if hit is not None:
         return hit
     out = n
-    args = (n.src[0], n.src[1].arg) if n.op in (Op.FLOORDIV, Op.FLOORMOD) else n.src
+    args = (s[0], s[1].arg) if divides else s
     for rule in table:
         rewritten = rule.fn(*args)
         if rewritten is not None:
