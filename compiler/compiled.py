@@ -26,8 +26,8 @@ from .codegen import glsl
 from .errors import ValidationError
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
-from .ir.gc_pause import gc_paused
 from .ir import Kernel, Program
+from .ir.gc_pause import gc_paused
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import clear_memo as clear_verify_memo
