@@ -56,12 +56,6 @@ def _table(n: Node, rules: RuleSet) -> tuple[bool, tuple[Rule, ...]]:
     return entry
 
 
-def _remember(key: tuple[frozenset, Node], out: Node) -> None:
-    if len(_MEMO) >= MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = out
-
-
 def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`n` (its sources simplified) rewritten by the first matching rule and simplified again;
     `n` itself where no rule of `rules` matches."""
@@ -89,8 +83,10 @@ def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
             FIRED[rule.name] += 1
             out = _simplify(rewritten, rules, done)
             break
-    _remember(key, out)
-    _remember((rules, out), out)  # a result is its own fixed point: no need to walk it again
+    if len(_MEMO) >= MEMO_SIZE - 1:  # (_remember, inline: once per rewrite)
+        _MEMO.clear()
+    _MEMO[key] = out
+    _MEMO[(rules, out)] = out  # a result is its own fixed point: no need to walk it again
     return out
 
 
