@@ -90,29 +90,36 @@ def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     return out
 
 
-def _known(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node | None:
-    """What `n` simplifies to, if this call or the memo already knows."""
-    out = done.get(n)
-    if out is None:
-        out = _MEMO.get((rules, n))
-        if out is not None:
-            done[n] = out
-    return out
-
-
 def _simplify(root: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`root` simplified; `done` maps the nodes simplified so far in this call to their
-    results."""
-    known = _known(root, rules, done)
-    if known is not None:
-        return known
+    results. (What this call or the memo already knows is looked up inline: the loop runs for
+    every node a rewrite builds.)"""
+    out = done.get(root)
+    if out is not None:
+        return out
+    memo = _MEMO
+    out = memo.get((rules, root))
+    if out is not None:
+        done[root] = out
+        return out
     stack: list[tuple[Node, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        n, ready = stack.pop()
+        n, ready = pop()
         if not ready:
-            if _known(n, rules, done) is None:
-                stack.append((n, True))
-                stack.extend((s, False) for s in n.src if s not in done)
+            if n in done:
+                continue
+            out = memo.get((rules, n))
+            if out is not None:
+                done[n] = out
+                continue
+            if not n.src:  # a leaf: no rules take no operands
+                done[n] = n
+                continue
+            push((n, True))
+            for x in n.src:  # (a loop: no generator per node)
+                if x not in done:
+                    push((x, False))
             continue
         if n in done:
             continue
