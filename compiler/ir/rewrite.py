@@ -45,13 +45,20 @@ def _table_key(n: Node, rules: RuleSet) -> tuple:
     return id(n.op), rules  # no op of other arity has rules
 
 
+def admits(rule: Rule, ops: list[Op]) -> bool:
+    """Whether operands of these ops meet rule.ops (ir/algebra.py): elsewhere the rule never
+    matches (tests/test_rules.py checks), and the engine does not call it."""
+    return all(w is None or (op in w if isinstance(w, tuple) else op is w)
+               for w, op in zip(rule.ops, ops))
+
+
 def _table(n: Node, rules: RuleSet) -> tuple[bool, tuple[Rule, ...]]:
     """Whether n's op divides (its rules take the dividend and the divisor's value), and the
     rules of its table that `rules` enables and whose `ops` n's operands meet, in order."""
     divides = n.op in (Op.FLOORDIV, Op.FLOORMOD)
     ops = [s.op for s in n.src[:1 if divides else 3]]
     table = tuple(r for r in RULES.get(n.op, ()) if r.group in rules and len(n.src) in (2, 3)
-                  and (r.ops is None or r.ops(*ops)))
+                  and admits(r, ops))
     entry = _TABLES[_table_key(n, rules)] = (divides, table)
     return entry
 
