@@ -30,7 +30,7 @@ class DataType(enum.Enum):
 
     @property
     def itemsize(self) -> int:
-        return self.numpy.itemsize
+        return _ITEMSIZES[self._value_]  # (numpy's, without building a numpy dtype each time)
 
     @property
     def bits(self) -> int:
@@ -73,6 +73,7 @@ class DataType(enum.Enum):
                          + ", ".join(t.value for t in cls) + ")")
 
 
+_ITEMSIZES = {t.value: np.dtype(t.value).itemsize for t in DataType}
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)
 
 

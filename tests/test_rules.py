@@ -222,3 +222,37 @@ def test_every_rule_fires():
     test_affine_div_mod_exhaustively()
     missing = [r.name for table in RULES.values() for r in table if not FIRED[r.name]]
     assert not missing, missing
+
+
+def test_rule_ops_are_necessary(monkeypatch):
+    """No rule matches operands whose ops its `ops` condition refuses (the engine never calls it
+    on those): the inputs of test_every_rule_fires, through tables that try every rule on every
+    node, each match checked against the condition."""
+    import dataclasses
+
+    from dmlc.ir import rewrite
+    from dmlc.ir.algebra import RULES
+    from dmlc.ir.ops import Node
+    refused: list[str] = []
+
+    def unguarded(rule):
+        def fn(*args):
+            out = rule.fn(*args)
+            ops = [a.op for a in args if isinstance(a, Node)]  # // and %: the dividend's only
+            if out is not None and not rewrite.admits(rule, ops):
+                refused.append(f"{rule.name} on {[repr(a) for a in args]}")
+            return out
+        return dataclasses.replace(rule, fn=fn, ops=())
+
+    monkeypatch.setattr(rewrite, "RULES", {op: [unguarded(r) for r in table]
+                                           for op, table in RULES.items()})
+    rewrite._TABLES.clear()
+    rewrite.clear_memo()
+    try:
+        settings(derandomize=True, max_examples=300)(given(exprs())(check_meaning))()
+        test_rule_table()
+        test_affine_div_mod_exhaustively()
+    finally:
+        rewrite._TABLES.clear()
+        rewrite.clear_memo()
+    assert not refused, refused[:5]

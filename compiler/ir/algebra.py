@@ -3,9 +3,10 @@
 A rule takes a node's operands (for // and % the operand and the constant divisor; for where the
 condition and both values) and returns the node it rewrites to, built with the pure builders of
 ir/build.py, or None where it does not apply. ir/rewrite.py applies the tables: the first rule of
-an enabled group that matches, then the rules again on what it built, to a fixed point. Each rule
-belongs to the group of the pass that owns it; a caller names the groups it relies on
-(`simplify(roots, rules)`), so the same IR never means two things in two places.
+an enabled group that matches (of those whose `ops` its operands meet), then the rules again on
+what it built, to a fixed point. Each rule belongs to the group of the pass that owns it; a
+caller names the groups it relies on (`simplify(roots, rules)`), so the same IR never means two
+things in two places.
 
 tests/test_rules.py evaluates both sides of every rule on many inputs, checks value ranges and
 divisibility, and fails if any rule never fired.
@@ -31,6 +32,7 @@ RuleSet = frozenset
 """The rule groups a simplification applies (a frozenset of group names)."""
 NO_RULES: frozenset[str] = frozenset()
 ALL_RULES: frozenset[str] = frozenset(GROUPS)
+C, ADD, MUL, DIV, MOD = Op.CONST, Op.ADD, Op.MUL, Op.FLOORDIV, Op.FLOORMOD
 
 
 def rule_set(groups: set[str] | frozenset[str] | tuple[str, ...]) -> frozenset[str]:
@@ -48,6 +50,8 @@ class Rule:
     group: str
     fn: Callable[..., Node | None]
     """Returns the rewritten node, or None where the rule does not match."""
+    ops: tuple[Op | tuple[Op, ...] | None, ...] = ()
+    """Each operand's op where fn may match (// and %: the dividend's): op, ops or None (any)."""
 
 
 # Structural helpers the rules (and the passes' address proofs) share.
@@ -147,17 +151,18 @@ def _coalesce_last(a: Node, b: Node) -> Node | None:
 
 
 ADD_RULES = [
-    Rule("c1 + c2 -> (c1 + c2)", FOLD_CONSTANTS, _add_consts),
+    Rule("c1 + c2 -> (c1 + c2)", FOLD_CONSTANTS, _add_consts, (C, C)),
     Rule("c + x -> x + c", FOLD_CONSTANTS,
-         lambda a, b: add(b, a) if a.is_const and not b.is_const else None),
-    Rule("x + 0 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 0 else None),
-    Rule("(x + c1) + c2 -> x + (c1 + c2)", FOLD_CONSTANTS, _add_tail_const),
-    Rule("a + (y + c) -> (a + y) + c", FOLD_CONSTANTS, _add_hoist_right),
-    Rule("(x + c) + b -> (x + b) + c", FOLD_CONSTANTS, _add_hoist_left),
+         lambda a, b: add(b, a) if a.is_const and not b.is_const else None, (C,)),
+    Rule("x + 0 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 0 else None,
+         (None, C)),
+    Rule("(x + c1) + c2 -> x + (c1 + c2)", FOLD_CONSTANTS, _add_tail_const, (ADD, C)),
+    Rule("a + (y + c) -> (a + y) + c", FOLD_CONSTANTS, _add_hoist_right, (None, ADD)),
+    Rule("(x + c) + b -> (x + b) + c", FOLD_CONSTANTS, _add_hoist_left, (ADD,)),
     Rule("(x // d) * (d * k) + (x % d) * k -> x * k", COALESCE,
-         lambda a, b: _merge_terms(a, b) or _merge_terms(b, a)),
+         lambda a, b: _merge_terms(a, b) or _merge_terms(b, a), ((MUL, DIV, MOD),) * 2),
     Rule("(s + ((x // d) % m) * (d * k)) + (x % d) * k -> s + (x % (m * d)) * k", COALESCE,
-         _coalesce_last),
+         _coalesce_last, (ADD, (MUL, MOD))),
 ]
 
 
@@ -179,16 +184,17 @@ def _mul_fold_factors(a: Node, b: Node) -> Node | None:
 
 
 MUL_RULES = [
-    Rule("c1 * c2 -> (c1 * c2)", FOLD_CONSTANTS, _mul_consts),
+    Rule("c1 * c2 -> (c1 * c2)", FOLD_CONSTANTS, _mul_consts, (C, C)),
     Rule("c * x -> x * c", FOLD_CONSTANTS,
-         lambda a, b: mul(b, a) if a.is_const and not b.is_const else None),
+         lambda a, b: mul(b, a) if a.is_const and not b.is_const else None, (C,)),
     Rule("x * 0 -> 0", FOLD_CONSTANTS,
-         lambda a, b: const(0) if b.is_const and b.arg == 0 else None),
-    Rule("x * 1 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 1 else None),
+         lambda a, b: const(0) if b.is_const and b.arg == 0 else None, (None, C)),
+    Rule("x * 1 -> x", FOLD_CONSTANTS, lambda a, b: a if b.is_const and b.arg == 1 else None,
+         (None, C)),
     Rule("x * k -> 0  when x's range is {0}", SIMPLIFY_DIVMOD,
          lambda a, b: const(0) if a.vmin == a.vmax == 0 else None),
-    Rule("(x + c) * k -> x * k + c * k", FOLD_CONSTANTS, _mul_distribute),
-    Rule("(x * c1) * c2 -> x * (c1 * c2)", FOLD_CONSTANTS, _mul_fold_factors),
+    Rule("(x + c) * k -> x * k + c * k", FOLD_CONSTANTS, _mul_distribute, (ADD, C)),
+    Rule("(x * c1) * c2 -> x * (c1 * c2)", FOLD_CONSTANTS, _mul_fold_factors, (MUL, C)),
 ]
 
 
@@ -271,22 +277,22 @@ def _div_big_offset(a: Node, d: int) -> Node | None:
 FLOORDIV_RULES = [
     Rule("x // 1 -> x", FOLD_CONSTANTS, lambda a, d: a if d == 1 else None),
     Rule("c // d -> (c // d)", FOLD_CONSTANTS,
-         lambda a, d: const(a.arg // d) if a.is_const else None),
+         lambda a, d: const(a.arg // d) if a.is_const else None, (C,)),
     Rule("x // d -> q  when x's whole range has quotient q", SIMPLIFY_DIVMOD,
          lambda a, d: const(a.vmin // d) if a.vmin // d == a.vmax // d else None),
     Rule("(x // c1) // c2 -> x // (c1 * c2)", COALESCE,
-         lambda a, d: floordiv(a.src[0], a.src[1].arg * d) if a.op is Op.FLOORDIV else None),
-    Rule("(x * c) // d -> x * (c / d)  when d | c", SIMPLIFY_DIVMOD, _div_scaled_multiple),
-    Rule("(x * c) // d -> x // (d / c)  when c | d", SIMPLIFY_DIVMOD, _div_scaled_divisor),
-    Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum),
+         lambda a, d: floordiv(a.src[0], a.src[1].arg * d) if a.op is DIV else None, (DIV,)),
+    Rule("(x * c) // d -> x * (c / d)  when d | c", SIMPLIFY_DIVMOD, _div_scaled_multiple, (MUL,)),
+    Rule("(x * c) // d -> x // (d / c)  when c | d", SIMPLIFY_DIVMOD, _div_scaled_divisor, (MUL,)),
+    Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum, (ADD,)),
     Rule("(x + c) // d -> x // d  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
-         _div_small_offset),
+         _div_small_offset, (ADD,)),
     Rule("(x + y) // d -> x // d  when m | x, m | d, 0 <= y < m", SIMPLIFY_DIVMOD,
-         lambda a, d: (lambda t: floordiv(t[0], d) if t else None)(_small_rest(a, d))),
+         lambda a, d: (lambda t: floordiv(t[0], d) if t else None)(_small_rest(a, d)), (ADD,)),
     Rule("(x + c) // d -> (x + c - r) // d  when c < 0, m | x, m | d, r = c mod m",
-         SIMPLIFY_DIVMOD, _div_negative_offset),
+         SIMPLIFY_DIVMOD, _div_negative_offset, (ADD,)),
     Rule("(x + c) // d -> (x + c % d) // d + c // d  when c >= d", SIMPLIFY_DIVMOD,
-         _div_big_offset),
+         _div_big_offset, (ADD,)),
 ]
 
 
@@ -326,22 +332,22 @@ def _mod_big_offset(a: Node, d: int) -> Node | None:
 FLOORMOD_RULES = [
     Rule("x % 1 -> 0", FOLD_CONSTANTS, lambda a, d: const(0) if d == 1 else None),
     Rule("c % d -> (c % d)", FOLD_CONSTANTS,
-         lambda a, d: const(a.arg % d) if a.is_const else None),
+         lambda a, d: const(a.arg % d) if a.is_const else None, (C,)),
     Rule("x % d -> x  when 0 <= x < d", SIMPLIFY_DIVMOD,
          lambda a, d: a if 0 <= a.vmin and a.vmax < d else None),
     Rule("(d * k) % d -> 0", SIMPLIFY_DIVMOD,
          lambda a, d: const(0) if _multiple_of(a, d) else None),
-    Rule("(x % e) % d -> x % d  when d | e", SIMPLIFY_DIVMOD, _mod_of_mod),
-    Rule("(x * c) % d -> (x % (d / c)) * c  when c | d", SIMPLIFY_DIVMOD, _mod_scaled),
-    Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum),
+    Rule("(x % e) % d -> x % d  when d | e", SIMPLIFY_DIVMOD, _mod_of_mod, (MOD,)),
+    Rule("(x * c) % d -> (x % (d / c)) * c  when c | d", SIMPLIFY_DIVMOD, _mod_scaled, (MUL,)),
+    Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum, (ADD,)),
     Rule("(x + c) % d -> x % d + c  when m | x, m | d, 0 <= c < m", SIMPLIFY_DIVMOD,
-         _mod_small_offset),
+         _mod_small_offset, (ADD,)),
     Rule("(x + y) % d -> x % d + y  when m | x, m | d, 0 <= y < m", SIMPLIFY_DIVMOD,
          lambda a, d: (lambda t: add(floormod(t[0], d), t[1]) if t else None)(
-             _small_rest(a, d))),
+             _small_rest(a, d)), (ADD,)),
     Rule("(x + c) % d -> (x + c - r) % d + r  when c < 0, m | x, m | d, r = c mod m",
-         SIMPLIFY_DIVMOD, _mod_negative_offset),
-    Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD, _mod_big_offset),
+         SIMPLIFY_DIVMOD, _mod_negative_offset, (ADD,)),
+    Rule("(x + c) % d -> (x + c % d) % d  when c >= d", SIMPLIFY_DIVMOD, _mod_big_offset, (ADD,)),
 ]
 
 
@@ -383,7 +389,7 @@ AND_RULES = [Rule("true && y -> y, false && y -> false (either side)", FOLD_CONS
                   _and_constant)]
 WHERE_RULES = [
     Rule("true ? a : b -> a, false ? a : b -> b", FOLD_CONSTANTS,
-         lambda c, a, b: (a if c.arg else b) if c.is_const else None),
+         lambda c, a, b: (a if c.arg else b) if c.is_const else None, (C,)),
     Rule("c ? a : a -> a", FOLD_CONSTANTS, lambda c, a, b: a if a is b else None),
 ]
 

@@ -27,7 +27,15 @@ def _int(x: IntLike) -> Node:
         if x.dtype is not VType.INT:
             raise TypeError(f"expected an INT node, got {x.dtype}")
         return x
-    return const(x)
+    node = _CONSTS.get(x)  # the rules' offsets and factors, built again and again
+    if node is None:
+        node = const(x)
+        if len(_CONSTS) < 4096:
+            _CONSTS[node.value] = node  # (held here, so it stays the interned constant)
+    return node
+
+
+_CONSTS: dict[int, Node] = {}
 
 
 def _binary(op: Op, dtype: VType = VType.INT) -> Callable[[IntLike, IntLike], Node]:

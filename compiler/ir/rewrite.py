@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 
-from .algebra import RULES, RuleSet
+from .algebra import RULES, Rule, RuleSet
 from .ops import Node, Op, toposort
 
 FIRED: Counter[str] = Counter()
@@ -24,7 +24,8 @@ hold their nodes, so an interned node's id cannot be reused while it is remember
 _MEMO: dict[tuple[frozenset, Node], Node] = {}
 _BUILT: dict[tuple, Node] = {}
 """substitute()'s memo: (rule set, op, dtype, simplified sources, arg) -> the fixed point."""
-_TABLES: dict[tuple[int, frozenset], tuple] = {}
+_TABLES: dict[tuple, tuple[bool, tuple[Rule, ...]]] = {}
+"""_table's answers by _table_key."""
 
 
 def clear_memo() -> None:
@@ -33,27 +34,48 @@ def clear_memo() -> None:
     _BUILT.clear()
 
 
-def _table(op: Op, rules: RuleSet) -> tuple:
-    """The rules of `op`'s table that `rules` enables, in order."""
-    key = (id(op), rules)  # enum members are singletons; their ids hash faster
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = tuple(r for r in RULES.get(op, ()) if r.group in rules)
-    return table
+def _table_key(n: Node, rules: RuleSet) -> tuple:
+    """The ids of n's op and its sources' ops (enum members are singletons; their ids hash
+    faster), and the rule set."""
+    s = n.src
+    if len(s) == 2:
+        return id(n.op), rules, id(s[0].op), id(s[1].op)
+    if len(s) == 3:
+        return id(n.op), rules, id(s[0].op), id(s[1].op), id(s[2].op)
+    return id(n.op), rules  # no op of other arity has rules
 
 
-def _remember(key: tuple[frozenset, Node], out: Node) -> None:
-    if len(_MEMO) >= MEMO_SIZE:
-        _MEMO.clear()
-    _MEMO[key] = out
+def admits(rule: Rule, ops: list[Op]) -> bool:
+    """Whether operands of these ops meet rule.ops (ir/algebra.py): elsewhere the rule never
+    matches (tests/test_rules.py checks), and the engine does not call it."""
+    return all(w is None or (op in w if isinstance(w, tuple) else op is w)
+               for w, op in zip(rule.ops, ops))
+
+
+def _table(n: Node, rules: RuleSet) -> tuple[bool, tuple[Rule, ...]]:
+    """Whether n's op divides (its rules take the dividend and the divisor's value), and the
+    rules of its table that `rules` enables and whose `ops` n's operands meet, in order."""
+    divides = n.op in (Op.FLOORDIV, Op.FLOORMOD)
+    ops = [s.op for s in n.src[:1 if divides else 3]]
+    table = tuple(r for r in RULES.get(n.op, ()) if r.group in rules and len(n.src) in (2, 3)
+                  and admits(r, ops))
+    entry = _TABLES[_table_key(n, rules)] = (divides, table)
+    return entry
 
 
 def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`n` (its sources simplified) rewritten by the first matching rule and simplified again;
     `n` itself where no rule of `rules` matches."""
-    table = _TABLES.get((id(n.op), rules))
-    if table is None:
-        table = _table(n.op, rules)
+    s = n.src  # (_table_key, inline: the hottest lookup of the compiler)
+    if len(s) == 2:
+        entry = _TABLES.get((id(n.op), rules, id(s[0].op), id(s[1].op)))
+    elif len(s) == 3:
+        entry = _TABLES.get((id(n.op), rules, id(s[0].op), id(s[1].op), id(s[2].op)))
+    else:
+        entry = _TABLES.get((id(n.op), rules))
+    if entry is None:
+        entry = _table(n, rules)
+    divides, table = entry
     if not table:
         return n
     key = (rules, n)
@@ -61,41 +83,50 @@ def _rewrite(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     if hit is not None:
         return hit
     out = n
-    args = (n.src[0], n.src[1].arg) if n.op in (Op.FLOORDIV, Op.FLOORMOD) else n.src
+    args = (s[0], s[1].arg) if divides else s
     for rule in table:
         rewritten = rule.fn(*args)
         if rewritten is not None:
             FIRED[rule.name] += 1
             out = _simplify(rewritten, rules, done)
             break
-    _remember(key, out)
-    _remember((rules, out), out)  # a result is its own fixed point: no need to walk it again
-    return out
-
-
-def _known(n: Node, rules: RuleSet, done: dict[Node, Node]) -> Node | None:
-    """What `n` simplifies to, if this call or the memo already knows."""
-    out = done.get(n)
-    if out is None:
-        out = _MEMO.get((rules, n))
-        if out is not None:
-            done[n] = out
+    if len(_MEMO) >= MEMO_SIZE - 1:  # (_remember, inline: once per rewrite)
+        _MEMO.clear()
+    _MEMO[key] = out
+    _MEMO[(rules, out)] = out  # a result is its own fixed point: no need to walk it again
     return out
 
 
 def _simplify(root: Node, rules: RuleSet, done: dict[Node, Node]) -> Node:
     """`root` simplified; `done` maps the nodes simplified so far in this call to their
-    results."""
-    known = _known(root, rules, done)
-    if known is not None:
-        return known
+    results. (What this call or the memo already knows is looked up inline: the loop runs for
+    every node a rewrite builds.)"""
+    out = done.get(root)
+    if out is not None:
+        return out
+    memo = _MEMO
+    out = memo.get((rules, root))
+    if out is not None:
+        done[root] = out
+        return out
     stack: list[tuple[Node, bool]] = [(root, False)]
+    pop, push = stack.pop, stack.append
     while stack:
-        n, ready = stack.pop()
+        n, ready = pop()
         if not ready:
-            if _known(n, rules, done) is None:
-                stack.append((n, True))
-                stack.extend((s, False) for s in n.src if s not in done)
+            if n in done:
+                continue
+            out = memo.get((rules, n))
+            if out is not None:
+                done[n] = out
+                continue
+            if not n.src:  # a leaf: no rules take no operands
+                done[n] = n
+                continue
+            push((n, True))
+            for x in n.src:  # (a loop: no generator per node)
+                if x not in done:
+                    push((x, False))
             continue
         if n in done:
             continue

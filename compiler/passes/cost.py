@@ -141,19 +141,27 @@ def features(k: Kernel, piece: Piece, where: Locality) -> dict[str, float]:
             **{name: x * k.items * k.steps for name, x in per_item.items()}}
 
 
+_KIND = {id(op): ("load" if op in (Op.LOAD, Op.VLOAD) else "store" if op in BUFFER_OPS else
+                  "" if op in (Op.CONST, Op.VAR) else "op") for op in Op}
+"""What _per_item counts a node of each op (by id: an enum's hash is Python-level) as."""
+
+
 def _per_item(k: Kernel, branches: bool, strips: bool, where: Locality) -> dict[str, int]:
     """What one item of k runs: memory accesses, lines, branches and other ops."""
     selects = vector_selects(toposort(list(k.effects))) if branches else frozenset()
-    nodes = executed(k, selects)
-    memory = [n for n in nodes if n.op in BUFFER_OPS]
-    loads = [n for n in memory if n.op is Op.LOAD]
-    lines = sum(where.line(n.buffer, strips) for n in loads)
-    return {"loads": sum(n.op in (Op.LOAD, Op.VLOAD) for n in memory),
-            "stores": sum(n.op not in (Op.LOAD, Op.VLOAD) for n in memory),
+    counts = dict.fromkeys(("load", "store", "op", ""), 0)
+    lines = taken = 0
+    for n in executed(k, selects):  # (one pass, each node's kind looked up once)
+        kind = _KIND[id(n.op)]
+        if n in selects:
+            taken += 1
+            kind = ""
+        counts[kind] += 1
+        if n.op is Op.LOAD:
+            lines += where.line(n.buffer, strips)
+    return {"loads": counts["load"], "stores": counts["store"],
             "gathers": lines if k.unrolled > 1 else 0, "lines": lines,
-            "branches": sum(n in selects for n in nodes),
-            "ops": sum(n.op not in (Op.CONST, Op.VAR, *BUFFER_OPS) and n not in selects
-                       for n in nodes)}
+            "branches": taken, "ops": counts["op"]}
 
 
 def bound(k: Kernel, piece: Piece) -> Cost:

@@ -40,10 +40,16 @@ def vector_selects(nodes: list[Node]) -> frozenset[Node]:
     only the side it takes, where a select loads both (more memory traffic), and lavapipe skips
     a branch its SIMD lanes agree on; whether they branch, the plan says (its cost: cost.py)."""
     loaded: set[Node] = set()
+    loads, where, vec16 = (Op.LOAD, Op.VLOAD), Op.WHERE, VType.VEC16
     for n in nodes:
-        if n.op in (Op.LOAD, Op.VLOAD) or any(s in loaded for s in n.src):
+        if n.op in loads:
             loaded.add(n)
-    return frozenset(n for n in loaded if n.op is Op.WHERE and n.dtype is VType.VEC16)
+            continue
+        for s in n.src:  # (a loop: no generator per node)
+            if s in loaded:
+                loaded.add(n)
+                break
+    return frozenset(n for n in loaded if n.op is where and n.dtype is vec16)
 
 
 def schedule_kernel(k: Kernel) -> Schedule:
