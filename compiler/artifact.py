@@ -13,6 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from .codegen.glsl import chunk_words
 from .dtypes import as_ndarray
 from .errors import ValidationError
 from .family.checks import fmt
@@ -89,7 +90,7 @@ class CompiledProgram:
     @functools.cached_property
     def plan(self) -> LaunchPlan:
         """What the runtime needs to run the program (built once)."""
-        return launch_plan(self.program, self.stages, self.guard_words)
+        return launch_plan(self.program, self.stages, self.guard_words, self.limits)
 
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
         """The call's arguments checked against the program inputs (check_arguments, below)."""
@@ -117,9 +118,13 @@ def results(desc: OperatorDesc, output: Any) -> Any:
     return tuple(flat[start:start + t.element_count].reshape(t.sizes) for start, t in regions)
 
 
-def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:
-    """The launch plan of `program`, whose kernels compiled to `stages`."""
-    buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role)
+def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0,
+                limits: PlanLimits = DEFAULT) -> LaunchPlan:
+    """The launch plan of `program`, whose kernels compiled to `stages` (for `limits`: a buffer
+    larger than one binding is chunked as codegen chunked it)."""
+    bound = limits.maxStorageBufferRange
+    buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role,
+                               chunk_words(b.words, guard_words, bound))
                     for b in program.buffers)
     kernels = tuple(PlanKernel(s.name, s.spirv, s.invocations, s.local_size, s.buffers)
                     for s in stages)

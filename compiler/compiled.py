@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import toolchain
-from .artifact import CompiledProgram, Stage
+from .artifact import CompiledProgram, Stage, launch_plan
 from .call import CompiledKernel
 from .codegen import glsl
 from .errors import DmlcError, ValidationError
@@ -35,7 +35,7 @@ from .ir.verify import verify_program
 from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names
-from .plan import DEFAULT, PlanLimits
+from .plan import DEFAULT, LaunchPlan, PlanLimits
 from .target import asks_device, resolve_limits
 from .target import resolve as resolve_target
 
@@ -128,23 +128,28 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
     toolchain.warm_up()  # glslang builds its tables on another thread while we lower
     with gc_paused():
         program = _optimized(checked, options, dump_after)
-        sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
+        sources = [glsl.render_glsl(k, program, options.guard_words,
+                                    options.limits.maxStorageBufferRange)
+                   for k in program.kernels]
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
-    check_limits(checked.operator, stages, options.limits)
+    check_limits(checked.operator, stages, options.limits,
+                 launch_plan(program, stages, options.guard_words, options.limits))
     return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
                            options.target, options.in_place, options.limits)
 
 
-def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits) -> None:
+def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits,
+                 plan: LaunchPlan) -> None:
     """Every kernel within the limits it was planned for (a planner that broke them is a bug:
-    said here, at compile time, rather than by the device)."""
+    said here, at compile time, rather than by the device). A chunked buffer takes a binding
+    per chunk (`plan`'s)."""
     gx, gy, _ = limits.maxComputeWorkGroupCount
-    for s in stages:
+    for s, pk in zip(stages, plan.kernels):
         groups = -(-s.invocations // s.local_size)  # the runtime's grid is 2-D
         for value, limit, allowed in (
-                (len(s.buffers), "maxPerStageDescriptorStorageBuffers",
+                (plan.bindings(pk), "maxPerStageDescriptorStorageBuffers",
                  limits.maxPerStageDescriptorStorageBuffers),
                 (s.local_size, "maxComputeWorkGroupInvocations",
                  limits.maxComputeWorkGroupInvocations),

@@ -36,9 +36,23 @@ class PlanBuffer:
         buffers); every other buffer's contents are undefined until written."""
         return self.role in ("scratch", "status")
 
+    chunk_words: int = 0
+    """0: one binding. Else the buffer is larger than one binding may be (the plan's
+    maxStorageBufferRange) and is stored as several device buffers ("chunks") of this many
+    words each (a power of two; the last one shorter), bound at consecutive bindings: word w
+    lies in chunk w // chunk_words (codegen.glsl: chunked buffers)."""
+
     @property
     def nbytes(self) -> int:
         return self.words * 4
+
+    @property
+    def chunks(self) -> tuple[int, ...]:
+        """The words of each device buffer holding this one (one entry when not chunked)."""
+        if not self.chunk_words:
+            return (self.words,)
+        c = self.chunk_words
+        return tuple(min(c, self.words - lo) for lo in range(0, self.words, c))
 
 
 @dataclass(frozen=True)
@@ -85,9 +99,14 @@ class LaunchPlan:
     def within(self, limits: PlanLimits) -> bool:
         """Whether every kernel binds and launches within `limits` (the planner's choices; the
         runtime checks buffer sizes and grids against its device at every launch)."""
-        return all(len(k.buffers) <= limits.maxPerStageDescriptorStorageBuffers
-                   and k.local_size <= limits.maxComputeWorkGroupInvocations
-                   for k in self.kernels)
+        binding = 4 * (max(c for b in self.buffers for c in b.chunks) + 2 * self.guard_words)
+        return binding <= limits.maxStorageBufferRange and all(
+            self.bindings(k) <= limits.maxPerStageDescriptorStorageBuffers
+            and k.local_size <= limits.maxComputeWorkGroupInvocations for k in self.kernels)
+
+    def bindings(self, k: PlanKernel) -> int:
+        """Storage buffers kernel `k` binds: one per buffer, one per chunk of a chunked one."""
+        return sum(len(self.buffer(n).chunks) for n in k.buffers)
 
 
 @dataclass(frozen=True)
@@ -109,6 +128,9 @@ class PlanLimits:
     maxPushConstantsSize: int
     source: str = field(default="", compare=False)
     """Where the values come from (a device's name, or which table); not part of the key."""
+    maxStorageBufferRange: int = 2**27
+    """The most bytes one binding holds: a buffer larger is bound as several chunks
+    (codegen.glsl.chunk_words). Vulkan's minimum, 128 MiB, by default."""
 
     FIELDS = ("maxPerStageDescriptorStorageBuffers", "maxComputeWorkGroupInvocations",
               "maxComputeWorkGroupCount", "maxPushConstantsSize")
@@ -118,7 +140,8 @@ class PlanLimits:
         """The plan's fields of any object with VkPhysicalDeviceLimits' names (runtime Limits)."""
         values = {f: getattr(limits, f) for f in cls.FIELDS}
         values["maxComputeWorkGroupCount"] = tuple(values["maxComputeWorkGroupCount"])
-        return cls(**values, source=source)
+        return cls(**values, source=source,
+                   maxStorageBufferRange=getattr(limits, "maxStorageBufferRange", 2**27))
 
     def below_minimum(self) -> tuple[str, object, object] | None:
         """(field, minimum, value) of the first value under Vulkan's minimum (or not an int),

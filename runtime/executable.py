@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DeviceError
 from ..plan import LaunchPlan, PlanBuffer
-from .buffers import from_words, to_words
+from .buffers import from_chunks, from_words, to_chunks
 from .device import Device, _import_kp, check_kp_size
 from .pool import Slot
 
@@ -31,6 +32,14 @@ from .pool import Slot
 def guard_pattern(words: int) -> np.ndarray:
     """Words no kernel writes by accident: distinct, and neither 0 nor small."""
     return (np.arange(words, dtype=np.uint32) * np.uint32(0x9E3779B1)) ^ np.uint32(0xA5C3E10F)
+
+
+def flat(values: Any) -> list[Any]:
+    """kp tensors in binding order: a chunked buffer's tuple is its chunks, in order."""
+    out: list[Any] = []
+    for v in values:
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
 
 
 class Binding:
@@ -43,26 +52,26 @@ class Binding:
     def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
         kp, device, plan = _import_kp(), exe.device, exe.plan
         self.tensors = tensors
-        self.algorithms = [device.algorithm([tensors[n] for n in k.buffers], k.spirv,
+        self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size))
                            for k in plan.kernels]
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
             seq = device.sequence()
             if host and i == 0:
-                seq.record(kp.OpTensorSyncDevice([tensors[n] for n in plan.inputs]))
+                seq.record(kp.OpTensorSyncDevice(flat(tensors[n] for n in plan.inputs)))
             seq.record(kp.OpAlgoDispatch(algo))
             if i == len(self.algorithms) - 1:
                 back = [b.name for b in plan.status]
                 if host:
                     back = [b.name for b in plan.buffers] if exe.guard else [plan.output, *back]
                 if back:
-                    seq.record(kp.OpTensorSyncLocal([tensors[n] for n in back]))
+                    seq.record(kp.OpTensorSyncLocal(flat(tensors[n] for n in back)))
             self.sequences.append(seq)
 
     def alive(self) -> bool:
         """No tensor was destroyed since (a released device tensor, a pooled buffer dropped)."""
-        return all(t.is_init() for t in self.tensors.values())
+        return all(t.is_init() for t in flat(self.tensors.values()))
 
     def run(self) -> None:
         for seq in self.sequences:
@@ -81,34 +90,45 @@ class Executable:
         for buf in plan.buffers:
             check_kp_size(f"{plan.name}: buffer {buf.name}", buf.nbytes)
         for k in plan.kernels:
-            device.check_launch(plan.name, k.local_size, [
-                (n, plan.buffer(n).nbytes + 8 * self.guard) for n in k.buffers])
+            device.check_launch(plan.name, k.local_size, [  # a binding per chunk
+                (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
         self._dtypes = {b.name: np.dtype(b.dtype) for b in plan.buffers}
         self._bindings: OrderedDict[tuple, Binding] = OrderedDict()
         with device.use(plan.name):
             own = plan.buffers if self.guard else plan.status
-            self._own = {b.name: self._new_slot(b) for b in own}
+            self._own = {b.name: self._new_slots(b) for b in own}
 
-    def _new_slot(self, buf: PlanBuffer) -> Slot:
-        """A buffer of the executable's own, zeroed (status, scratch) or undefined, between the
-        guard pattern when guarded."""
-        g = self.guard
-        init = guard_pattern(buf.words + 2 * g)
-        if buf.zeroed:
-            init[g:g + buf.words] = 0
-        slot = Slot(self.device.tensor(init), buf.words + 2 * g)
-        slot.sync(self.device, "up")
-        return slot
+    def _new_slots(self, buf: PlanBuffer) -> list[Slot]:
+        """A buffer of the executable's own (one Slot per chunk), zeroed (status, scratch) or
+        undefined, each chunk between the guard pattern when guarded."""
+        g, slots = self.guard, []
+        for words in buf.chunks:
+            init = guard_pattern(words + 2 * g)
+            if buf.zeroed:
+                init[g:g + words] = 0
+            slot = Slot(self.device.tensor(init), words + 2 * g)
+            slot.sync(self.device, "up")
+            slots.append(slot)
+        return slots
+
+    def _tensor_of(self, slots: Sequence[Slot]) -> Any:
+        """What a binding holds for a buffer: its kp tensor, or the tuple of a chunked one's."""
+        return slots[0].tensor if len(slots) == 1 else tuple(s.tensor for s in slots)
 
     @property
     def owned_bytes(self) -> int:
         """Memory this executable holds between calls (status buffers; every buffer when
         guarded)."""
-        return sum(s.nbytes for s in self._own.values())
+        return sum(s.nbytes for slots in self._own.values() for s in slots)
 
     def _data(self, tensor: Any, buf: PlanBuffer) -> np.ndarray:
         """The host view of a buffer's words in its kp tensor (past its front guard)."""
         return tensor.data()[self.guard:self.guard + buf.words]
+
+    def _chunk_data(self, tensors: Any, buf: PlanBuffer) -> list[np.ndarray]:
+        """The host views of a buffer's words in its kp tensors (one per chunk)."""
+        g, each = self.guard, tensors if isinstance(tensors, tuple) else (tensors,)
+        return [t.data()[g:g + words] for t, words in zip(each, buf.chunks)]
 
     def _slots(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
         """kp tensors for every buffer: those given, the executable's own, and the rest from
@@ -122,11 +142,11 @@ class Executable:
             if b.name in given:
                 tensors[b.name] = given[b.name]
             elif b.name in self._own:
-                tensors[b.name] = self._own[b.name].tensor
+                tensors[b.name] = self._tensor_of(self._own[b.name])
             else:
-                slot = pool.take(b.words, zeroed=b.zeroed)
-                tensors[b.name] = slot.tensor
-                taken.append((slot, b.zeroed))
+                slots = [pool.take(words, zeroed=b.zeroed) for words in b.chunks]
+                tensors[b.name] = self._tensor_of(slots)
+                taken += [(slot, b.zeroed) for slot in slots]
         return tensors, taken[::-1]
 
     @contextlib.contextmanager
@@ -142,12 +162,28 @@ class Executable:
 
     def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
         """The kp tensors of device tensors passed for the inputs and the output, by buffer."""
-        return {n: t.kp_tensor for n, t in zip((*self.plan.inputs, self.plan.output),
-                                               (*inputs, out))}
+        return {n: self._fit(t, self.plan.buffer(n))
+                for n, t in zip((*self.plan.inputs, self.plan.output), (*inputs, out))}
+
+    def _fit(self, t: Any, buf: PlanBuffer) -> Any:
+        """The kp tensors of device tensor `t` bound for `buf`: a chunked tensor's first chunks
+        (a tensor may be larger than the plan's buffer), chunked as the plan's."""
+        tensors = t.kp_tensor
+        if not isinstance(tensors, tuple):
+            if buf.chunk_words:
+                raise DeviceError(f"{self.plan.name}: buffer {buf.name} was compiled as chunks "
+                                  f"of {buf.chunk_words} words, but its tensor is one buffer: "
+                                  "compile for this device's limits (the default)")
+            return tensors
+        if buf.chunk_words not in (0, t.chunk_words):
+            raise DeviceError(f"{self.plan.name}: buffer {buf.name} was compiled as chunks of "
+                              f"{buf.chunk_words} words, its tensor has chunks of "
+                              f"{t.chunk_words}: compile for this device's limits (the default)")
+        return tensors[0] if len(buf.chunks) == 1 else tensors[:len(buf.chunks)]
 
     def binding(self, tensors: dict[str, Any], host: bool) -> Binding:
         """The binding for these tensors, made on first use (caller holds the device)."""
-        key = (host, *(id(t) for t in tensors.values()))
+        key = (host, *(id(t) for t in flat(tensors.values())))
         found = self._bindings.get(key)
         if found is not None and found.alive():
             self._bindings.move_to_end(key)
@@ -164,7 +200,7 @@ class Executable:
         the run set are zeroed again on the device for the next call."""
         status = {}
         for b in self.plan.status:
-            slot = self._own[b.name]
+            slot = self._own[b.name][0]  # a few words: never chunked
             data = self._data(slot.tensor, b)
             status[b.name] = from_words(data, self._dtypes[b.name], (b.count,))
             if data.any():
@@ -180,11 +216,11 @@ class Executable:
         with self.device.use(plan.name), self.bound({}, host=True) as binding:
             for name, array in zip(plan.inputs, arrays):
                 buf = plan.buffer(name)
-                to_words(array, buf.count, out=self._data(binding.tensors[name], buf))
+                to_chunks(array, buf.count, self._chunk_data(binding.tensors[name], buf))
             binding.run()
             out = plan.buffer(plan.output)
-            return (from_words(self._data(binding.tensors[out.name], out),
-                               self._dtypes[out.name], plan.output_shape), self._take_status())
+            return (from_chunks(self._chunk_data(binding.tensors[out.name], out),
+                                self._dtypes[out.name], plan.output_shape), self._take_status())
 
     def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """Run every kernel on device tensors (DeviceTensor, in plan.inputs order) writing
@@ -193,7 +229,8 @@ class Executable:
         with self.device.use(self.plan.name):
             for k in self.plan.kernels:  # the caller's tensors may be of any size
                 self.device.check_launch(self.plan.name, k.local_size, [
-                    (n, t.words * 4) for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+                    (n, 4 * min(t.words, t.chunk_words or t.words))
+                    for n, t in zip(names, (*inputs, out)) if n in k.buffers])
             with self.bound(self.given(inputs, out), host=False) as binding:
                 binding.run()
                 return out, self._take_status()
@@ -203,13 +240,15 @@ class Executable:
         or 'buffer after[k]' (k counts from the buffer's edge); empty when nothing strayed."""
         g, damage = self.guard, []
         for b in self.plan.buffers:
-            data, pattern = self._own[b.name].tensor.data(), guard_pattern(b.words + 2 * g)
-            for where, lo in (("before", 0), ("after", g + b.words)):
-                bad = np.nonzero(data[lo:lo + g] != pattern[lo:lo + g])[0]
-                edge = g - 1 - bad[::-1] if where == "before" else bad
-                damage += [f"{b.name} {where}[{int(k)}]" for k in edge]
+            for j, (slot, words) in enumerate(zip(self._own[b.name], b.chunks)):
+                data, pattern = slot.tensor.data(), guard_pattern(words + 2 * g)
+                name = f"{b.name} chunk {j}" if b.chunk_words else b.name
+                for where, lo in (("before", 0), ("after", g + words)):
+                    bad = np.nonzero(data[lo:lo + g] != pattern[lo:lo + g])[0]
+                    edge = g - 1 - bad[::-1] if where == "before" else bad
+                    damage += [f"{name} {where}[{int(k)}]" for k in edge]
         return damage
 
     def slot_tensor(self, name: str) -> Any:
         """The kp tensor of an owned buffer (guarded executables: tests corrupt guards)."""
-        return self._own[name].tensor
+        return self._own[name][0].tensor

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..dtypes import as_ndarray, data_type_of, padded_words
 from ..errors import DeviceError, ValidationError
-from .buffers import from_words, to_words
+from .buffers import from_chunks, to_chunks
 from .device import Device, check_kp_size, get_device
 from .pool import Slot
 from .views import Layout, index, is_c_contiguous, packed_strides, reshape, transpose
@@ -49,14 +49,27 @@ class DeviceTensor:
         """The layout in the buffer, in elements (views: any strides, an offset)."""
         self.base: DeviceTensor | None = None
         """The tensor that owns the buffer, for a view (None: this one owns it)."""
-        check_kp_size(f"a {self.shape} {self.dtype} tensor", words * 4)
         bound = device.limits.maxStorageBufferRange
-        if words * 4 > bound:  # no kernel could bind it: refused now, not at every later use
-            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
-                              f"than this device's maxStorageBufferRange = {bound} (the most "
-                              f"one shader binding holds; {device.name})")
+        self.chunk_words = chunk = 0 if words * 4 <= bound else 1 << ((bound // 4).bit_length() - 1)
+        """0: one device buffer. Else larger than one binding holds (maxStorageBufferRange): held
+        as device buffers of this many words each, the last shorter (the chunks a compiled
+        kernel binds, codegen/chunks.py)."""
+        sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
+        check_kp_size(f"a {self.shape} {self.dtype} tensor", max(sizes) * 4)
         with device.use("dmlc.to_device"):
-            self._slot: Slot = device.pool.take(words, zeroed=zeroed)
+            self._chunks: list[Slot] = []
+            try:
+                for n in sizes:
+                    self._chunks.append(device.pool.take(n, zeroed=zeroed))
+            except BaseException:
+                for slot in self._chunks:
+                    device.pool.give(slot)
+                raise
+        self._slot = self._chunks[0]
+        self._tensors: Any = (self._slot.tensor if not chunk
+                              else tuple(c.tensor for c in self._chunks))
+        """What kernels bind: the kp tensor, or the tuple of a chunked tensor's (one object per
+        tensor, so that `a.kp_tensor is b.kp_tensor` says they share memory)."""
         self._released = False
 
     @classmethod
@@ -90,7 +103,8 @@ class DeviceTensor:
         owner = self.base if self.base is not None else self  # not `or`: len() may be 0
         view = object.__new__(type(owner))
         view.device, view.dtype, view.base = owner.device, owner.dtype, owner
-        view._slot = owner._slot
+        view._slot, view._chunks, view._tensors = owner._slot, owner._chunks, owner._tensors
+        view.chunk_words = owner.chunk_words
         view.shape, view.strides, view.offset = layout
         view.size, view.words, view._released = math.prod(view.shape), owner.words, False
         return view
@@ -101,8 +115,9 @@ class DeviceTensor:
 
     @property
     def kp_tensor(self) -> Any:
-        """The kp tensor holding the data (None once released)."""
-        return None if self.released else self._slot.tensor
+        """The kp tensor holding the data, a tuple of them for a chunked tensor (None once
+        released)."""
+        return None if self.released else self._tensors
 
     @property
     def is_contiguous(self) -> bool:
@@ -125,7 +140,8 @@ class DeviceTensor:
 
     def __del__(self) -> None:
         if not self._released and self.base is None and not self.device.closed:
-            self.device.pool.give(self._slot)  # its buffer goes back to the pool
+            for slot in self._chunks:
+                self.device.pool.give(slot)  # its buffers go back to the pool
 
     def __getitem__(self, key: Any) -> DeviceTensor:
         """A view, as numpy's basic indexing gives one (integers, slices, ..., None)."""
@@ -202,7 +218,8 @@ class DeviceTensor:
         Otherwise the buffer is pooled for reuse when the last reference goes."""
         with self.device._lock:
             if not self.released and self.base is None and not self.device.closed:
-                self._slot.tensor.destroy()
+                for slot in self._chunks:
+                    slot.tensor.destroy()
             self._released = True
 
     def __enter__(self) -> DeviceTensor:
@@ -225,8 +242,9 @@ class DeviceTensor:
             self[...] = as_ndarray("DeviceTensor.upload", "array", array)
             return self
         with self.use("DeviceTensor.upload") as device:
-            to_words(array, self.size, out=self._slot.tensor.data())
-            self._slot.sync(device, "up")
+            to_chunks(array, self.size, [c.tensor.data() for c in self._chunks])
+            for c in self._chunks:
+                c.sync(device, "up")
         return self
 
     def numpy(self) -> np.ndarray:
@@ -236,8 +254,9 @@ class DeviceTensor:
             self.check_usable("DeviceTensor.numpy")
             return self.packed().numpy() if self.size else np.empty(self.shape, self.dtype)
         with self.use("DeviceTensor.numpy") as device:
-            self._slot.sync(device, "down")
-            return from_words(self._slot.tensor.data(), self.dtype, self.shape)
+            for c in self._chunks:
+                c.sync(device, "down")
+            return from_chunks([c.tensor.data() for c in self._chunks], self.dtype, self.shape)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         a = self.numpy()

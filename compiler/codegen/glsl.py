@@ -17,6 +17,7 @@ from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
 from ..ir.kernel import BUFFER_OPS, kernel_buffers, vector_width
 from ..ir.ops import INFIX, toposort
+from .chunks import chunk_count, chunk_helpers, chunk_words, chunked_effect
 
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
           "(({0}.wzyx >> 8u) & uvec4(0xFF00u)) | ({0}.wzyx >> 24u))")
@@ -77,20 +78,23 @@ def _shown(name: str) -> str:
     return name if len(name) <= MAX_NAME and SAFE_NAME.fullmatch(name) else "(unnamed)"
 
 
-def _load(buf: str, dtype: DataType, a: str) -> str:
-    data = f"b_{buf}.data"
+def _load(buf: str, dtype: DataType, a: str, chunked: bool = False) -> str:
+    def word(i: str) -> str:  # chunked: the helper that picks the chunk (_chunk_helpers)
+        return f"dmlc_ld_{buf}(uint({i}))" if chunked else f"b_{buf}.data[{i}]"
     if dtype.bits == 32:
-        return f"{data}[{a}]"
+        return word(a)
     if dtype.bits == 64:
-        return f"uvec2({data}[uint({a}) * 2u], {data}[uint({a}) * 2u + 1u])"
+        return f"uvec2({word(f'uint({a}) * 2u')}, {word(f'uint({a}) * 2u + 1u')})"
     per_word, mask = (2, "0xFFFFu") if dtype.bits == 16 else (4, "0xFFu")
     shift = f"((uint({a}) & {per_word - 1}u) * {dtype.bits}u)"
-    return f"(({data}[uint({a}) / {per_word}u] >> {shift}) & {mask})"
+    return f"(({word(f'uint({a}) / {per_word}u')} >> {shift}) & {mask})"
 
 
 class _KernelWriter:
-    def __init__(self, k: Kernel, p: Program) -> None:
+    def __init__(self, k: Kernel, p: Program, chunks: dict[str, int] | None = None) -> None:
         self.k, self.p = k, p
+        self.chunks = chunks or {}
+        """Words per chunk of each chunked buffer (chunk_words)."""
         self.names: dict[Node, str] = {}
         self.lines: list[str] = []
         self.branches = k.schedule.branches if k.schedule else frozenset()
@@ -120,11 +124,15 @@ class _KernelWriter:
         if n.op is Op.WHERE:
             return f"{a[0]} ? {a[1]} : {a[2]}"
         if n.op is Op.LOAD:
-            return _load(glsl_name(self.p, n.buffer), n.data_type, a[0])
+            return _load(glsl_name(self.p, n.buffer), n.data_type, a[0],
+                         n.buffer in self.chunks)
         if n.op is Op.VLOAD:
             width = vector_width(self.p.buffer(n.buffer).dtype)
             # aligned and >= 0 (verify.py): a shift finds the vector
-            return f"b_{glsl_name(self.p, n.buffer)}_v.data[{a[0]} >> {width.bit_length() - 1}]"
+            at = f"{a[0]} >> {width.bit_length() - 1}"
+            if n.buffer in self.chunks:
+                return f"dmlc_vld_{glsl_name(self.p, n.buffer)}(uint({at}))"
+            return f"b_{glsl_name(self.p, n.buffer)}_v.data[{at}]"
         if n.op is Op.REVERSE:
             return _REVERSE[n.itemsize].format(a[0])
         if n.op is Op.VEXTRACT:  # 32-bit: one component; 64-bit: a pair (low word first)
@@ -151,7 +159,9 @@ class _KernelWriter:
         addr, value = self.name(e.src[0]), self.name(e.src[1])
         name = glsl_name(self.p, buf.name)
         data = f"b_{name}.data"
-        if e.op is Op.ATOMIC_MAX:
+        if buf.name in self.chunks:
+            body = chunked_effect(e, buf.dtype, name, addr, value)
+        elif e.op is Op.ATOMIC_MAX:
             body = [f"atomicMax({data}[{addr}], uint({value}));"]
         elif e.op is Op.WSTORE:  # a whole word of 8/16-bit elements (passes/legalize.py)
             body = [f"{data}[{addr}] = {value};"]
@@ -250,17 +260,21 @@ def _branch_order(root: Node, named: Set[Node], branches: Set[Node]) -> list[Nod
     return order
 
 
-def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
+def _declarations(k: Kernel, p: Program, guard_words: int = 0,
+                  chunks: dict[str, int] | None = None) -> list[str]:
     """One `uint data[]` block per buffer, plus a `uvec4` view of the same binding for buffers
     this kernel moves as vectors. `restrict` only where a binding has a single view.
     guard_words (a multiple of 4; tests only): `data` starts that many words into the binding,
     after a guard region the kernel never names, so that the memory-safety tests can check that
-    no access lands before or after a buffer (the address arithmetic is unchanged)."""
+    no access lands before or after a buffer (the address arithmetic is unchanged).
+    chunks: a chunked buffer (chunk_words) takes one binding per chunk, each declared as the
+    whole buffer would be, named c<j>_<name> (and c<j>v_<name>); _chunk_helpers reads them."""
     guard = f"uint guard[{guard_words}]; " if guard_words else ""
     vguard = f"uvec4 guard[{guard_words // 4}]; " if guard_words else ""
     nodes = toposort(list(k.effects))
     lines = []
-    for i, buf in enumerate(kernel_buffers(k, p)):
+    i = 0  # the binding: one per buffer, one per chunk of a chunked buffer
+    for buf in kernel_buffers(k, p):
         mine = [n for n in nodes if n.op in BUFFER_OPS and n.buffer == buf.name]
         scalar = [n for n in mine if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.WSTORE,
                                               Op.ATOMIC_STORE)]
@@ -271,28 +285,42 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0) -> list[str]:
         access = "writeonly " if writes and not reads else ("" if writes else "readonly ")
         restrict = "restrict " if not (scalar and vector) else ""
         note = f"  // {buf.dtype.name.lower()}[{buf.count}]"
-        if scalar or not vector:
-            lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i} {{ {guard}uint data[]; }} b_{glsl_name(p, buf.name)};{note}")
-        if vector:
-            lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
-                         f"Buffer{i}v {{ {vguard}uvec4 data[]; }} b_{glsl_name(p, buf.name)}_v;"
-                         f"{note}")
+        name = glsl_name(p, buf.name)
+        parts = chunk_count(buf.words, chunks.get(buf.name, 0)) if chunks else 1
+        for j in range(parts):
+            scalar_name, vector_name = ((f"c{j}_{name}", f"c{j}v_{name}") if parts > 1
+                                        else (f"b_{name}", f"b_{name}_v"))
+            if scalar or not vector:
+                lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
+                             f"Buffer{i} {{ {guard}uint data[]; }} {scalar_name};{note}")
+            if vector:
+                lines.append(f"layout(std430, set = 0, binding = {i}) {restrict}{access}buffer "
+                             f"Buffer{i}v {{ {vguard}uvec4 data[]; }} {vector_name};"
+                             f"{note}")
+            i += 1
     return lines
 
 
-def render_glsl(k: Kernel, p: Program, guard_words: int = 0) -> str:
+def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
+                binding_bytes: int | None = None) -> str:
     """GLSL 4.50 source of kernel `k` of program `p` (scheduled: passes/schedule.py); binding i
-    is kernel_buffers(k, p)[i]."""
+    is kernel_buffers(k, p)[i]. binding_bytes: the most one binding holds (the plan's
+    maxStorageBufferRange): a buffer larger is chunked (chunk_words), taking one binding per
+    chunk, in order; None: none is."""
     if guard_words % 4 or guard_words < 0:
         raise ValueError(f"guard_words must be a non-negative multiple of 4, got {guard_words}")
     sched = k.schedule
     if sched is None:
         raise ValueError(f"kernel {k.name} has no schedule: run the pipeline (passes.schedule)")
-    w = _KernelWriter(k, p)
+    chunks = {} if binding_bytes is None else {
+        b.name: c for b in kernel_buffers(k, p)
+        if (c := chunk_words(b.words, guard_words, binding_bytes))}
+    w = _KernelWriter(k, p, chunks)
     lines = ["#version 450", f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
              f"layout(local_size_x = {sched.local_size}) in;"]
-    lines += _declarations(k, p, guard_words)
+    lines += _declarations(k, p, guard_words, chunks)
+    if chunks:
+        lines += ["", *chunk_helpers(k, p, chunks, {n: glsl_name(p, n) for n in chunks})]
     lines += ["", helpers().rstrip(), ""]
     if any(n.op is Op.COMBINE for n in toposort(list(k.effects))):  # scatter reductions only
         lines += [helpers("dmlc_reduce.glsl").rstrip(), ""]
