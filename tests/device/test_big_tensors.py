@@ -1,0 +1,151 @@
+"""Tensors larger than one binding (issue 26 part 3): a buffer over maxStorageBufferRange is bound
+as several chunks (codegen/chunks.py). lavapipe enforces no binding limit, so most tests lower
+the device's limit to 1 MiB (chunk boundaries cheaply) and record every kp tensor a kernel binds:
+all within the limit, and some kernel binds more tensors than it has buffers (chunking happened).
+The `big` tests run real tensors of 195-300 MiB against lavapipe's 128 MiB."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import dmlc
+import reference_scatternd as ref
+from dmlc.compiled import clear_caches
+from dmlc.plan import PlanLimits
+from dmlc.runtime.device import get_device
+from reference import assert_bits_equal
+from strategies import random_bits
+
+pytestmark = pytest.mark.vulkan
+MiB = 2**20
+GUARD = 8
+
+
+@pytest.fixture
+def binding_limit(monkeypatch):
+    """Lower the device's maxStorageBufferRange to 1 MiB; yields the list of (kp tensors' byte
+    sizes) of every algorithm made meanwhile."""
+    dev = get_device()
+    limits = dataclasses.replace(dev.limits, maxStorageBufferRange=MiB)
+    monkeypatch.setattr(dev, "limits", limits)
+    monkeypatch.setattr(dev, "plan_limits", PlanLimits.of(limits, "1 MiB bindings"))
+    bound: list[list[int]] = []
+    made = dev.algorithm
+
+    def algorithm(tensors, spirv, grid):
+        bound.append([t.data().nbytes for t in tensors])
+        return made(tensors, spirv, grid)
+    monkeypatch.setattr(dev, "algorithm", algorithm)
+    clear_caches()
+    yield bound
+    clear_caches()
+
+
+def chunked(bound: list[list[int]], limit: int = MiB) -> bool:
+    """Every binding within `limit`, and some kernel bound a buffer as several chunks."""
+    assert bound and all(n <= limit for sizes in bound for n in sizes), bound
+    return any(len(sizes) > 3 for sizes in bound)
+
+
+def table_and_rows(rows: int, width: int, dtype: str, seed: int = 0):
+    table = random_bits(seed, (rows, width), np.dtype(dtype))
+    # rows on both sides of each chunk boundary, the ends, negative and out-of-range (clamped)
+    per_row = width * np.dtype(dtype).itemsize
+    edges = [r for b in range(MiB, rows * per_row, MiB) for r in (b // per_row - 1, b // per_row,
+                                                                  b // per_row + 1)]
+    idx = np.array([0, rows - 1, -1, -rows, rows + 5, *edges], np.int32)
+    return table, idx
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "uint8", "int64"])
+def test_gather_from_a_chunked_table(binding_limit, dtype):
+    table, idx = table_and_rows(3 * MiB // (257 * np.dtype(dtype).itemsize) + 2, 257, dtype)
+    expected = table[np.clip(np.where(idx < 0, idx + len(table), idx), 0, len(table) - 1)]
+    inside = idx != len(table) + 5  # numpy's take raises for it; DML's gather clamps
+    assert_bits_equal(dmlc.take(table, idx[inside], axis=0), expected[inside])
+    got = dmlc.take(dmlc.to_device(table), dmlc.to_device(idx[inside]), axis=0)
+    assert_bits_equal(got.numpy(), expected[inside])
+    desc = dmlc.GatherDesc(input=dmlc.TensorDesc(data_type=dtype, sizes=table.shape),
+                           indices=dmlc.TensorDesc(data_type="int32", sizes=(1, len(idx))),
+                           axis=0, index_dimensions=1)
+    guarded = dmlc.compile(desc, guard_words=GUARD, limits=get_device().plan_limits)
+    assert_bits_equal(guarded(table, idx[None]), expected)
+    assert guarded.executable().guard_damage() == []
+    assert chunked(binding_limit)
+
+
+def test_checked_gather_raises_across_chunks(binding_limit):
+    table, idx = table_and_rows(3 * MiB // 1028 + 2, 257, "float32")
+    desc = dmlc.GatherDesc(input=dmlc.TensorDesc(data_type="float32", sizes=table.shape),
+                           indices=dmlc.TensorDesc(data_type="int32", sizes=(1, len(idx))),
+                           axis=0, index_dimensions=1)
+    checked = dmlc.compile(desc, check_indices=True)
+    with pytest.raises(dmlc.IndexOutOfRangeError):
+        checked(table, idx[None])
+    fine = np.clip(idx, 0, len(table) - 1)
+    assert_bits_equal(checked(table, fine[None]), table[fine])
+    assert chunked(binding_limit)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "float64"])
+def test_row_scatter_in_place_into_a_chunked_cache(binding_limit, dtype):
+    width = 64
+    rows = 3 * MiB // (width * np.dtype(dtype).itemsize) + 3
+    cache = random_bits(1, (rows, width), np.dtype(dtype))
+    _, rows_at = table_and_rows(rows, width, dtype)
+    rows_at = np.unique(np.clip(rows_at, 0, rows - 1)).astype(np.int64)[:, None]
+    updates = random_bits(2, (len(rows_at), width), np.dtype(dtype))
+    t = dmlc.to_device(cache)
+    assert t.chunk_words and len(t.kp_tensor) == 4
+    assert dmlc.scatter_nd(t, rows_at, updates, out=t) is t
+    expected = ref.scatter_nd(cache, rows_at, updates)
+    assert_bits_equal(t.numpy(), expected)
+    assert_bits_equal(dmlc.scatter_nd(cache, rows_at, updates), expected)
+    assert chunked(binding_limit)
+
+
+def test_checked_scatter_in_place_leaves_the_chunked_cache_as_it_was(binding_limit):
+    cache = random_bits(3, (3 * MiB // 256 + 3, 64), np.dtype("float32"))
+    t = dmlc.to_device(cache)
+    bad = np.array([[0], [len(cache) // 2], [len(cache)]], np.int64)
+    updates = random_bits(4, (3, 64), np.dtype("float32"))
+    desc = dmlc.ScatterNDDesc(
+        input=dmlc.TensorDesc(data_type="float32", sizes=cache.shape),
+        indices=dmlc.TensorDesc(data_type="int64", sizes=bad.shape),
+        updates=dmlc.TensorDesc(data_type="float32", sizes=updates.shape),
+        input_dimension_count=2, indices_dimension_count=2)
+    kernel = dmlc.compile(desc, check_indices=True)
+    with pytest.raises(dmlc.IndexOutOfRangeError):
+        kernel(t, dmlc.to_device(bad), dmlc.to_device(updates), out=t)
+    assert_bits_equal(t.numpy(), cache)
+    assert chunked(binding_limit)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "uint8"])
+def test_transposed_copy_of_a_chunked_tensor(binding_limit, dtype):
+    x = random_bits(5, (700, 1100 * 4 // np.dtype(dtype).itemsize), np.dtype(dtype))
+    t = dmlc.to_device(x)
+    assert_bits_equal(dmlc.copy(t.T).numpy(), np.ascontiguousarray(x.T))
+    assert_bits_equal(dmlc.copy(x.T), np.ascontiguousarray(x.T))
+    kernel = dmlc.compile(dmlc.IdentityDesc(input=dmlc.TensorDesc(
+        data_type=dtype, sizes=x.T.shape, strides=(1, x.shape[1]))), guard_words=GUARD,
+        limits=get_device().plan_limits)
+    assert_bits_equal(kernel(x), np.ascontiguousarray(x.T))
+    assert kernel.executable().guard_damage() == []
+    assert chunked(binding_limit)
+
+
+def test_join_whose_output_crosses_the_limit(binding_limit):
+    parts = [random_bits(6 + i, (300, w), np.dtype("float32")) for i, w in
+             enumerate((600, 500, 333))]
+    expected = np.concatenate(parts, axis=1)
+    assert_bits_equal(dmlc.join(parts, axis=1), expected)
+    assert_bits_equal(dmlc.join([dmlc.to_device(p) for p in parts], axis=1).numpy(), expected)
+    desc = dmlc.JoinDesc(inputs=tuple(dmlc.TensorDesc(data_type="float32", sizes=p.shape)
+                                      for p in parts), axis=1)
+    kernel = dmlc.compile(desc, guard_words=GUARD, limits=get_device().plan_limits)
+    assert_bits_equal(kernel(*parts), expected)
+    assert kernel.executable().guard_damage() == []
+    assert chunked(binding_limit)
