@@ -154,6 +154,12 @@ def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits,
                 (s.local_size, "maxComputeWorkGroupInvocations",
                  limits.maxComputeWorkGroupInvocations),
                 (groups, "maxComputeWorkGroupCount[0] * [1]", gx * gy)):
+            if value > allowed and plan.bindings(pk) > len(s.buffers) and limit.startswith(
+                    "maxPerStage"):
+                raise DmlcError(f"{operator}: kernel {s.name} binds {value} storage buffers (its "
+                                f"tensors over maxStorageBufferRange = "
+                                f"{limits.maxStorageBufferRange} take one per chunk), more than "
+                                f"the {limit} = {allowed} of {limits.source}")
             if value > allowed:
                 raise DmlcError(f"{operator}: kernel {s.name} needs {limit} >= {value}, more "
                                 f"than the {allowed} of {limits.source} (a planner bug: "

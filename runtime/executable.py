@@ -88,7 +88,7 @@ class Executable:
     def __init__(self, device: Device, plan: LaunchPlan) -> None:
         self.device, self.plan, self.guard = device, plan, plan.guard_words
         for buf in plan.buffers:
-            check_kp_size(f"{plan.name}: buffer {buf.name}", buf.nbytes)
+            check_kp_size(f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
         for k in plan.kernels:
             device.check_launch(plan.name, k.local_size, [  # a binding per chunk
                 (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])

@@ -56,6 +56,13 @@ class DeviceTensor:
         kernel binds, codegen/chunks.py)."""
         sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
         check_kp_size(f"a {self.shape} {self.dtype} tensor", max(sizes) * 4)
+        most = device.limits.maxPerStageDescriptorStorageBuffers - 1  # and a kernel's output
+        if len(sizes) > most:  # no kernel could bind it: refused now, not at every later use
+            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes: "
+                              f"{len(sizes)} bindings of this device's maxStorageBufferRange = "
+                              f"{bound}, more than the {most} a kernel can bind beside its "
+                              f"output (maxPerStageDescriptorStorageBuffers = {most + 1}; "
+                              f"{device.name})")
         with device.use("dmlc.to_device"):
             self._chunks: list[Slot] = []
             try:

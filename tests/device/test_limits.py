@@ -11,7 +11,7 @@ import pytest
 import dmlc
 from dmlc import ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.dtypes import DataType
-from dmlc.errors import DeviceError
+from dmlc.errors import DeviceError, DmlcError
 from dmlc.runtime import get_device
 from dmlc.runtime import limits as lim
 from reference import assert_bits_equal, scatter
@@ -105,10 +105,12 @@ def test_too_many_buffers_for_one_kernel_is_refused(monkeypatch):
 
 
 @vulkan
-def test_kompute_tensor_size_limit():
-    with pytest.raises(DeviceError, match="Kompute tensors hold at most"):
+def test_a_tensor_too_large_for_any_kernel_is_refused():
+    """4 GiB: 33 chunks of 128 MiB, more than a kernel binds (each chunk is within Kompute's
+    uint32 byte sizes)."""
+    with pytest.raises(DeviceError, match="maxStorageBufferRange"):
         dmlc.empty((2**30 + 1,), np.float32)
-    with pytest.raises(DeviceError, match="Kompute tensors hold at most"):
+    with pytest.raises(DmlcError, match="maxPerStageDescriptorStorageBuffers"):
         dmlc.compile(_slice(2**30 + 4)).executable()
 
 
@@ -133,13 +135,25 @@ def test_the_longest_scatter_lines_run_whole(steps, monkeypatch):
 
 
 @vulkan
-def test_a_tensor_no_binding_can_hold_is_refused_when_made(monkeypatch):
-    """dmlc.empty and to_device refuse at once, naming the limit, rather than every kernel
-    failing on the tensor later."""
+def test_a_tensor_larger_than_a_binding_is_chunked(monkeypatch):
+    """A tensor over maxStorageBufferRange is held as several device buffers (chunks), each
+    within it (tests/device/test_big_tensors.py runs kernels on them)."""
     _with_limits(monkeypatch, maxStorageBufferRange=1024)
-    for make in (lambda: dmlc.empty((257,), np.float32),
-                 lambda: dmlc.to_device(np.zeros((2, 129), np.float32))):
-        with pytest.raises(DeviceError, match=r"needs 1040 bytes, more than this device's "
-                                              r"maxStorageBufferRange = 1024"):
+    x = np.arange(2 * 129, dtype=np.float32).reshape(2, 129)
+    t = dmlc.to_device(x)
+    assert t.chunk_words == 256 and [k.data().nbytes for k in t.kp_tensor] == [1024, 16]
+    assert_bits_equal(t.numpy(), x)
+    assert dmlc.empty((256,), np.float32).chunk_words == 0  # exactly the limit: one buffer
+
+
+@vulkan
+def test_a_tensor_no_kernel_can_bind_is_refused_when_made(monkeypatch):
+    """dmlc.empty and to_device refuse at once, naming the limits, a tensor that needs more
+    chunks than a kernel has bindings, rather than every kernel failing on it later."""
+    _with_limits(monkeypatch, maxStorageBufferRange=1024, maxPerStageDescriptorStorageBuffers=4)
+    for make in (lambda: dmlc.empty((769,), np.float32),
+                 lambda: dmlc.to_device(np.zeros((3, 257), np.float32))):
+        with pytest.raises(DeviceError, match=r"needs 3088 bytes: 4 bindings of this device's "
+                                              r"maxStorageBufferRange = 1024, more than the 3"):
             make()
-    assert dmlc.empty((256,), np.float32).nbytes == 1024  # exactly the limit: allowed
+    assert dmlc.empty((768,), np.float32).nbytes == 3072  # three chunks: allowed
