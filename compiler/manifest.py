@@ -67,6 +67,9 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     """The manifest of `compiled` (unit `name`), whose stages are in spirv_files (in order)."""
     if compiled.guard_words:
         raise ValueError("a program compiled with guard words has no manifest")
+    if any(b.chunk_words for b in compiled.plan.buffers):  # the format has one binding each
+        raise ValueError("a program with buffers over maxStorageBufferRange (bound as chunks) "
+                         "has no manifest")
     program, desc = compiled.program, compiled.descriptor
     access = _access(program.kernels)
     out = compiled.output

@@ -24,13 +24,9 @@ GUARD = 8
 
 
 @pytest.fixture
-def binding_limit(monkeypatch):
-    """Lower the device's maxStorageBufferRange to 1 MiB; yields the list of (kp tensors' byte
-    sizes) of every algorithm made meanwhile."""
+def bindings(monkeypatch):
+    """The list of (kp tensors' byte sizes) of every algorithm made meanwhile."""
     dev = get_device()
-    limits = dataclasses.replace(dev.limits, maxStorageBufferRange=MiB)
-    monkeypatch.setattr(dev, "limits", limits)
-    monkeypatch.setattr(dev, "plan_limits", PlanLimits.of(limits, "1 MiB bindings"))
     bound: list[list[int]] = []
     made = dev.algorithm
 
@@ -38,8 +34,18 @@ def binding_limit(monkeypatch):
         bound.append([t.data().nbytes for t in tensors])
         return made(tensors, spirv, grid)
     monkeypatch.setattr(dev, "algorithm", algorithm)
+    return bound
+
+
+@pytest.fixture
+def binding_limit(monkeypatch, bindings):
+    """Lower the device's maxStorageBufferRange to 1 MiB; yields `bindings`."""
+    dev = get_device()
+    limits = dataclasses.replace(dev.limits, maxStorageBufferRange=MiB)
+    monkeypatch.setattr(dev, "limits", limits)
+    monkeypatch.setattr(dev, "plan_limits", PlanLimits.of(limits, "1 MiB bindings"))
     clear_caches()
-    yield bound
+    yield bindings
     clear_caches()
 
 
@@ -149,3 +155,52 @@ def test_join_whose_output_crosses_the_limit(binding_limit):
     assert_bits_equal(kernel(*parts), expected)
     assert kernel.executable().guard_damage() == []
     assert chunked(binding_limit)
+
+
+BIG = pytest.mark.big
+
+
+@BIG
+def test_gather_from_a_195_mib_table(bindings):
+    """Real sizes on lavapipe's 128 MiB limit: a 195 MiB table is two chunks."""
+    dev = get_device()
+    assert dev.limits.maxStorageBufferRange == 128 * MiB
+    rows, width = 195 * MiB // 4096, 1024
+    table = np.arange(rows * width, dtype=np.uint32).reshape(rows, width).view(np.float32)
+    boundary = 128 * MiB // 4096
+    idx = np.array([0, boundary - 1, boundary, boundary + 1, rows - 1, -1, 7], np.int64)
+    expected = table[idx]
+    t = dmlc.to_device(table)
+    assert t.chunk_words == 32 * MiB and len(t.kp_tensor) == 2
+    assert_bits_equal(dmlc.take(t, dmlc.to_device(idx), axis=0).numpy(), expected)
+    assert_bits_equal(dmlc.take(table, idx, axis=0), expected)
+    assert chunked(bindings, 128 * MiB)
+
+
+@BIG
+def test_row_scatter_in_place_into_a_256_mib_cache(bindings):
+    rows, width = 256 * MiB // 2048, 1024
+    cache = np.zeros((rows, width), np.float16)
+    cache.view(np.uint16)[:, :] = np.arange(width, dtype=np.uint16)
+    at = np.array([[0], [rows // 2 - 1], [rows // 2], [rows - 1]], np.int32)
+    updates = random_bits(9, (4, width), np.dtype("float16"))
+    t = dmlc.to_device(cache)
+    assert len(t.kp_tensor) == 2
+    assert dmlc.scatter_nd(t, at, updates, out=t) is t
+    got = t.numpy()
+    assert_bits_equal(got[at[:, 0]], updates)
+    rest = np.ones(rows, bool)
+    rest[at[:, 0]] = False
+    assert_bits_equal(got[rest], cache[rest])
+    assert all(n <= 128 * MiB for sizes in bindings for n in sizes) and bindings
+
+
+@BIG
+def test_transposed_copy_and_a_join_over_128_mib(bindings):
+    x = random_bits(10, (4100, 8200), np.dtype("float32"))  # 128.3 MiB
+    got = dmlc.copy(dmlc.to_device(x).T)
+    assert got.chunk_words and len(got.kp_tensor) == 2
+    assert_bits_equal(got.numpy(), np.ascontiguousarray(x.T))
+    a, b = x[:, :5000], x[:, 5000:]
+    assert_bits_equal(dmlc.join([b, a], axis=1), np.concatenate([b, a], axis=1))
+    assert all(n <= 128 * MiB for sizes in bindings for n in sizes) and bindings
