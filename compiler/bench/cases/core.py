@@ -58,6 +58,14 @@ def core_cases(q: int) -> list[BenchCase]:
                    strides=(2, 1)),
         lambda r: (bits(r, n * n, "float32"),),
         lambda x: x.reshape(n, n).T[::2].copy(), 0.8))
+    big, picked = 195 * 2**20 // (4 * 1024) // q, 8192 // q  # full size: 195 MiB, 2 bindings
+    cases.append(BenchCase(
+        f"gather rows f32 from a [{big},1024] table (> 128 MiB: chunked bindings)",
+        GatherDesc(input=tensor("FLOAT32", (big, 1024)), indices=tensor("INT32", (1, picked)),
+                   axis=0, index_dimensions=1),
+        lambda r: (bits(r, (big, 1024), "float32"),
+                   r.integers(0, big, (1, picked)).astype(np.int32)),
+        lambda x, i: np.take(x, i[0], axis=0), 0.8))
     cases.append(BenchCase(
         "gather rows of transposed f32 [N,N]",
         GatherDesc(input=tensor("FLOAT32", (n, n), (1, n)), indices=tensor("INT32", (1, n)), axis=0,
