@@ -160,11 +160,18 @@ def test_join_whose_output_crosses_the_limit(binding_limit):
 BIG = pytest.mark.big
 
 
+@pytest.fixture(autouse=True)
+def at_128_mib(request):
+    """The big tests need a device whose bindings hold 128 MiB (lavapipe, Adreno, Vulkan's
+    minimum); the rest lower the limit themselves."""
+    if request.node.get_closest_marker("big") and \
+            get_device().limits.maxStorageBufferRange != 128 * MiB:
+        pytest.skip("the big tests are sized for a 128 MiB binding limit")
+
+
 @BIG
 def test_gather_from_a_195_mib_table(bindings):
     """Real sizes on lavapipe's 128 MiB limit: a 195 MiB table is two chunks."""
-    dev = get_device()
-    assert dev.limits.maxStorageBufferRange == 128 * MiB
     rows, width = 195 * MiB // 4096, 1024
     table = np.arange(rows * width, dtype=np.uint32).reshape(rows, width).view(np.float32)
     boundary = 128 * MiB // 4096
