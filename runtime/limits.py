@@ -13,7 +13,7 @@ import ctypes.util
 import glob
 import os
 import struct
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,9 @@ class Limits:
     maxComputeWorkGroupSize: tuple[int, int, int]
     source: str = "vulkan"
     """'vulkan' (read from the device) or 'guaranteed' (the spec's minimums)."""
+    deviceLocalHeapSize: int = 0
+    """Bytes of the device's largest DEVICE_LOCAL memory heap (vkGetPhysicalDeviceMemoryProperties;
+    not a VkPhysicalDeviceLimits field): no tensor larger fits. 0: unknown."""
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -56,6 +59,17 @@ _U32 = {  # offsets inside VkPhysicalDeviceLimits
 }
 _U32X3 = {"maxComputeWorkGroupCount": 220, "maxComputeWorkGroupSize": 236}
 _PROPERTIES_BYTES = 1024  # sizeof(VkPhysicalDeviceProperties) is 824
+# VkPhysicalDeviceMemoryProperties: uint32 count, 32 VkMemoryType (8 bytes), uint32 count, then
+# 16 VkMemoryHeap (VkDeviceSize size, uint32 flags, padding: 16 bytes) from offset 264.
+_MEMORY_BYTES, _HEAPS, _HEAP_COUNT = 1024, 264, 260
+_DEVICE_LOCAL = 1
+
+
+def local_heap(raw: bytes) -> int:
+    """The size of the largest DEVICE_LOCAL heap in a VkPhysicalDeviceMemoryProperties."""
+    count = min(struct.unpack_from("<I", raw, _HEAP_COUNT)[0], 16)
+    heaps = [struct.unpack_from("<QI", raw, _HEAPS + 16 * i) for i in range(count)]
+    return max((size for size, flags in heaps if flags & _DEVICE_LOCAL), default=0)
 
 
 class _AppInfo(ctypes.Structure):
@@ -125,7 +139,10 @@ def probe() -> Probe:
         for h in handles[:count.value]:
             raw = ctypes.create_string_buffer(_PROPERTIES_BYTES)
             vk.vkGetPhysicalDeviceProperties(ctypes.c_void_p(h), raw)
-            devices.append(parse_properties(raw.raw))
+            name, limits = parse_properties(raw.raw)
+            memory = ctypes.create_string_buffer(_MEMORY_BYTES)
+            vk.vkGetPhysicalDeviceMemoryProperties(ctypes.c_void_p(h), memory)
+            devices.append((name, replace(limits, deviceLocalHeapSize=local_heap(memory.raw))))
             types.append(struct.unpack_from("<I", raw.raw, _TYPE)[0])
     finally:
         vk.vkDestroyInstance(instance, None)

@@ -56,6 +56,11 @@ class DeviceTensor:
         kernel binds, codegen/chunks.py)."""
         sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
         check_kp_size(f"a {self.shape} {self.dtype} tensor", max(sizes) * 4)
+        heap = device.limits.deviceLocalHeapSize
+        if heap and words * 4 > heap:
+            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
+                              f"than this device's largest memory heap holds ({heap} bytes; "
+                              f"{device.name})")
         most = device.limits.maxPerStageDescriptorStorageBuffers - 1  # and a kernel's output
         if len(sizes) > most:  # no kernel could bind it: refused now, not at every later use
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes: "

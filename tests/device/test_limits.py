@@ -105,11 +105,18 @@ def test_too_many_buffers_for_one_kernel_is_refused(monkeypatch):
 
 
 @vulkan
-def test_a_tensor_too_large_for_any_kernel_is_refused():
-    """4 GiB: 33 chunks of 128 MiB, more than a kernel binds (each chunk is within Kompute's
-    uint32 byte sizes)."""
-    with pytest.raises(DeviceError, match="maxStorageBufferRange"):
-        dmlc.empty((2**30 + 1,), np.float32)
+def test_a_tensor_too_large_for_the_device_is_refused(monkeypatch):
+    """Over the device's largest memory heap (lavapipe's: 2 GiB), a tensor is refused naming
+    it; a compile whose chunks need more bindings than a kernel has says so."""
+    heap = get_device().limits.deviceLocalHeapSize
+    assert heap >= 2**27
+    with pytest.raises(DeviceError, match=rf"more than this device's largest memory heap "
+                                          rf"holds \({heap} bytes"):
+        dmlc.empty((heap // 4 + 1,), np.float32)
+    _with_limits(monkeypatch, deviceLocalHeapSize=2**20)
+    with pytest.raises(DeviceError, match=r"needs 1048592 bytes, more than this device's "
+                                          r"largest memory heap holds \(1048576 bytes"):
+        dmlc.to_device(np.zeros(2**18 + 1, np.float32))
     with pytest.raises(DmlcError, match="maxPerStageDescriptorStorageBuffers"):
         dmlc.compile(_slice(2**30 + 4)).executable()
 
