@@ -99,10 +99,19 @@ class LaunchPlan:
     def within(self, limits: PlanLimits) -> bool:
         """Whether every kernel binds and launches within `limits` (the planner's choices; the
         runtime checks buffer sizes and grids against its device at every launch)."""
-        binding = 4 * (max(c for b in self.buffers for c in b.chunks) + 2 * self.guard_words)
-        return binding <= limits.maxStorageBufferRange and all(
+        return all(self.chunked_for(b, limits.maxStorageBufferRange) for b in self.buffers) and all(
             self.bindings(k) <= limits.maxPerStageDescriptorStorageBuffers
             and k.local_size <= limits.maxComputeWorkGroupInvocations for k in self.kernels)
+
+    def chunked_for(self, b: PlanBuffer, binding_bytes: int) -> bool:
+        """Whether `b` is chunked as a device whose bindings hold `binding_bytes` needs, and as
+        its device tensors are (codegen.chunks.chunk_words): whole when it fits, else in chunks
+        of the largest power of two that fits."""
+        g = self.guard_words
+        if not b.chunk_words:
+            return 4 * (b.words + 2 * g) <= binding_bytes
+        return 4 * (b.chunk_words + 2 * g) <= binding_bytes < 4 * (2 * b.chunk_words + 2 * g) \
+            and 4 * (b.words + 2 * g) > binding_bytes
 
     def bindings(self, k: PlanKernel) -> int:
         """Storage buffers kernel `k` binds: one per buffer, one per chunk of a chunked one."""

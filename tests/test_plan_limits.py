@@ -134,3 +134,25 @@ def test_a_plan_over_its_limits_is_a_compile_error(monkeypatch):
     with pytest.raises(dmlc.DmlcError, match="kernel join needs "
                        "maxPerStageDescriptorStorageBuffers >= 8, more than the 4 of Vulkan's"):
         compile_program(join_of(7)[0], target="cpu", limits="minimum")
+
+
+def test_a_buffer_over_the_binding_limit_is_planned_as_chunks():
+    """No device: a 3 MiB table under 1 MiB bindings is three chunks of 2^18 words, each read
+    through the chunk-picking helper; the plan is within those limits only (a device with larger
+    bindings, or smaller, gets it planned again at its first call)."""
+    desc = dmlc.GatherDesc(input=TensorDesc(data_type="float32", sizes=(3 * 2**18, 1)),
+                           indices=TensorDesc(data_type="int32", sizes=(1, 5)),
+                           axis=0, index_dimensions=1)
+    small = dataclasses.replace(DEFAULT, maxStorageBufferRange=2**20)
+    chunked = compile_program(desc, target="gpu", limits=small)
+    table = chunked.plan.buffer("input")
+    assert table.chunk_words == 2**18 and table.chunks == (2**18,) * 3
+    assert chunked.plan.bindings(chunked.plan.kernels[0]) == 5
+    assert "dmlc_ld_input" in chunked.stages[0].glsl and "c2_input" in chunked.stages[0].glsl
+    assert chunked.plan.within(small) and not chunked.plan.within(DEFAULT)
+    whole = compile_program(desc, target="gpu")
+    assert whole.plan.buffer("input").chunk_words == 0 and "dmlc_ld" not in whole.stages[0].glsl
+    assert whole.plan.within(DEFAULT) and not whole.plan.within(small)
+    with pytest.raises(dmlc.DmlcError, match="take one per chunk"):
+        compile_program(desc, target="gpu", limits=dataclasses.replace(
+            MINIMUM, maxStorageBufferRange=2**20))
