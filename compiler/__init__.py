@@ -63,12 +63,15 @@ def close_device() -> None:
 
 def cache_info() -> dict[str, dict[str, int]]:
     """What dmlc holds between calls: "kernels", the in-memory compile cache (entries, bytes,
-    limits, hits, misses), and "buffers", the device's pool of idle buffers shared by all
+    limits, hits, misses); "compiles", the compiles by operator ("DML_GATHER generic" for
+    generic kernels); "generic", each generic kernel (its dynamic dimensions) and how many
+    call sizes it served; and "buffers", the device's pool of idle buffers shared by all
     kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
     from .compiled import KERNELS
     from .runtime.device import pool_info  # no kp, and no device opened: None without one
     pool = pool_info()
-    return {"kernels": KERNELS.info(),
+    return {"kernels": KERNELS.info(), "compiles": dict(KERNELS.compiles),
+            "generic": KERNELS.generic_info(),
             "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
                                 "created": 0, "reused": 0}}
 

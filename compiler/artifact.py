@@ -6,6 +6,7 @@ and call.py binds a compiled program to the device to run it.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -13,7 +14,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from .dtypes import as_ndarray
+from .dtypes import as_ndarray, padded_words
 from .errors import ValidationError
 from .family.checks import fmt
 from .family.index_check import raise_for_status
@@ -35,6 +36,11 @@ class Stage:
     local_size: int
     buffers: tuple[str, ...] = ()
     """The program buffers bound to this kernel's bindings 0, 1, ..."""
+    stride: int = 1
+    """Items per invocation (the schedule's stride)."""
+    count: int | None = None
+    """A generic kernel: the push word holding its item count (its launch is sized per call
+    from that word; `invocations` is then for the largest count)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,6 +64,10 @@ class CompiledProgram:
     in_place: bool = False
     """A scatter that updates its data tensor: the program's inputs are the indices and
     updates, and its output is the data tensor (ops/scatter/lower.py)."""
+    params: tuple[int, ...] = ()
+    """A generic program (program.params) bound to one call's sizes: the push-constant words
+    (compiler/dynamic.py); the descriptor is then that call's, and `program`, `stages` are
+    shared by every size."""
 
     @property
     def ir(self) -> str:
@@ -87,7 +97,10 @@ class CompiledProgram:
     @functools.cached_property
     def plan(self) -> LaunchPlan:
         """What the runtime needs to run the program (built once)."""
-        return launch_plan(self.program, self.stages, self.guard_words)
+        plan = launch_plan(self.program, self.stages, self.guard_words, self.params)
+        if self.params:  # a generic program: this call's output shape
+            plan = dataclasses.replace(plan, output_shape=self.output.sizes)
+        return plan
 
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
         """The call's arguments checked against the program inputs (check_arguments, below)."""
@@ -96,7 +109,7 @@ class CompiledProgram:
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
         from .ir.interp import run_buffers  # numpy work, loaded only by who asks for it
-        bufs = run_buffers(self.program, *self.arguments(arrays))
+        bufs = run_buffers(self.program, *self.arguments(arrays), params=self.params)
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)
         raw = bufs[self.program.output]
@@ -115,13 +128,30 @@ def results(desc: OperatorDesc, output: Any) -> Any:
     return tuple(flat[start:start + t.element_count].reshape(t.sizes) for start, t in regions)
 
 
-def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0) -> LaunchPlan:
-    """The launch plan of `program`, whose kernels compiled to `stages`."""
-    buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role)
-                    for b in program.buffers)
-    kernels = tuple(PlanKernel(s.name, s.spirv, s.invocations, s.local_size, s.buffers)
-                    for s in stages)
-    return LaunchPlan(program.name, buffers, kernels, program.inputs, program.output,
+def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0,
+                params: tuple[int, ...] = ()) -> LaunchPlan:
+    """The launch plan of `program`, whose kernels compiled to `stages`; a generic program's
+    for the sizes its push words `params` give (each checked against its declared range)."""
+    if len(params) != len(program.params):
+        raise ValueError(f"{program.name} takes {len(program.params)} parameters, got "
+                         f"{len(params)}")
+    for q, value in zip(program.params, params):
+        if not q.vmin <= value <= q.vmax:
+            raise ValueError(f"{program.name}: parameter {q.arg} = {value} outside its range")
+    buffers = []
+    for b in program.buffers:
+        count = b.count if b.extent is None else params[b.extent.param]
+        buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, count,
+                                  padded_words(count, b.dtype.itemsize), b.role))
+    kernels = []
+    for s in stages:
+        invocations = s.invocations
+        if s.count is not None:
+            per_group = s.local_size * s.stride
+            invocations = -(-params[s.count] // per_group) * s.local_size
+        kernels.append(PlanKernel(s.name, s.spirv, invocations, s.local_size, s.buffers,
+                                  params))
+    return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
                       program.output_shape, guard_words)
 
 

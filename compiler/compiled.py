@@ -23,9 +23,11 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
+from .dynamic import ShapePolicy, resolve_mode
 from .errors import ValidationError
+from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
-from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
+from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
 from .ir import Kernel, Program
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
@@ -123,15 +125,34 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
                            options.target, options.in_place)
 
 
+def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
+                      options: CompileOptions) -> CompiledProgram:
+    """A generic program compiled (README "Generic kernels"): only the required passes run
+    (the optimizing ones prove facts, alignment and divisibility, for one size), and the
+    artifact is bound to the call of `checked` (CompiledProgram.params)."""
+    toolchain.warm_up()
+    values = generic.values(checked)
+    assert values is not None, "the policy checks admissibility first"
+    program = run_pipeline(verify_program(generic.program), disabled={"all"})
+    sources = [glsl.render_glsl(k, program, options.guard_words) for k in program.kernels]
+    spirv = toolchain.compile_many(sources)
+    stages = tuple(_stage(k, program, src, code)
+                   for k, src, code in zip(program.kernels, sources, spirv))
+    return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
+                           options.target, options.in_place, values)
+
+
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
     assert k.schedule is not None, "the pipeline schedules every kernel"
     return Stage(k.name, source, spirv, k.schedule.invocations, k.schedule.local_size,
-                 tuple(b.name for b in kernel_buffers(k, program)))
+                 tuple(b.name for b in kernel_buffers(k, program)), k.schedule.stride,
+                 None if k.count is None else k.count.param)
 
 
 def compile(desc: OperatorDesc, *,
             dump_after: set[str] | None = None, check_indices: bool = False,
-            guard_words: int = 0, target: str | None = None) -> CompiledKernel:
+            guard_words: int = 0, target: str | None = None,
+            dynamic: object = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it. target: "cpu" or "gpu", what the
@@ -140,13 +161,17 @@ def compile(desc: OperatorDesc, *,
     the IR to be printed, always builds afresh); each call returns a new kernel, bound to the
     device on its own first call. Validation runs on every call, once: the memory is keyed by
     the validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
-    index_dimensions=True) is refused however often a valid one was compiled."""
+    index_dimensions=True) is refused however often a valid one was compiled.
+    dynamic: which sizes the kernel takes at dispatch (dmlc/dynamic.py): None (the default:
+    $DMLC_DYNAMIC, else "auto": a signature seen again with other sizes gets one generic
+    kernel), True / "always", False / "never", or a tuple of dimension positions."""
     options = CompileOptions.resolve(check_indices, guard_words, target)
+    mode = resolve_mode(dynamic)
     checked = validate(desc)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
     if dumping or not _hashable(checked):
         return CompiledKernel(_artifact(checked, options, dump_after))
-    return CompiledKernel(KERNELS.get(checked, options).compiled,
+    return CompiledKernel(KERNELS.get(checked, options, mode).compiled,
                           in_place=_in_place_of(checked, options))
 
 
@@ -155,10 +180,11 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
     options = CompileOptions.resolve(check_indices, 0, target)
+    mode = resolve_mode(None)
     checked = validate(desc)
     if not _hashable(checked):  # a list where a number belongs: compiling says which field
         return CompiledKernel(_artifact(checked, options))
-    kernel = KERNELS.get(checked, options)
+    kernel = KERNELS.get(checked, options, mode)
     if TRACE is not None:
         return _Recorded(kernel, TRACE)
     return kernel
@@ -218,10 +244,18 @@ class KernelCache:
             OrderedDict()
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self.policy = ShapePolicy()
+        self._generic: dict[tuple, tuple[GenericProgram, CompiledProgram, int]] = {}
+        """Generic kernels by (family key, options, dims): the program, its artifact (bound to
+        the call that compiled it) and how many sizes it has served."""
+        self.compiles: dict[str, int] = {}
+        """Compiles by operator ("DML_GATHER" specialized, "DML_GATHER generic")."""
 
-    def get(self, checked: OperatorDesc, options: CompileOptions) -> CompiledKernel:
+    def get(self, checked: OperatorDesc, options: CompileOptions,
+            mode: str | tuple[int, ...] = "never") -> CompiledKernel:
         """The kernel of a validated descriptor, compiled on a miss (outside the lock: compiles
-        may overlap, and the first one stored wins)."""
+        may overlap, and the first one stored wins); by the policy's choice (dynamic.py), a
+        generic kernel bound to this call's sizes."""
         key = (checked, options)
         with self._lock:
             found = self._kernels.get(key)
@@ -230,12 +264,50 @@ class KernelCache:
                 self._kernels.move_to_end(key)
                 return found
             self.misses += 1
-        built = CompiledKernel(_artifact(checked, options),
-                               in_place=_in_place_of(checked, options))
+            rules: GenericRules | None = rules_of(checked).generic
+            eligible = not (options.check_indices or options.in_place)
+            dims = self.policy.dims(rules, checked, options, mode, eligible)
+        built = self._generic_kernel(rules, checked, options, dims) if dims else None
+        if built is None:
+            self._count(checked.operator)
+            built = CompiledKernel(_artifact(checked, options),
+                                   in_place=_in_place_of(checked, options))
         with self._lock:
             kernel = self._kernels.setdefault(key, built)
             self._trim()
             return kernel
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self.compiles[name] = self.compiles.get(name, 0) + 1
+
+    def _generic_kernel(self, rules: GenericRules | None, checked: OperatorDesc,
+                        options: CompileOptions, dims: tuple[int, ...]) -> CompiledKernel | None:
+        """The generic kernel for these dims bound to this call (compiled on first use), or
+        None where the family has none for this descriptor or it does not admit its sizes."""
+        assert rules is not None
+        gkey = (rules.key(checked, dims), options, dims)
+        with self._lock:
+            entry = self._generic.get(gkey)
+        if entry is None:
+            generic = rules.lower(checked, dims)
+            if generic is None or generic.values(checked) is None:
+                return None
+            self._count(f"{checked.operator} generic")
+            entry = (generic, _generic_artifact(generic, checked, options), 0)
+        generic, artifact, served = entry
+        values = generic.values(checked)
+        if values is None:
+            return None
+        with self._lock:
+            self._generic[gkey] = (generic, artifact, served + 1)
+        return CompiledKernel(dataclasses.replace(artifact, descriptor=checked, params=values))
+
+    def generic_info(self) -> dict[str, int]:
+        """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""
+        with self._lock:
+            return {f"{key[0]} dims {dims} #{i}": served
+                    for i, ((key, _, dims), (_, _, served)) in enumerate(self._generic.items())}
 
     def _trim(self) -> None:
         held = sum(k.held_bytes for k in self._kernels.values())
@@ -247,6 +319,8 @@ class KernelCache:
     def clear(self) -> None:
         with self._lock:
             self._kernels.clear()
+            self._generic.clear()
+            self.policy.clear()
 
     def info(self) -> dict[str, int]:
         with self._lock:

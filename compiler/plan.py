@@ -52,6 +52,9 @@ class PlanKernel:
     local_size: int
     buffers: tuple[str, ...]
     """The buffers bound at bindings 0, 1, ... of the shader's descriptor set."""
+    push: tuple[int, ...] = ()
+    """A generic kernel's push constants (uint32 words: its sizes for this call), given to
+    its algorithm; empty for a kernel whose sizes are baked in."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import DeviceError
 from ..plan import LaunchPlan, PlanBuffer
 from .buffers import from_words, to_words
 from .device import Device, _import_kp, check_kp_size
@@ -44,7 +45,7 @@ class Binding:
         kp, device, plan = _import_kp(), exe.device, exe.plan
         self.tensors = tensors
         self.algorithms = [device.algorithm([tensors[n] for n in k.buffers], k.spirv,
-                                            device.grid(k.invocations, k.local_size))
+                                            device.grid(k.invocations, k.local_size), k.push)
                            for k in plan.kernels]
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
@@ -194,6 +195,11 @@ class Executable:
             for k in self.plan.kernels:  # the caller's tensors may be of any size
                 self.device.check_launch(self.plan.name, k.local_size, [
                     (n, t.words * 4) for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+            for n, t in zip(names, (*inputs, out)):  # a generic kernel's pushed extents too
+                if t.words < self.plan.buffer(n).words:
+                    raise DeviceError(f"{self.plan.name}: buffer {n} needs "
+                                      f"{self.plan.buffer(n).words} words, the tensor bound "
+                                      f"to it has {t.words}")
             with self.bound(self.given(inputs, out), host=False) as binding:
                 binding.run()
                 return out, self._take_status()

@@ -21,10 +21,13 @@ from ..dtypes import DataType
 class Op(enum.Enum):
     CONST = enum.auto()      # arg: int or bool
     VAR = enum.auto()        # arg: (name, lo, hi)  e.g. the invocation's item id
+    PARAM = enum.auto()      # arg: ("p<k>", lo, hi): push-constant word k, a size known only at
+    #                          dispatch, in [lo, hi] (generic kernels: README "Generic kernels")
     ADD = enum.auto()
     MUL = enum.auto()
-    FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant
-    FLOORMOD = enum.auto()   # result has the divisor's sign; divisor a positive constant
+    FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant, or a PARAM
+    #                          (lo >= 1) of a dividend proven >= 0
+    FLOORMOD = enum.auto()   # result has the divisor's sign; divisor as FLOORDIV's
     MIN = enum.auto()
     MAX = enum.auto()
     CMPLT = enum.auto()      # -> BOOL
@@ -157,6 +160,14 @@ class Node:
         return a
 
     @property
+    def param(self) -> int:
+        """A PARAM's push-constant word."""
+        a = self.arg
+        if self.op is not Op.PARAM or not isinstance(a, tuple):
+            raise IRError(f"{self.op.name} is not a parameter")
+        return int(a[0][1:])
+
+    @property
     def mode(self) -> str:
         """An INDEX's mode ("clamp" | "mask") or a COMBINE's kind ("add" | "mul" | ...)."""
         a = self.arg
@@ -225,6 +236,8 @@ def _divisor(n: Node) -> int:
         return math.gcd(s[0].divisor, s[1].divisor)
     if op is Op.WHERE:
         return math.gcd(s[1].divisor, s[2].divisor)
+    if op in (Op.FLOORMOD, Op.FLOORDIV) and not s[1].is_const:
+        return 1  # a runtime divisor: nothing is known
     if op is Op.FLOORMOD:
         return math.gcd(s[0].divisor, s[1].value)
     if op is Op.FLOORDIV:
@@ -241,8 +254,16 @@ def _bounds(n: Node) -> tuple[int, int]:
         return 0, 1
     if op is Op.CONST:
         return n.value, n.value
-    if op is Op.VAR:
-        return n.variable[1], n.variable[2]
+    if op in (Op.VAR, Op.PARAM):
+        a = n.arg
+        assert isinstance(a, tuple)
+        return a[1], a[2]
+    if op in (Op.FLOORDIV, Op.FLOORMOD) and not s[1].is_const:
+        # a runtime divisor in [lo, hi], lo >= 1, of a dividend >= 0 (build.py checks both)
+        lo, hi = s[1].bounds
+        if op is Op.FLOORDIV:
+            return s[0].vmin // hi, s[0].vmax // lo
+        return 0, min(s[0].vmax, hi - 1)
     if op is Op.ADD:
         return s[0].vmin + s[1].vmin, s[0].vmax + s[1].vmax
     if op is Op.MUL:
@@ -290,6 +311,11 @@ def var(name: str, lo: int, hi: int) -> Node:
     return Node(Op.VAR, VType.INT, (), (name, int(lo), int(hi)))
 
 
+def param(k: int, lo: int, hi: int) -> Node:
+    """Push-constant word k: a size known at dispatch, declared in [lo, hi]."""
+    return Node(Op.PARAM, VType.INT, (), (f"p{int(k)}", int(lo), int(hi)))
+
+
 def item_id(items: int) -> Node:
     """The invocation's item id, in [0, items)."""
     return var("gid", 0, items - 1)
@@ -322,8 +348,10 @@ def leaf_text(n: Node) -> str | None:
     if n.op is Op.CONST:
         return str(n.arg).lower() if n.dtype is VType.BOOL else (
             str(n.arg) if n.dtype is VType.INT else f"{type_name(n)}({n.arg:#x})")
-    if n.op is Op.VAR:
-        return n.variable[0]
+    if n.op in (Op.VAR, Op.PARAM):
+        a = n.arg
+        assert isinstance(a, tuple)
+        return str(a[0])
     return None
 
 

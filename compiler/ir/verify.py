@@ -18,9 +18,12 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
 
     if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
         fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
-    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const
-                                                    and n.src[1].value > 0):
-        fail("divisor must be a positive constant")
+    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (
+            (n.src[1].is_const and n.src[1].value > 0)
+            or (n.src[1].op is Op.PARAM and n.src[1].vmin >= 1 and n.src[0].vmin >= 0)):
+        fail("divisor must be a positive constant, or a PARAM >= 1 of a dividend >= 0")
+    if n.op is Op.PARAM and n not in p.params:
+        fail("a parameter the program does not declare")
     if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
         fail("the only variables are the item id gid and the kernel's step")
     if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE):
@@ -31,6 +34,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         addr = n.src[0]
         if addr.vmin < 0 or addr.vmax >= buf.count:
             fail(f"address range [{addr.vmin}, {addr.vmax}] may leave {buf.name}[{buf.count}]")
+        if buf.extent is not None and not _within_extent(addr, buf.extent, k):
+            fail(f"address not proven inside {buf.name}'s runtime extent {buf.extent.arg}")
         if n.op is Op.LOAD and n.dtype != buf.dtype:
             fail("load type differs from the buffer's")
         if n.op is Op.ATOMIC_STORE and (buf.dtype.bits >= 32 or n.src[1].dtype != buf.dtype):
@@ -47,6 +52,9 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
+        if buf.extent is not None:
+            fail("a buffer of runtime extent is moved element by element (no vector proof "
+                 "holds for every size)")
         width, addr = vector_width(buf.dtype), n.src[0]
         # A load may read the padding of the last vector (Buffer.words: every binding is whole
         # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
@@ -64,6 +72,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
+        if buf.extent is not None:
+            fail("a buffer of runtime extent is written element by element")
         words = -(-buf.count // word_lanes(buf.dtype))
         addr = n.src[0]
         if buf.dtype.bits >= 32 or n.src[1].dtype is not DataType.UINT32:
@@ -81,6 +91,23 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         fail("index() takes a loaded index value and a constant dim")
 
 
+def _within_extent(addr: Node, extent: Node, k: Kernel) -> bool:
+    """Whether an address (>= 0) is below a buffer's runtime extent for every admissible size:
+    below its smallest value, clamped to it (min(x, extent - 1)), or the item id of a kernel
+    that runs exactly `extent` items (the shader's guard gid < count)."""
+    if addr.vmax < extent.vmin:
+        return True
+    if addr is k.gid and k.count is extent:
+        return True
+    if addr.op is Op.MIN:
+        bound = addr.src[1]
+        return (bound.op is Op.ADD and bound.src[0] is extent and bound.src[1].is_const
+                and bound.src[1].value == -1)
+    return False
+
+
+MAX_PARAMS = 32
+"""Push-constant words a generic kernel may take: Vulkan guarantees 128 bytes."""
 MAX_STEPS = 65535
 """A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
 _VERIFIED: set[tuple[Kernel, tuple]] = set()
@@ -94,9 +121,22 @@ def verify_program(p: Program) -> Program:
         raise IRError(f"{p.name}: duplicate buffer names {names}")
     for name in p.inputs + (p.output,):
         p.buffer(name)
+    if len(p.params) > MAX_PARAMS:
+        raise IRError(f"{p.name}: {len(p.params)} parameters, more than {MAX_PARAMS} push words")
+    if any(q.op is not Op.PARAM or q.param != i for i, q in enumerate(p.params)):
+        raise IRError(f"{p.name}: params must be PARAM words 0, 1, ... in order")
+    for buf in p.buffers:
+        if buf.extent is not None and (buf.extent not in p.params
+                                       or buf.extent.vmax != buf.count):
+            raise IRError(f"{p.name}: buffer {buf.name}'s extent must be a declared PARAM whose "
+                          "largest value is its count")
     for k in p.kernels:
         if (k, p.buffers) in _VERIFIED:  # passes verify what they keep, then the pipeline again
             continue
+        if (k.count is not None) != bool(p.params) or (
+                k.count is not None and (k.count not in p.params or k.count.vmax != k.items)):
+            raise IRError(f"{p.name}/{k.name}: a generic program's kernels run `count` items "
+                          "(a declared PARAM whose largest value is `items`)")
         if not 1 <= k.steps <= MAX_STEPS:
             raise IRError(f"{p.name}/{k.name}: {k.steps} steps, not in [1, {MAX_STEPS}]")
         packed = {p.buffer(e.buffer).dtype.itemsize for e in k.effects

@@ -1,0 +1,90 @@
+"""DML_GATHER as a generic kernel: a varying number of indices (the ids of a decode step) read
+from a fixed input (family/generic.py)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    masked,
+    product,
+    sym_buffer,
+    sym_sizes,
+    sym_strides,
+    unflatten_sym,
+)
+from ...family.lowering import address
+from ...ir import Buffer, Kernel, Program
+from ...ir import build as b
+from .desc import GatherDesc
+
+
+def gather_sizes(desc: GatherDesc) -> tuple[int, ...]:
+    """The sizes a generic gather may take at dispatch: the indices' (the input's are fixed:
+    an index is clamped to its axis)."""
+    return desc.indices.sizes
+
+
+def gather_free(desc: GatherDesc) -> tuple[int, ...]:
+    """The indices' dimensions that count (the leading ones are 1s)."""
+    d = desc.input.rank
+    return tuple(range(d - desc.index_dimensions, d))
+
+
+def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    assert out is not None
+    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims),
+            (out.data_type, out.strides, out.total_bytes, out.offset), desc.axis,
+            desc.index_dimensions)
+
+
+def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
+    """lower_gather (lower.py) with the indices' sizes at `dims` dynamic."""
+    inp, idx, out = desc.input, desc.indices, desc.output
+    assert out is not None, "validate() first"
+    d, axis, k = inp.rank, desc.axis, desc.index_dimensions
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
+            or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
+        return None
+    others = [s for i, s in enumerate(idx.sizes) if i not in dims]
+    hi = dynamic_limit([*others, inp.element_count], len(dims),
+                       [st for i, st in enumerate(idx.strides or ()) if i in dims],
+                       idx.buffer_elements)
+    if hi < 2:
+        return None
+    table = ParamTable()
+    isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
+    full: list[Size] = [*inp.sizes[:axis], *isizes[d - k:], *inp.sizes[axis + 1:]]
+    if len(full) > d and any(not isinstance(s, int) for s in full[:len(full) - d]):
+        return None
+    pad: list[Size] = [1] * (d - len(full))
+    osizes = full[len(full) - d:] if len(full) >= d else pad + full
+    items = product([s if isinstance(s, int) else s.vmax for s in osizes])
+    assert isinstance(items, int)
+    count = table.add(1, items, lambda x: x.output.element_count)
+    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                               lambda x: x.indices.buffer_elements)
+    b_out = Buffer("output", out.data_type, items, "output", count)
+    gid = b.item_id(items)
+    coords = unflatten_sym(gid, osizes)
+    length = d + k - 1
+    fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
+    icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
+    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), idx.offset),
+                                extent))
+    i = b.index(raw, inp.sizes[axis], "clamp")
+    at = fcoords[:axis] + [i] + fcoords[axis + k:]
+    value = b.load(b_in, address(at, inp))
+    kernel = Kernel("gather", items, (b.store(b_out, gid, value),), count=count)
+    program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
+                      "output", out.sizes, params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
