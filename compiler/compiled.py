@@ -321,6 +321,7 @@ class KernelCache:
             self._kernels.clear()
             self._generic.clear()
             self.policy.clear()
+            self.compiles.clear()
 
     def info(self) -> dict[str, int]:
         with self._lock:

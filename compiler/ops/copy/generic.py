@@ -44,6 +44,7 @@ def lower_identity_generic(desc: IdentityDesc, dims: Sequence[int]) -> GenericPr
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)):
         return None
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]

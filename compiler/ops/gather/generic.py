@@ -51,6 +51,7 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgra
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
     if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
             or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
         return None

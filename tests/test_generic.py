@@ -1,0 +1,149 @@
+"""Generic kernels without a device (README "Generic kernels"): the IR with PARAMs, its proof of
+safety for every admissible size, the interpreter against numpy, and the shape policy."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.compiled import KERNELS
+from dmlc.dynamic import ShapePolicy, resolve_mode
+from dmlc.errors import ValidationError
+from dmlc.family.generic import GenericRules
+from dmlc.family.registry import rules_of, validate
+from dmlc.ir import build as b
+from dmlc.ir.interp import run_buffers
+from dmlc.ir.ops import IRError
+from dmlc.ir.verify import verify_program
+from dmlc.ops.copy.desc import IdentityDesc
+from dmlc.ops.copy.generic import lower_identity_generic
+from dmlc.ops.gather.desc import GatherDesc
+from dmlc.ops.gather.generic import lower_gather_generic
+from tests.strategies import random_bits
+
+WIDE = [d for d in DataType if d.bits >= 32]
+
+
+def _view_desc(dtype: DataType, full: tuple[int, ...], sizes: tuple[int, ...]) -> IdentityDesc:
+    strides = tuple(int(np.prod(full[i + 1:])) for i in range(len(full)))
+    return validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes, strides=strides)))
+
+
+def test_param_ranges_and_divisors():
+    p = b.param(0, 1, 100)
+    q = b.floordiv(b.item_id(1000), p)
+    assert q.bounds == (0, 999) and q.divisor == 1
+    assert b.floormod(b.item_id(1000), p).bounds == (0, 99)
+    with pytest.raises(ValueError):
+        b.floordiv(b.sub(b.item_id(10), 5), p)  # a dividend that may be negative
+    with pytest.raises(ValueError):
+        b.floordiv(b.item_id(10), b.param(0, 0, 5))  # a divisor that may be 0
+
+
+@given(st.data())
+def test_generic_copy_of_views_matches_numpy(data):
+    dtype = data.draw(st.sampled_from(WIDE))
+    full = tuple(data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)))
+    dims = tuple(sorted(data.draw(st.sets(st.integers(0, len(full) - 1), min_size=1))))
+    generic = lower_identity_generic(_view_desc(dtype, full, full), dims)
+    assert generic is not None
+    verify_program(generic.program)
+    x = random_bits(data.draw(st.integers(0, 99)), full, dtype.numpy)
+    for _ in range(3):  # one program, several sizes
+        sizes = tuple(data.draw(st.integers(1, n)) if i in dims else n
+                      for i, n in enumerate(full))
+        desc = _view_desc(dtype, full, sizes)
+        values = generic.values(desc)
+        assert values is not None
+        raw = run_buffers(generic.program, x, params=values)["output"]
+        want = x[tuple(slice(0, n) for n in sizes)]
+        assert np.array_equal(raw.view(dtype.numpy).reshape(sizes).view(raw.dtype),
+                              np.ascontiguousarray(want).view(raw.dtype))
+
+
+@given(st.data())
+def test_generic_gather_matches_specialized(data):
+    dtype = data.draw(st.sampled_from(WIDE))
+    itype = data.draw(st.sampled_from([DataType.INT32, DataType.INT64, DataType.UINT32,
+                                       DataType.UINT64]))
+    rows, width = data.draw(st.integers(1, 9)), data.draw(st.integers(1, 5))
+    table = random_bits(1, (rows, width), dtype.numpy)
+
+    def desc(n: int) -> GatherDesc:
+        return validate(GatherDesc(input=TensorDesc(data_type=dtype, sizes=(rows, width)),
+                                   indices=TensorDesc(data_type=itype, sizes=(1, n)), axis=0,
+                                   index_dimensions=1))
+    generic = lower_gather_generic(desc(1), (1,))
+    assert generic is not None
+    for n in data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=3)):
+        info = np.iinfo(itype.numpy)
+        ids = np.array(data.draw(st.lists(st.integers(max(int(info.min), -2**40),
+                                                       min(int(info.max), 2**40)),
+                                          min_size=n, max_size=n)), itype.numpy).reshape(1, n)
+        got = run_buffers(generic.program, table, ids, params=generic.values(desc(n)))["output"]
+        special = dmlc.compile(desc(n), dynamic=False).reference(table, ids)
+        assert np.array_equal(got, np.ascontiguousarray(special).reshape(-1).view(got.dtype))
+
+
+def test_verify_refuses_unclamped_access_of_a_runtime_extent():
+    generic = lower_identity_generic(_view_desc(DataType.FLOAT32, (4, 8), (4, 8)), (1,))
+    assert generic is not None
+    p = generic.program
+    k = p.kernels[0]
+    load = next(n for n in k.effects[0].toposort() if n.op.name == "LOAD")
+    raw = load.src[0].src[0]  # the address before its clamp
+    bad = b.store(p.buffer("output"), k.gid, b.load(p.buffer("input"), raw))
+    with pytest.raises(IRError, match="runtime extent"):
+        verify_program(p.with_kernels((type(k)(k.name, k.items, (bad,), count=k.count),)))
+
+
+def test_interp_refuses_a_param_outside_its_range():
+    generic = lower_identity_generic(_view_desc(DataType.FLOAT32, (4, 8), (4, 8)), (1,))
+    assert generic is not None
+    values = list(generic.values(_view_desc(DataType.FLOAT32, (4, 8), (4, 8))) or ())
+    values[0] = 0
+    with pytest.raises(IRError, match="outside its range"):
+        run_buffers(generic.program, np.zeros(32, np.float32), params=tuple(values))
+
+
+def test_policy_auto_specializes_first_then_one_generic():
+    rules = rules_of(_view_desc(DataType.FLOAT32, (2, 8), (2, 8))).generic
+    assert isinstance(rules, GenericRules)
+    policy = ShapePolicy()
+    chosen = [policy.dims(rules, _view_desc(DataType.FLOAT32, (2, 8), (2, t)), None, "auto",
+                          True) for t in (3, 3, 4, 5, 3)]
+    assert chosen == [None, None, (1,), (1,), (1,)]
+    assert policy.dims(rules, _view_desc(DataType.FLOAT32, (2, 8), (2, 1)), None, "never",
+                       True) is None
+    assert policy.dims(rules, _view_desc(DataType.FLOAT32, (2, 8), (2, 1)), None, "always",
+                       True) == (0, 1)
+
+
+def test_resolve_mode(monkeypatch):
+    assert resolve_mode(True) == "always" and resolve_mode(False) == "never"
+    assert resolve_mode((2, 0, 2)) == (0, 2)
+    monkeypatch.setenv("DMLC_DYNAMIC", "never")
+    assert resolve_mode(None) == "never"
+    monkeypatch.setenv("DMLC_DYNAMIC", "sometimes")
+    with pytest.raises(ValidationError, match="DMLC_DYNAMIC"):
+        resolve_mode(None)
+    with pytest.raises(ValidationError, match="dynamic"):
+        resolve_mode("yes")
+
+
+def test_compile_dynamic_true_shares_one_program():
+    dmlc.clear_cache()
+    a = dmlc.compile(_view_desc(DataType.FLOAT32, (3, 8), (3, 5)), dynamic=True)
+    c = dmlc.compile(_view_desc(DataType.FLOAT32, (3, 8), (2, 7)), dynamic=True)
+    assert a.program is c.program and a.compiled.params != c.compiled.params
+    assert "push_constant" in a.glsl
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY generic": 1}
+    x = np.arange(24, dtype=np.float32)
+    assert np.array_equal(c.reference(x), x.reshape(3, 8)[:2, :7])
+    # checked mode, 8/16-bit outputs and in-place writes stay specialized
+    small = dmlc.compile(_view_desc(DataType.FLOAT16, (3, 8), (3, 5)), dynamic=True)
+    assert not small.compiled.params
+    KERNELS.clear()
