@@ -240,14 +240,17 @@ class KernelCache:
     BYTES = 64 * 2**20
 
     def __init__(self) -> None:
-        self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions], CompiledKernel] = \
+        self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions, bool], CompiledKernel] = \
             OrderedDict()
+        """By (descriptor, options, generic)."""
         self._lock = threading.Lock()
         self.hits = self.misses = 0
         self.policy = ShapePolicy()
         self._generic: dict[tuple, tuple[GenericProgram, CompiledProgram, int]] = {}
         """Generic kernels by (family key, options, dims): the program, its artifact (bound to
         the call that compiled it) and how many sizes it has served."""
+        self._no_generic: set[tuple[OperatorDesc, CompileOptions]] = set()
+        """Descriptors a generic kernel was asked of and has none (compiled specialized)."""
         self.compiles: dict[str, int] = {}
         """Compiles by operator ("DML_GATHER" specialized, "DML_GATHER generic")."""
 
@@ -256,18 +259,25 @@ class KernelCache:
         """The kernel of a validated descriptor, compiled on a miss (outside the lock: compiles
         may overlap, and the first one stored wins); by the policy's choice (dynamic.py), a
         generic kernel bound to this call's sizes."""
-        key = (checked, options)
-        with self._lock:
-            found = self._kernels.get(key)
-            if found is not None:
-                self.hits += 1
-                self._kernels.move_to_end(key)
-                return found
+        special, generic = (checked, options, False), (checked, options, True)
+        forced = [generic, special] if (checked, options) in self._no_generic else [generic]
+        keys = {"never": [special], "auto": [special, generic]}.get(str(mode), forced)
+        with self._lock:  # "auto": a specialized kernel first; forced: a generic one if any
+            for key in keys:
+                found = self._kernels.get(key)
+                if found is not None:
+                    self.hits += 1
+                    self._kernels.move_to_end(key)
+                    return found
             self.misses += 1
             rules: GenericRules | None = rules_of(checked).generic
             eligible = not (options.check_indices or options.in_place)
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self._generic_kernel(rules, checked, options, dims) if dims else None
+        key = (checked, options, built is not None)
+        if built is None and dims:
+            with self._lock:
+                self._no_generic.add((checked, options))
         if built is None:
             self._count(checked.operator)
             built = CompiledKernel(_artifact(checked, options),
@@ -322,6 +332,7 @@ class KernelCache:
             self._generic.clear()
             self.policy.clear()
             self.compiles.clear()
+            self._no_generic.clear()
 
     def info(self) -> dict[str, int]:
         with self._lock:

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.strategies import random_bits
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -22,7 +23,6 @@ from dmlc.ops.copy.desc import IdentityDesc
 from dmlc.ops.copy.generic import lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.generic import lower_gather_generic
-from tests.strategies import random_bits
 
 WIDE = [d for d in DataType if d.bits >= 32]
 
