@@ -275,8 +275,8 @@ class KernelCache:
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self._generic_kernel(rules, checked, options, dims) if dims else None
         key = (checked, options, built is not None)
-        if built is None and dims:
-            with self._lock:
+        if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
+            with self._lock:                                 # time found, not compiled again
                 self._no_generic.add((checked, options))
         if built is None:
             self._count(checked.operator)

@@ -147,3 +147,35 @@ def test_compile_dynamic_true_shares_one_program():
     small = dmlc.compile(_view_desc(DataType.FLOAT16, (3, 8), (3, 5)), dynamic=True)
     assert not small.compiled.params
     KERNELS.clear()
+
+
+def test_generic_gather_admits_as_many_indices_as_the_output_allows():
+    """The bound on a dynamic size counts the output's elements (the indices' times the input's
+    off the axis), not the whole input's: the bench's [65536, 256] row gather is admissible."""
+    def desc(n: int) -> GatherDesc:
+        return validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT32,
+                                                    sizes=(65536, 256)),
+                                   indices=TensorDesc(data_type=DataType.INT32, sizes=(1, n)),
+                                   axis=0, index_dimensions=1))
+    generic = lower_gather_generic(desc(1), (1,))
+    assert generic is not None
+    assert generic.values(desc(65536)) is not None
+    assert generic.values(desc(2**22 - 1)) is not None  # under 2**30 output elements
+    assert generic.values(desc(2**22)) is None
+    verify_program(generic.program)
+
+
+def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
+    """dynamic=True on a family with no generic lowering (or a descriptor without one): the
+    specialized kernel, compiled once and then found (it was compiled on every call)."""
+    dmlc.clear_cache()
+    desc = validate(dmlc.GatherElementsDesc(
+        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(3, 4)),
+        indices=TensorDesc(data_type=DataType.INT32, sizes=(3, 4)), axis=1))
+    small = _view_desc(DataType.FLOAT16, (3, 8), (3, 5))  # 16-bit output: specialized
+    for _ in range(3):
+        assert not dmlc.compile(desc, dynamic=True).compiled.params
+        assert not dmlc.compile(small, dynamic=(1,)).compiled.params
+    assert dmlc.cache_info()["compiles"] == {"DML_GATHER_ELEMENTS": 1,
+                                             "DML_ELEMENT_WISE_IDENTITY": 1}
+    KERNELS.clear()

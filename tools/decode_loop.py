@@ -17,8 +17,19 @@ import numpy as np
 
 def run(steps: int, mode: str, seed: int = 0) -> dict[str, object]:
     """The loop under DMLC_DYNAMIC=mode, checked against numpy at every step."""
-    import dmlc
+    before = os.environ.get("DMLC_DYNAMIC")
     os.environ["DMLC_DYNAMIC"] = mode
+    try:
+        return _loop(steps, mode, seed)
+    finally:
+        if before is None:
+            os.environ.pop("DMLC_DYNAMIC", None)
+        else:
+            os.environ["DMLC_DYNAMIC"] = before
+
+
+def _loop(steps: int, mode: str, seed: int) -> dict[str, object]:
+    import dmlc
     dmlc.clear_cache()
     rng = np.random.default_rng(seed)
     vocab, width, heads, window = 512, 64, 4, steps

@@ -56,7 +56,8 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgra
             or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
         return None
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
-    hi = dynamic_limit([*others, inp.element_count], len(dims),
+    # the output's elements: the indices' times the input's off the axis
+    hi = dynamic_limit([*others, inp.element_count // inp.sizes[axis]], len(dims),
                        [st for i, st in enumerate(idx.strides or ()) if i in dims],
                        idx.buffer_elements)
     if hi < 2:
