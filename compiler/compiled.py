@@ -296,11 +296,13 @@ class KernelCache:
         """The generic kernel for these dims bound to this call (compiled on first use), or
         None where the family has none for this descriptor or it does not admit its sizes."""
         assert rules is not None
-        gkey = (rules.key(checked, dims), options, dims)
+        forms = rules.forms(checked, dims)  # equivalent layouts, the first lowered on a miss
+        gkeys = [(rules.key(d, dims), options, dims) for d in forms]
         with self._lock:
-            entry = self._generic.get(gkey)
+            gkey, entry = next(((k, self._generic[k]) for k in gkeys if k in self._generic),
+                               (gkeys[0], None))
         if entry is None:
-            generic = rules.lower(checked, dims)
+            generic = rules.lower(forms[0], dims)
             if generic is None or generic.values(checked) is None:
                 return None
             self._count(f"{checked.operator} generic")

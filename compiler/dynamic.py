@@ -4,7 +4,9 @@ policy of README "Generic kernels".
 `dynamic` (dmlc.compile's argument, else $DMLC_DYNAMIC, else "auto"):
 - "never" / False: every shape is compiled specialized (its sizes baked in: the fastest kernel);
 - "auto" / None: the first shape of an operator signature (everything but the sizes: operator,
-  types, rank, layout, options) is specialized; when that signature comes back with other sizes,
+  types, rank, layout, options; a layout as GenericRules.layouts gives it, so that a size-1
+  dimension's stride and a packed tensor's implicit strides do not make another signature) is
+  specialized; when that signature comes back with other sizes,
   one generic kernel is compiled where exactly those dimensions are dynamic, and it serves every
   later size it admits (another dimension varying later widens it once more);
 - "always" / True: every dimension the family allows is dynamic from the first call (the test
@@ -60,7 +62,9 @@ class ShapePolicy:
         if mode == "always":
             return tuple(sorted(free)) or None
         sizes = rules.sizes(checked)
-        signature = (rules.key(checked, tuple(range(len(sizes)))), options)
+        every = tuple(range(len(sizes)))
+        signatures = [(rules.key(d, every), options) for d in rules.forms(checked, every)]
+        signature = next((s for s in signatures if s in self.seen), signatures[0])
         first, chosen = self.seen.setdefault(signature, (sizes, None))
         differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
         if not differ and chosen is None:

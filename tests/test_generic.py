@@ -13,7 +13,7 @@ from dmlc import DataType, TensorDesc
 from dmlc.compiled import KERNELS
 from dmlc.dynamic import ShapePolicy, resolve_mode
 from dmlc.errors import ValidationError
-from dmlc.family.generic import GenericRules
+from dmlc.family.generic import GenericRules, explicit
 from dmlc.family.registry import rules_of, validate
 from dmlc.ir import build as b
 from dmlc.ir.interp import run_buffers
@@ -146,6 +146,74 @@ def test_compile_dynamic_true_shares_one_program():
     # checked mode, 8/16-bit outputs and in-place writes stay specialized
     small = dmlc.compile(_view_desc(DataType.FLOAT16, (3, 8), (3, 5)), dynamic=True)
     assert not small.compiled.params
+    KERNELS.clear()
+
+
+def test_explicit_layout_of_size_one_dimensions_and_packed_tensors():
+    f32 = DataType.FLOAT32
+    view1 = TensorDesc(data_type=f32, sizes=(4, 64, 1), strides=(12800, 200, 0))
+    assert explicit(view1, (2,)).strides == (12800, 200, 1)  # what cache[:, :, :t] has
+    assert explicit(TensorDesc(data_type=f32, sizes=(4, 1, 200), strides=(12800, 0, 1)),
+                    (0,)).strides == (12800, 200, 1)
+    # the guess never reads a dynamic size: a key must not change with it
+    assert explicit(TensorDesc(data_type=f32, sizes=(4, 1, 7), strides=(12800, 0, 1)),
+                    (2,)).strides == (12800, 0, 1)
+    assert explicit(TensorDesc(data_type=f32, sizes=(4, 64, 200)), (2,)).strides == \
+        (12800, 200, 1)
+
+
+def _strided(dtype: DataType, sizes: tuple[int, ...], strides: tuple[int, ...] | None,
+             offset: int = 0) -> IdentityDesc:
+    return validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes, strides=strides,
+                                                  offset=offset)))
+
+
+def test_window_copy_is_one_specialized_and_one_generic_kernel():
+    """The decode loop's copy of cache[:, :, :t] for t = 1 (a size-1 dimension: stride 0), the
+    growing window, and t = the whole cache (packed, no strides): one signature."""
+    dmlc.clear_cache()
+    full = (2, 3, 9)
+    x = np.arange(54, dtype=np.float32)
+    for t in (1, 2, 5, 9, 1, 9, 4):
+        strides = None if t == 9 else (27, 9, 1 if t > 1 else 0)
+        kernel = dmlc.compile(_strided(DataType.FLOAT32, (2, 3, t), strides), dynamic="auto")
+        arg = x.reshape(full) if strides is None else x
+        assert np.array_equal(kernel.reference(arg), x.reshape(full)[:, :, :t])
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY": 1,
+                                             "DML_ELEMENT_WISE_IDENTITY generic": 1}
+    dmlc.clear_cache()
+    for t in (1, 3, 9):  # forced: the kernel lowered at t = 1 serves the rest
+        strides = None if t == 9 else (27, 9, 1 if t > 1 else 0)
+        kernel = dmlc.compile(_strided(DataType.FLOAT32, (2, 3, t), strides), dynamic=True)
+        assert kernel.compiled.params
+        arg = x.reshape(full) if strides is None else x
+        assert np.array_equal(kernel.reference(arg), x.reshape(full)[:, :, :t])
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY generic": 1}
+    KERNELS.clear()
+
+
+@given(st.data())
+def test_generic_copy_any_size_one_stride_matches_numpy(data):
+    """Views whose size-1 dimensions carry any stride (0, the real one, another) and the whole
+    tensor packed, in any order through one cache: the kernel each call gets (sharing by the
+    canonical layout) reads exactly numpy's elements."""
+    dmlc.clear_cache()
+    full = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    steps = tuple(data.draw(st.integers(1, 2)) for _ in full)
+    base = [int(np.prod(full[i + 1:])) for i in range(len(full))]
+    x = random_bits(data.draw(st.integers(0, 99)), (int(np.prod(full)),), np.dtype(np.int32))
+    mode = data.draw(st.sampled_from(["auto", True]))
+    for _ in range(5):
+        sizes = tuple(data.draw(st.integers(1, -(-n // s))) for n, s in zip(full, steps))
+        strides = tuple(b_ * s if n > 1 else data.draw(st.sampled_from([0, b_ * s, 3]))
+                        for b_, s, n in zip(base, steps, sizes))
+        packed = sizes == full and all(s == 1 for s in steps) and data.draw(st.booleans())
+        kernel = dmlc.compile(_strided(DataType.INT32, sizes, None if packed else strides),
+                              dynamic=mode)
+        want = np.lib.stride_tricks.as_strided(x, sizes, [4 * st_ for st_ in strides])
+        assert np.array_equal(kernel.reference(x.reshape(sizes) if packed else x), want)
+    compiles = dmlc.cache_info()["compiles"]
+    assert sum(compiles.values()) <= 5
     KERNELS.clear()
 
 

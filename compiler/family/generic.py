@@ -15,6 +15,7 @@ descriptor (ParamTable.values).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -65,6 +66,12 @@ class GenericRules:
     generic kernel."""
     lower: Callable[[Any, Sequence[int]], GenericProgram | None]
     """(descriptor, dims) -> the generic program, or None where this descriptor has none."""
+    layouts: Callable[[Any, Sequence[int]], tuple[Any, ...]] | None = None
+    """(descriptor, dims) -> the descriptors that compute the same call, keyed and lowered in
+    their place, first preferred (`layouts`); None: the descriptor itself."""
+
+    def forms(self, desc: Any, dims: Sequence[int]) -> tuple[Any, ...]:
+        return (desc,) if self.layouts is None else self.layouts(desc, dims)
 
 
 class ParamTable:
@@ -166,6 +173,38 @@ def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
 
 def _hi(x: Size) -> int:
     return x if isinstance(x, int) else x.vmax
+
+
+def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
+    """t with explicit element strides, a packed tensor's row-major ones, and the stride of each
+    size-1 dimension (which no access of this call uses: a view gives it 0) replaced by the one
+    it has when the tensor is sliced there from a buffer laid out like its inner dimensions:
+    the next inner dimension's stride times its size (1 for the innermost), 0 where that size
+    is dynamic (so that no key depends on a dynamic size). The addresses of this call are
+    unchanged; a generic kernel lowered from it bakes that stride into a dynamic dimension of
+    size 1, which serves a later call exactly when its key (so this stride) is the same."""
+    strides = list(t.element_strides)
+    inner = 1
+    for i in range(t.rank - 1, -1, -1):
+        if t.sizes[i] == 1:
+            strides[i] = inner
+        else:
+            inner = 0 if i in dims or strides[i] < 0 else strides[i] * t.sizes[i]
+    return dataclasses.replace(t, strides=tuple(strides))
+
+
+def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
+    """GenericRules.layouts of a family whose sizes at dispatch are those of `field`: a strided
+    tensor keyed by its explicit() layout (cache[:, :, :1], whose last stride is 0, shares the
+    kernel of cache[:, :, :t]); a packed one by itself (a kernel whose strides follow its
+    sizes) and then by its explicit() layout (the whole cache shares the kernel of its views).
+    Any two descriptors of one key make the same accesses: their strides are equal wherever
+    their sizes are not 1, and a size-1 dimension's coordinate is 0."""
+    t: TensorDesc = getattr(desc, field)
+    canonical = dataclasses.replace(desc, **{field: explicit(t, dims)})
+    if t.strides is not None:
+        return (canonical,)
+    return (desc, canonical)
 
 
 def masked(t: TensorDesc, dims: Sequence[int]) -> tuple[Any, ...]:

@@ -5,7 +5,13 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import copy
 from .desc import IdentityDesc
-from .generic import identity_free, identity_key, identity_sizes, lower_identity_generic
+from .generic import (
+    identity_free,
+    identity_key,
+    identity_layouts,
+    identity_sizes,
+    lower_identity_generic,
+)
 from .lower import lower_identity
 from .validate import validate_identity
 
@@ -15,6 +21,6 @@ FAMILY = Family(
     "copy",
     {
         IdentityDesc: Rules(validate_identity, lower_identity, generic=GenericRules(
-            identity_sizes, identity_free, identity_key, lower_identity_generic)),
+            identity_sizes, identity_free, identity_key, lower_identity_generic, identity_layouts)),
     },
     exports=tuple(__all__))

@@ -11,6 +11,7 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    layouts,
     masked,
     product,
     sym_buffer,
@@ -30,6 +31,10 @@ def identity_sizes(desc: IdentityDesc) -> tuple[int, ...]:
 
 def identity_free(desc: IdentityDesc) -> tuple[int, ...]:
     return tuple(range(desc.input.rank))
+
+
+def identity_layouts(desc: IdentityDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "input", dims)
 
 
 def identity_key(desc: IdentityDesc, dims: Sequence[int]) -> tuple[Any, ...]:

@@ -12,6 +12,7 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    layouts,
     masked,
     product,
     sym_buffer,
@@ -35,6 +36,10 @@ def gather_free(desc: GatherDesc) -> tuple[int, ...]:
     """The indices' dimensions that count (the leading ones are 1s)."""
     d = desc.input.rank
     return tuple(range(d - desc.index_dimensions, d))
+
+
+def gather_layouts(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "indices", dims)
 
 
 def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
