@@ -21,6 +21,7 @@ from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
+from .ir.ops import param_value
 from .ir.printer import render_program
 from .plan import LaunchPlan, PlanBuffer, PlanKernel
 
@@ -140,7 +141,7 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
             raise ValueError(f"{program.name}: parameter {q.arg} = {value} outside its range")
     buffers = []
     for b in program.buffers:
-        count = b.count if b.extent is None else params[b.extent.param]
+        count = b.count if b.extent is None else param_value(b.extent, params)
         buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, count,
                                   padded_words(count, b.dtype.itemsize), b.role))
     kernels = []

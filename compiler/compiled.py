@@ -273,7 +273,7 @@ class KernelCache:
             rules: GenericRules | None = rules_of(checked).generic
             eligible = not (options.check_indices or options.in_place)
             dims = self.policy.dims(rules, checked, options, mode, eligible)
-        built = self._generic_kernel(rules, checked, options, dims) if dims else None
+        built = self._generic_kernel(rules, checked, options, dims, mode) if dims else None
         key = (checked, options, built is not None)
         if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
             with self._lock:                                 # time found, not compiled again
@@ -292,17 +292,24 @@ class KernelCache:
             self.compiles[name] = self.compiles.get(name, 0) + 1
 
     def _generic_kernel(self, rules: GenericRules | None, checked: OperatorDesc,
-                        options: CompileOptions, dims: tuple[int, ...]) -> CompiledKernel | None:
+                        options: CompileOptions, dims: tuple[int, ...],
+                        mode: str | tuple[int, ...]) -> CompiledKernel | None:
         """The generic kernel for these dims bound to this call (compiled on first use), or
         None where the family has none for this descriptor or it does not admit its sizes."""
         assert rules is not None
         forms = rules.forms(checked, dims)  # equivalent layouts, the first lowered on a miss
-        gkeys = [(rules.key(d, dims), options, dims) for d in forms]
+        variants = rules.choices(checked, dims)  # best first, the last the most general
+        # forced: the best kernel for this call (at most one per variant); auto: any kernel
+        # already compiled, else the most general, which serves every later size (a decode
+        # loop's window compiles one generic kernel, not one per variant)
+        chosen = variants[-1] if mode == "auto" else variants[0]
+        gkeys = [(rules.key(d, dims), options, dims, v) for v in variants for d in forms
+                 if mode == "auto" or v == chosen]
         with self._lock:
             gkey, entry = next(((k, self._generic[k]) for k in gkeys if k in self._generic),
-                               (gkeys[0], None))
+                               ((rules.key(forms[0], dims), options, dims, chosen), None))
         if entry is None:
-            generic = rules.lower(forms[0], dims)
+            generic = rules.build(forms[0], dims, chosen)
             if generic is None or generic.values(checked) is None:
                 return None
             self._count(f"{checked.operator} generic")
@@ -318,8 +325,8 @@ class KernelCache:
     def generic_info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""
         with self._lock:
-            return {f"{key[0]} dims {dims} #{i}": served
-                    for i, ((key, _, dims), (_, _, served)) in enumerate(self._generic.items())}
+            return {f"{key[0]} dims {dims}{' ' + v if v else ''} #{i}": served
+                    for i, ((key, _, dims, v), (_, _, served)) in enumerate(self._generic.items())}
 
     def _trim(self) -> None:
         held = sum(k.held_bytes for k in self._kernels.values())

@@ -20,7 +20,7 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.ops import IRError
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import lower_identity_generic
+from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.generic import lower_gather_generic
 
@@ -247,3 +247,106 @@ def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
     assert dmlc.cache_info()["compiles"] == {"DML_GATHER_ELEMENTS": 1,
                                              "DML_ELEMENT_WISE_IDENTITY": 1}
     KERNELS.clear()
+
+
+@given(st.data())
+def test_generic_gather_by_vectors_matches_specialized(data):
+    """The generic gather moves whole 16-byte vectors where the input's innermost size, strides
+    and offset allow it (a static fact: every size of the indices then has aligned vectors),
+    element by element elsewhere; both bit for bit the specialized kernel's result over random
+    index counts, padded rows and offsets included."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    rows = data.draw(st.integers(1, 9))
+    width = data.draw(st.sampled_from([1, 2, 3, 4, 6, 8, 12]))
+    pad, offset = data.draw(st.sampled_from([0, 1, 2, 4])), data.draw(st.sampled_from([0, 2, 4]))
+    strides = None if pad == 0 and offset == 0 else (width + pad, 1)
+    table = random_bits(7, (offset + rows * (width + pad),), dtype.numpy)
+
+    def desc(n: int) -> GatherDesc:
+        return validate(GatherDesc(
+            input=TensorDesc(data_type=dtype, sizes=(rows, width), strides=strides,
+                             offset=offset),
+            indices=TensorDesc(data_type=DataType.INT32, sizes=(1, n)), axis=0,
+            index_dimensions=1))
+    generic = lower_gather_generic(desc(1), (1,))
+    assert generic is not None
+    verify_program(generic.program)
+    lanes = 16 // dtype.itemsize
+    vector = width % lanes == 0 and (width + pad) % lanes == 0 and offset % lanes == 0
+    ops = {n.op.name for n in generic.program.kernels[0].effects[0].toposort()}
+    assert ("VSTORE" in ops) == vector
+    arg = table if strides is not None else table.reshape(rows, width)
+    for n in data.draw(st.lists(st.integers(1, 12), min_size=1, max_size=3)):
+        ids = random_bits(n, (1, n), np.dtype(np.int32))
+        got = run_buffers(generic.program, arg, ids, params=generic.values(desc(n)))["output"]
+        special = dmlc.compile(desc(n), dynamic=False).reference(arg, ids)
+        assert np.array_equal(got, np.ascontiguousarray(special).reshape(-1).view(got.dtype))
+
+
+def test_verify_refuses_a_vector_outside_a_runtime_extent():
+    desc = validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(5, 8)),
+                               indices=TensorDesc(data_type=DataType.INT32, sizes=(1, 3)),
+                               axis=0, index_dimensions=1))
+    generic = lower_gather_generic(desc, (1,))
+    assert generic is not None
+    p = generic.program
+    k = p.kernels[0]
+    store = k.effects[0]
+    assert store.op.name == "VSTORE"
+    shifted = b.vstore("output", b.add(store.src[0], 4), store.src[1])  # one vector further
+    with pytest.raises(IRError, match="runtime extent"):
+        verify_program(p.with_kernels((type(k)(k.name, k.items, (shifted,), count=k.count),)))
+
+
+@given(st.data())
+def test_generic_copy_variants_match_numpy(data):
+    """Both generic copies, "vector" (16-byte vectors, blocks of a row; a dynamic innermost
+    size admitted only as a multiple of the vector width, which values() checks) and "scalar",
+    against numpy over random sizes: every admitted call exact, every refused one refused."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    lanes = 16 // dtype.itemsize
+    full = tuple(data.draw(st.lists(st.integers(1, 5), min_size=0, max_size=2))) + (
+        lanes * data.draw(st.integers(1, 11)),)
+    dims = tuple(sorted(data.draw(st.sets(st.integers(0, len(full) - 1), min_size=1))))
+    packed = data.draw(st.booleans())
+    first = _strided(dtype, full, None) if packed else _view_desc(dtype, full, full)
+    assert identity_variants(first, dims)[0] == "vector"
+    x = random_bits(data.draw(st.integers(0, 99)), full, dtype.numpy)
+    for variant in ("vector", "scalar"):
+        generic = lower_identity_generic(first, dims, variant)
+        assert generic is not None
+        verify_program(generic.program)
+        ops = {n.op.name for e in generic.program.kernels[0].effects for n in e.toposort()}
+        assert ("VSTORE" in ops) == (variant == "vector")
+        for _ in range(3):
+            sizes = tuple(data.draw(st.integers(1, n)) if i in dims else n
+                          for i, n in enumerate(full))
+            want = np.ascontiguousarray(x[tuple(slice(0, n) for n in sizes)])
+            desc = (_strided(dtype, sizes, None) if packed else _view_desc(dtype, full, sizes))
+            values = generic.values(desc)
+            admitted = variant == "scalar" or sizes[-1] % lanes == 0
+            assert (values is not None) == admitted
+            if values is None:
+                continue
+            arg = want if packed else x
+            raw = run_buffers(generic.program, arg, params=values)["output"]
+            assert raw.tobytes() == want.tobytes()
+
+
+def test_verify_refuses_vector_loads_not_clamped_to_the_extent():
+    desc = _view_desc(DataType.FLOAT32, (3, 16), (3, 8))
+    generic = lower_identity_generic(desc, (1,), "vector")
+    assert generic is not None
+    p = generic.program
+    k = p.kernels[0]
+    store = k.effects[0]
+    load = store.src[1]
+    clamp = load.src[0]  # min(x // 4, (extent - 1) // 4) * 4
+    raw = clamp.src[0].src[0].src[0]  # x: the address before its clamp
+    bad_load = b.vstore("output", store.src[0], b.vload("input", raw))
+    with pytest.raises(IRError, match="runtime extent"):
+        verify_program(p.with_kernels((type(k)(k.name, k.items, (bad_load,), count=k.count),)))
+    dst = store.src[0].src[0].src[0]  # min(row * n + col, vectors - 1): unclamped
+    bad_store = b.vstore("output", b.mul(dst, 4), load)
+    with pytest.raises(IRError, match="runtime extent"):
+        verify_program(p.with_kernels((type(k)(k.name, k.items, (bad_store,), count=k.count),)))

@@ -19,7 +19,7 @@ import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..ir import Buffer, Program
 from ..ir import build as b
@@ -70,8 +70,20 @@ class GenericRules:
     """(descriptor, dims) -> the descriptors that compute the same call, keyed and lowered in
     their place, first preferred (`layouts`); None: the descriptor itself."""
 
+    variants: Callable[[Any, Sequence[int]], tuple[str, ...]] | None = None
+    """(descriptor, dims) -> the generic kernels this call may run, best first, the last the
+    most general (lower then takes it as a third argument; a variant is part of the kernel's
+    key); None: one kind of generic kernel."""
+
     def forms(self, desc: Any, dims: Sequence[int]) -> tuple[Any, ...]:
         return (desc,) if self.layouts is None else self.layouts(desc, dims)
+
+    def choices(self, desc: Any, dims: Sequence[int]) -> tuple[str, ...]:
+        return ("",) if self.variants is None else self.variants(desc, dims)
+
+    def build(self, desc: Any, dims: Sequence[int], variant: str) -> GenericProgram | None:
+        return self.lower(desc, dims) if self.variants is None else \
+            cast(Any, self.lower)(desc, dims, variant)
 
 
 class ParamTable:

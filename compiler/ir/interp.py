@@ -14,7 +14,7 @@ import numpy as np
 
 from ..dtypes import DataType
 from .kernel import VECTOR_BYTES, Buffer, Kernel, Program
-from .ops import IRError, Node, Op, VType, toposort
+from .ops import IRError, Node, Op, VType, param_value, toposort
 
 _BINARY: dict[Op, Callable[[Any, Any], np.ndarray]] = {
     Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide, Op.FLOORMOD: np.mod,
@@ -184,7 +184,7 @@ def run_program(p: Program, *arrays: np.ndarray, params: tuple[int, ...] = ()) -
 
 def buffer_count(buf: Buffer, params: tuple[int, ...]) -> int:
     """A buffer's elements in a call: its count, or for a generic buffer its extent's value."""
-    return buf.count if buf.extent is None else params[buf.extent.param]
+    return buf.count if buf.extent is None else param_value(buf.extent, params)
 
 
 def run_buffers(p: Program, *arrays: np.ndarray,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import math
 import weakref
-from collections.abc import Callable, Set
+from collections.abc import Callable, Sequence, Set
 from functools import cached_property
 
 from ..dtypes import DataType
@@ -314,6 +314,19 @@ def var(name: str, lo: int, hi: int) -> Node:
 def param(k: int, lo: int, hi: int) -> Node:
     """Push-constant word k: a size known at dispatch, declared in [lo, hi]."""
     return Node(Op.PARAM, VType.INT, (), (f"p{int(k)}", int(lo), int(hi)))
+
+
+def param_value(n: Node, params: Sequence[int]) -> int:
+    """An expression of PARAMs and constants (+, *: a buffer's runtime extent) for one call's
+    push-constant words."""
+    if n.is_const:
+        return int(n.value)
+    if n.op is Op.PARAM:
+        return int(params[n.param])
+    if n.op in (Op.ADD, Op.MUL):
+        a, c = (param_value(x, params) for x in n.src)
+        return a + c if n.op is Op.ADD else a * c
+    raise IRError(f"{n.op.name} is not an expression of parameters")
 
 
 def item_id(items: int) -> Node:

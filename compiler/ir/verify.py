@@ -52,10 +52,14 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
-        if buf.extent is not None:
-            fail("a buffer of runtime extent is moved element by element (no vector proof "
-                 "holds for every size)")
         width, addr = vector_width(buf.dtype), n.src[0]
+        if buf.extent is not None and not (
+                _vector_within_extent(addr, buf.extent, width, k)
+                or _clamped_to_whole_vectors(addr, buf.extent, width)
+                or (n.op is Op.VLOAD and _clamped_vector(addr, buf.extent, width))):
+            fail(f"vector access not proven inside {buf.name}'s runtime extent (one holds for "
+                 "every size only as vector gid of a kernel of count items and an extent of "
+                 "count vectors, or a load clamped to the extent's last vector)")
         # A load may read the padding of the last vector (Buffer.words: every binding is whole
         # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
         # the scalar address was. A store writes elements only.
@@ -106,6 +110,69 @@ def _within_extent(addr: Node, extent: Node, k: Kernel) -> bool:
     return False
 
 
+def _vector_within_extent(addr: Node, extent: Node, width: int, k: Kernel) -> bool:
+    """Whether the vector at `addr` (width elements) is inside a buffer's runtime extent for
+    every admissible size: vector gid (addr = gid * width) of a kernel whose extent is its
+    count of vectors (extent = count * width, the shader's guard gid < count)."""
+    return (k.count is not None and _times(addr, k.gid, width)
+            and _times(extent, k.count, width))
+
+
+def _clamped_vector(addr: Node, extent: Node, width: int) -> bool:
+    """A vector load clamped to the last vector that holds an element of a runtime extent:
+    min(x // width, (extent - 1) // width) * width. It starts at or below element extent - 1
+    and is aligned, so it ends inside the binding's whole 16-byte vectors (Buffer.words); the
+    lanes past the extent are padding, which only a load may read."""
+    if addr.op is not Op.MUL:
+        return False
+    inner = next((a for a, m in (addr.src, addr.src[::-1]) if m.is_const and m.value == width),
+                 None)
+    if inner is None or inner.op is not Op.MIN:
+        return False
+    return any(_last_vector(bound, extent, width) for bound in inner.src)
+
+
+def _clamped_to_whole_vectors(addr: Node, extent: Node, width: int) -> bool:
+    """A vector access of an extent of whole vectors (extent = c * width), clamped to its last
+    one: min(x, c - 1) * width (a block's vectors past the last all move the last vector)."""
+    inner = _factor(addr, width)
+    count = _factor(extent, width)
+    if inner is None or count is None or inner.op is not Op.MIN:
+        return False
+    return any(bound.op is Op.ADD and bound.src[0] is count and bound.src[1].is_const
+               and bound.src[1].value == -1 for bound in inner.src)
+
+
+def _factor(n: Node, c: int) -> Node | None:
+    """x where n is x * c (either order), else None."""
+    if n.op is not Op.MUL:
+        return None
+    return next((a for a, m in (n.src, n.src[::-1]) if m.is_const and m.value == c), None)
+
+
+def _last_vector(n: Node, extent: Node, width: int) -> bool:
+    """n is (extent - 1) // width."""
+    if n.op is not Op.FLOORDIV or not (n.src[1].is_const and n.src[1].value == width):
+        return False
+    last = n.src[0]
+    return (last.op is Op.ADD and last.src[0] is extent and last.src[1].is_const
+            and last.src[1].value == -1)
+
+
+def _times(n: Node, x: Node, c: int) -> bool:
+    """n is x * c (either order)."""
+    return n.op is Op.MUL and any(a is x and m.is_const and m.value == c
+                                  for a, m in (n.src, n.src[::-1]))
+
+
+def _extent_ok(extent: Node, p: Program) -> bool:
+    """A runtime extent: a declared PARAM, or one times a positive constant (vectors)."""
+    if extent in p.params:
+        return True
+    return extent.op is Op.MUL and any(a in p.params and m.is_const and m.value > 0
+                                       for a, m in (extent.src, extent.src[::-1]))
+
+
 MAX_PARAMS = 32
 """Push-constant words a generic kernel may take: Vulkan guarantees 128 bytes."""
 MAX_STEPS = 65535
@@ -126,10 +193,10 @@ def verify_program(p: Program) -> Program:
     if any(q.op is not Op.PARAM or q.param != i for i, q in enumerate(p.params)):
         raise IRError(f"{p.name}: params must be PARAM words 0, 1, ... in order")
     for buf in p.buffers:
-        if buf.extent is not None and (buf.extent not in p.params
+        if buf.extent is not None and (not _extent_ok(buf.extent, p)
                                        or buf.extent.vmax != buf.count):
-            raise IRError(f"{p.name}: buffer {buf.name}'s extent must be a declared PARAM whose "
-                          "largest value is its count")
+            raise IRError(f"{p.name}: buffer {buf.name}'s extent must be a declared PARAM (or "
+                          "one times a constant) whose largest value is its count")
     for k in p.kernels:
         if (k, p.buffers) in _VERIFIED:  # passes verify what they keep, then the pipeline again
             continue

@@ -10,6 +10,7 @@ from .generic import (
     identity_key,
     identity_layouts,
     identity_sizes,
+    identity_variants,
     lower_identity_generic,
 )
 from .lower import lower_identity
@@ -21,6 +22,7 @@ FAMILY = Family(
     "copy",
     {
         IdentityDesc: Rules(validate_identity, lower_identity, generic=GenericRules(
-            identity_sizes, identity_free, identity_key, lower_identity_generic, identity_layouts)),
+            identity_sizes, identity_free, identity_key, lower_identity_generic, identity_layouts,
+            identity_variants)),
     },
     exports=tuple(__all__))

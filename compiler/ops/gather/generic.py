@@ -23,6 +23,7 @@ from ...family.generic import (
 from ...family.lowering import address
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
 from .desc import GatherDesc
 
 
@@ -74,15 +75,24 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgra
         return None
     pad: list[Size] = [1] * (d - len(full))
     osizes = full[len(full) - d:] if len(full) >= d else pad + full
-    items = product([s if isinstance(s, int) else s.vmax for s in osizes])
+    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
+    vsizes = list(osizes)
+    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
+        inner = osizes[-1]
+        assert isinstance(inner, int) and inner % lanes == 0
+        vsizes[-1] = inner // lanes
+    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
     assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count)
+    count = table.add(1, items, lambda x: x.output.element_count // lanes)
     b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items, "output", count)
+    b_out = Buffer("output", out.data_type, items * lanes, "output",
+                   count if lanes == 1 else b.mul(count, lanes))
     gid = b.item_id(items)
-    coords = unflatten_sym(gid, osizes)
+    coords = unflatten_sym(gid, vsizes)
+    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
+        coords[-1] = b.mul(coords[-1], lanes)
     length = d + k - 1
     fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
     icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
@@ -90,8 +100,23 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgra
                                 extent))
     i = b.index(raw, inp.sizes[axis], "clamp")
     at = fcoords[:axis] + [i] + fcoords[axis + k:]
-    value = b.load(b_in, address(at, inp))
-    kernel = Kernel("gather", items, (b.store(b_out, gid, value),), count=count)
+    if lanes == 1:
+        effect = b.store(b_out, gid, b.load(b_in, address(at, inp)))
+    else:  # one index read per vector; verify proves the vector inside the runtime extent
+        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(at, inp)))
+    kernel = Kernel("gather", items, (effect,), count=count)
     program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _rows_of_vectors(desc: GatherDesc) -> bool:
+    """Whether the output moves in whole 16-byte vectors, each inside one gathered slice: the
+    axis is not the innermost, whose size is a multiple of the vector width, and the input is
+    contiguous there with every stride and its offset multiples of it (static facts of the
+    input: the vector loads are aligned for every size the indices take)."""
+    inp = desc.input
+    lanes = vector_width(inp.data_type)
+    strides = inp.element_strides
+    return (desc.axis < inp.rank - 1 and inp.sizes[-1] % lanes == 0 and strides[-1] == 1
+            and all(st % lanes == 0 for st in strides[:-1]) and inp.offset % lanes == 0)
