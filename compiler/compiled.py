@@ -25,7 +25,7 @@ from .call import CompiledKernel
 from .codegen import glsl
 from .dynamic import ShapePolicy, resolve_mode
 from .errors import ValidationError
-from .family.generic import GenericProgram, GenericRules
+from .family.generic import GenericProgram, GenericRules, has_wild
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
 from .ir import Kernel, Program
@@ -271,7 +271,8 @@ class KernelCache:
                     return found
             self.misses += 1
             rules: GenericRules | None = rules_of(checked).generic
-            eligible = not (options.check_indices or options.in_place)
+            eligible = not options.in_place and (
+                not options.check_indices or (rules is not None and rules.checked is not None))
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self._generic_kernel(rules, checked, options, dims, mode) if dims else None
         key = (checked, options, built is not None)
@@ -308,8 +309,12 @@ class KernelCache:
         with self._lock:
             gkey, entry = next(((k, self._generic[k]) for k in gkeys if k in self._generic),
                                ((rules.key(forms[0], dims), options, dims, chosen), None))
+            if entry is None:  # a size-1 dynamic dimension: any stride there serves
+                gkey, entry = next(((k, e) for w in gkeys if has_wild(w)
+                                    for k, e in self._generic.items() if k == w), (gkey, None))
         if entry is None:
-            generic = rules.build(forms[0], dims, chosen)
+            generic = (rules.checked(forms[0], dims) if options.check_indices and rules.checked
+                       else rules.build(forms[0], dims, chosen))
             if generic is None or generic.values(checked) is None:
                 return None
             self._count(f"{checked.operator} generic")

@@ -17,13 +17,34 @@ fall outside the generic kernel's ranges are always compiled specialized.
 """
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
+from collections.abc import Iterator
 from typing import Any
 
 from .errors import ValidationError
-from .family.generic import GenericRules
+from .family.generic import GenericRules, has_wild
 
 MODES = ("auto", "always", "never")
+
+
+_HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dmlc_dynamic_hint",
+                                                                  default=None)
+
+
+@contextlib.contextmanager
+def sizes_vary(mode: str = "always") -> Iterator[None]:
+    """Within it, compiles that leave `dynamic` to the default (the one-shot functions, a
+    .dml module) use `mode`, whatever $DMLC_DYNAMIC says but "never": what a front end that
+    knows better asks. An ONNX model with symbolic dimensions asks "always" (one compile per
+    kernel for every batch size, not a specialized one first); `dmlc compile` asks "never" (a
+    manifest's runner passes no push constants)."""
+    token = _HINT.set("never" if _HINT.get() == "never" else mode)  # an enclosing never wins
+    try:
+        yield
+    finally:
+        _HINT.reset(token)
 
 
 def resolve_mode(dynamic: object) -> str | tuple[int, ...]:
@@ -32,7 +53,8 @@ def resolve_mode(dynamic: object) -> str | tuple[int, ...]:
         env = os.environ.get("DMLC_DYNAMIC", "auto").strip().lower() or "auto"
         if env not in MODES:
             raise ValidationError("dmlc.compile", "DMLC_DYNAMIC", " | ".join(MODES), env)
-        return env
+        hint = _HINT.get()
+        return env if hint is None or env == "never" else hint
     if dynamic is True or dynamic is False:
         return "always" if dynamic else "never"
     if isinstance(dynamic, str) and dynamic in MODES:
@@ -64,7 +86,8 @@ class ShapePolicy:
         sizes = rules.sizes(checked)
         every = tuple(range(len(sizes)))
         signatures = [(rules.key(d, every), options) for d in rules.forms(checked, every)]
-        signature = next((s for s in signatures if s in self.seen), signatures[0])
+        signature = next((s for s in signatures if s in self.seen), None) or next(
+            (k for s in signatures if has_wild(s) for k in self.seen if k == s), signatures[0])
         first, chosen = self.seen.setdefault(signature, (sizes, None))
         differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
         if not differ and chosen is None:

@@ -67,6 +67,9 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     """The manifest of `compiled` (unit `name`), whose stages are in spirv_files (in order)."""
     if compiled.guard_words:
         raise ValueError("a program compiled with guard words has no manifest")
+    if compiled.program.params:
+        raise ValueError("a generic program (sizes as push constants) has no manifest: its "
+                         "runner passes none; compile it with dynamic=False")
     program, desc = compiled.program, compiled.descriptor
     access = _access(program.kernels)
     out = compiled.output

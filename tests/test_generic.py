@@ -2,6 +2,8 @@
 safety for every admissible size, the interpreter against numpy, and the shape policy."""
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -350,3 +352,107 @@ def test_verify_refuses_vector_loads_not_clamped_to_the_extent():
     bad_store = b.vstore("output", b.mul(dst, 4), load)
     with pytest.raises(IRError, match="runtime extent"):
         verify_program(p.with_kernels((type(k)(k.name, k.items, (bad_store,), count=k.count),)))
+
+
+def _join_desc(dtype: DataType, batch: int, widths: tuple[int, ...], axis_len: int,
+               strided: bool) -> tuple[dmlc.JoinDesc, list[np.ndarray]]:
+    """inputs [batch, widths[k], 4] joined along axis 1; input 0 (strided) is rows 1.. of a
+    [batch, widths[0] + 1, 4] owner (a Slice's view: its batch stride does not follow its
+    sizes; at batch 1 a view gives it stride 0)."""
+    tensors, arrays = [], []
+    for k, w in enumerate(widths):
+        if k == 0 and strided:
+            owner = random_bits(batch + k, (batch, w + 1, 4), dtype.numpy)
+            arrays.append(owner.reshape(-1)[4:])
+            strides = (0 if batch == 1 else (w + 1) * 4, 4, 1)
+            tensors.append(TensorDesc(data_type=dtype, sizes=(batch, w, 4), strides=strides))
+        else:
+            arrays.append(random_bits(batch + k, (batch, w, 4), dtype.numpy))
+            tensors.append(TensorDesc(data_type=dtype, sizes=(batch, w, 4)))
+    return validate(dmlc.JoinDesc(inputs=tuple(tensors), axis=1)), arrays
+
+
+@given(st.data())
+def test_generic_join_matches_specialized(data):
+    """DML_JOIN with the batch (every dimension but the axis) dynamic: bit for bit the
+    specialized kernel over random batch sizes, a strided input (a sliced view) included."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    widths = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
+    strided = data.draw(st.booleans())
+    dmlc.clear_cache()
+    for batch in data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)):
+        desc, arrays = _join_desc(dtype, batch, widths, sum(widths), strided)
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        special = dmlc.compile(desc, dynamic=False)
+        assert generic.reference(*arrays).tobytes() == special.reference(*arrays).tobytes()
+    KERNELS.clear()
+
+
+def test_generic_join_serves_a_batch_of_one_of_a_sliced_view():
+    """A batch of 1 of a sliced view has stride 0 on the batch (view_tensor), which its layout
+    can only guess: looked up with a WILD stride there, it runs the kernel of the others."""
+    dmlc.clear_cache()
+    for batch in (2, 1, 3, 5, 4):
+        desc, arrays = _join_desc(DataType.FLOAT32, batch, (2, 3), 5, True)
+        kernel = dmlc.compile(desc, dynamic=True)
+        special = dmlc.compile(desc, dynamic=False)
+        assert kernel.reference(*arrays).tobytes() == special.reference(*arrays).tobytes()
+    assert dmlc.cache_info()["compiles"]["DML_JOIN generic"] == 1
+    KERNELS.clear()
+
+
+def test_generic_checked_gather_raises_as_the_specialized_one():
+    """Checked mode (ONNX's Gather) has a generic kernel: the index check's kernels in front,
+    over a dynamic count of indices; the first bad index is reported as the specialized
+    kernel reports it, and valid indices give its result."""
+    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    dmlc.clear_cache()
+    for ids in ([[1, 2, 3]], [[0, -10, 9, 12, 3]], [[5]], [[2, 9, -11, 1]]):
+        i = np.array(ids, np.int64)
+        desc = validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(10, 4)),
+                                   indices=TensorDesc(data_type=DataType.INT64, sizes=i.shape),
+                                   axis=0, index_dimensions=1))
+        generic = dmlc.compile(desc, dynamic=True, check_indices=True)
+        special = dmlc.compile(desc, dynamic=False, check_indices=True)
+        assert generic.compiled.params and not special.compiled.params
+        try:
+            want = special.reference(table, i)
+        except dmlc.IndexOutOfRangeError as e:
+            with pytest.raises(dmlc.IndexOutOfRangeError) as got:
+                generic.reference(table, i)
+            assert str(got.value) == str(e)
+        else:
+            assert generic.reference(table, i).tobytes() == want.tobytes()
+    assert dmlc.cache_info()["compiles"]["DML_GATHER generic"] == 1
+    KERNELS.clear()
+
+
+def test_sizes_vary_hint(monkeypatch):
+    from dmlc.dynamic import sizes_vary
+    monkeypatch.delenv("DMLC_DYNAMIC", raising=False)
+    with sizes_vary():
+        assert resolve_mode(None) == "always" and resolve_mode(False) == "never"
+    assert resolve_mode(None) == "auto"
+    with sizes_vary("never"), sizes_vary():  # an enclosing never wins (dmlc compile's)
+        assert resolve_mode(None) == "never"
+    monkeypatch.setenv("DMLC_DYNAMIC", "never")
+    with sizes_vary():
+        assert resolve_mode(None) == "never"
+
+
+def test_manifests_and_dmlc_compile_stay_specialized(monkeypatch, tmp_path, capsys):
+    """A manifest's runner passes no push constants: write_manifest refuses a generic program,
+    and `dmlc compile` compiles specialized even under DMLC_DYNAMIC=always."""
+    from dmlc.cli import main
+    from dmlc.manifest import write_manifest
+    generic = dmlc.compile(_view_desc(DataType.FLOAT32, (3, 8), (3, 5)), dynamic=True)
+    with pytest.raises(ValueError, match="generic program"):
+        write_manifest(generic, tmp_path)
+    monkeypatch.setenv("DMLC_DYNAMIC", "always")
+    example = pathlib.Path(__file__).resolve().parent.parent / "examples" / \
+        "identity_nhwc_as_nchw.dml"  # a copy: a generic kernel where the mode allows
+    assert main(["compile", str(example), "--emit", "glsl"]) == 0
+    out = capsys.readouterr().out
+    assert "#version 450" in out and "push_constant" not in out
+    KERNELS.clear()

@@ -21,7 +21,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..ir import Buffer, Program
+from ..dtypes import DataType
+from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
 from .tensor import TensorDesc
@@ -74,6 +75,9 @@ class GenericRules:
     """(descriptor, dims) -> the generic kernels this call may run, best first, the last the
     most general (lower then takes it as a third argument; a variant is part of the kernel's
     key); None: one kind of generic kernel."""
+    checked: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
+    """lower in checked mode (check_indices=True: with_index_check's kernels in front); None:
+    checked mode compiles specialized."""
 
     def forms(self, desc: Any, dims: Sequence[int]) -> tuple[Any, ...]:
         return (desc,) if self.layouts is None else self.layouts(desc, dims)
@@ -98,6 +102,38 @@ class ParamTable:
         self.params.append(p)
         self.recipes.append(recipe)
         return p
+
+
+def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
+                     sizes: Sequence[Size], buf: Buffer, extent: Node | None) -> Program:
+    """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
+    front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
+    its runtime extent), the positions counted by a PARAM n; the report kernel runs 1 item."""
+    from .index_check import FIRST, VALUE, is_bad
+    from .tensor import index_bounds
+    bounds = index_bounds(desc)
+    n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(n_hi, int)
+    n = table.add(1, n_hi, lambda d: index_bounds(d).tensor.element_count)
+    one = table.add(1, 1, lambda d: 1)
+    strides = sym_strides(idx, sizes)
+    b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
+    b_value = Buffer(VALUE, idx.data_type, 1, "status")
+    u = b.item_id(n_hi)
+    coords = unflatten_sym(u, sizes)
+    raw = b.load(buf, clamped(address_sym(coords, strides, idx.offset), extent))
+    k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
+                                                          pred=is_bad(raw, coords, bounds)),),
+                     count=n)
+    first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
+    pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
+    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, idx.offset),
+                                extent))
+    k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
+                      count=one)
+    return Program(program.name, (*program.buffers, b_first, b_value),
+                   (k_check, k_report, *program.kernels), program.inputs, program.output,
+                   program.output_shape, params=tuple(table.params))
 
 
 def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = (),
@@ -187,6 +223,42 @@ def _hi(x: Size) -> int:
     return x if isinstance(x, int) else x.vmax
 
 
+class _Wild:
+    """The stride of a dynamic dimension of size 1 in a call's lookup key: no access of the
+    call uses it, so it equals any stride (a key holding one is compared by ==, not hashed)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+WILD = _Wild()
+
+
+def has_wild(x: Any) -> bool:
+    """Whether a key holds a WILD stride (found by a scan, never by hashing)."""
+    return x is WILD or (isinstance(x, tuple) and any(has_wild(y) for y in x))
+
+
+def wild(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
+    """t (explicit) with WILD strides at its dynamic dimensions of size 1: the lookup form of a
+    call whose stride there is only explicit()'s guess (a batch of 1 sliced from a wider one),
+    which any generic kernel equal elsewhere serves. Never lowered."""
+    e = explicit(t, dims)
+    assert e.strides is not None
+    strides: tuple[Any, ...] = tuple(WILD if i in dims and n == 1 else st
+                                     for i, (n, st) in enumerate(zip(t.sizes, e.strides)))
+    return dataclasses.replace(e, strides=strides)
+
+
 def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
     """t with explicit element strides, a packed tensor's row-major ones, and the stride of each
     size-1 dimension (which no access of this call uses: a view gives it 0) replaced by the one
@@ -211,12 +283,14 @@ def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
     kernel of cache[:, :, :t]); a packed one by itself (a kernel whose strides follow its
     sizes) and then by its explicit() layout (the whole cache shares the kernel of its views).
     Any two descriptors of one key make the same accesses: their strides are equal wherever
-    their sizes are not 1, and a size-1 dimension's coordinate is 0."""
+    their sizes are not 1, and a size-1 dimension's coordinate is 0. A call with a dynamic
+    dimension of size 1 is looked up last with a WILD stride there (wild())."""
     t: TensorDesc = getattr(desc, field)
     canonical = dataclasses.replace(desc, **{field: explicit(t, dims)})
-    if t.strides is not None:
-        return (canonical,)
-    return (desc, canonical)
+    forms = (canonical,) if t.strides is not None else (desc, canonical)
+    if any(i in dims and n == 1 for i, n in enumerate(t.sizes)):
+        forms += (dataclasses.replace(desc, **{field: wild(t, dims)}),)
+    return forms
 
 
 def masked(t: TensorDesc, dims: Sequence[int]) -> tuple[Any, ...]:

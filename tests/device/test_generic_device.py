@@ -134,3 +134,37 @@ def test_decode_loop_compiles_at_most_two_kernels_per_signature():
         # kernel (the scalar one, for every t), forced the vector one too (t % 4 == 0)
         assert compiles["DML_ELEMENT_WISE_IDENTITY generic"] == (1 if mode == "auto" else 2)
         assert compiles.get("DML_ELEMENT_WISE_IDENTITY", 0) == (mode == "auto"), compiles
+
+
+def test_onnx_model_with_a_symbolic_batch_compiles_each_kernel_once():
+    """Gather (ids [B, 3] from a table) -> Slice (rows 1:3) -> Concat with x [B, 2, 8], B a
+    dim_param: five batch sizes run, each kernel compiled once (generic from the first run:
+    the model says its sizes vary), every result as onnx's reference evaluator's."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+    table = np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32)
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
+             helper.make_node("Slice", ["g", "starts", "ends", "axes"], ["s"]),
+             helper.make_node("Concat", ["s", "x"], ["y"], axis=1)]
+    inits = [numpy_helper.from_array(table, "table"),
+             numpy_helper.from_array(np.array([1], np.int64), "starts"),
+             numpy_helper.from_array(np.array([3], np.int64), "ends"),
+             numpy_helper.from_array(np.array([1], np.int64), "axes")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 3]),
+                     helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    import dmlc.onnx
+    program = dmlc.onnx.load_program(model)
+    dmlc.clear_cache()
+    rng = np.random.default_rng(1)
+    for batch in (3, 1, 5, 2, 4):
+        feeds = {"ids": rng.integers(-16, 16, (batch, 3)).astype(np.int64),
+                 "x": rng.standard_normal((batch, 2, 8)).astype(np.float32)}
+        got = program.run(feeds)["y"]
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+        assert got.tobytes() == np.asarray(want).tobytes()
+    compiles = dmlc.cache_info()["compiles"]
+    assert compiles == {"DML_GATHER generic": 1, "DML_JOIN generic": 1}, compiles

@@ -19,6 +19,7 @@ from ...family.generic import (
     sym_sizes,
     sym_strides,
     unflatten_sym,
+    with_index_check,
 )
 from ...family.lowering import address
 from ...ir import Buffer, Kernel, Program
@@ -51,8 +52,14 @@ def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
             desc.index_dimensions)
 
 
-def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
-    """lower_gather (lower.py) with the indices' sizes at `dims` dynamic."""
+def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
+    return lower_gather_generic(desc, dims, checked=True)
+
+
+def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
+                         checked: bool = False) -> GenericProgram | None:
+    """lower_gather (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
+    index check's kernels in front (with_index_check)."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
@@ -107,6 +114,8 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int]) -> GenericProgra
     kernel = Kernel("gather", items, (effect,), count=count)
     program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
+    if checked:
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
     return GenericProgram(program, tuple(table.recipes))
 
 
