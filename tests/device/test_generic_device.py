@@ -168,3 +168,15 @@ def test_onnx_model_with_a_symbolic_batch_compiles_each_kernel_once():
         assert got.tobytes() == np.asarray(want).tobytes()
     compiles = dmlc.cache_info()["compiles"]
     assert compiles == {"DML_GATHER generic": 1, "DML_JOIN generic": 1}, compiles
+
+
+def test_growing_slices_compile_two_kernels(monkeypatch):
+    """dmlc.slice of a growing window (auto): one specialized kernel, then one generic for
+    every later size; the same bits as numpy."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    x = random_bits(4, (6, 40), np.dtype(np.float32))
+    for t in range(1, 30):
+        got = dmlc.slice(x, (1, 2), (4, t), (2, 1))
+        assert np.asarray(got).tobytes() == np.ascontiguousarray(x[1:5:2, 2:2 + t]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_SLICE1": 1, "DML_SLICE1 generic": 1}
