@@ -5,8 +5,11 @@
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
     dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
+from typing import Any
+
 from . import lang as lang
-from .compiled import CompiledKernel, compile
+from .compiled import CompiledKernel
+from .compiled import compile as _compile
 from .dtypes import DataType
 from .errors import (
     DeviceError,
@@ -91,3 +94,14 @@ __all__ = [*(name for family in families() for name in family.exports),
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
            "ParseError", "UsageError", "to_device", "empty", "close_device", "cache_info",
            "clear_cache", "write_manifest", "__version__"]
+
+
+def compile(desc: Any, **options: Any) -> Any:
+    """dmlc.compiled.compile (validate, lower, generate and compile `desc`: its docstring
+    says the options); a descriptor whose tensors have symbolic sizes (a name, or None, for a
+    dimension) gives a SymbolicKernel (dmlc/oneshot/symbolic.py), compiled for the sizes each
+    call brings (generic kernels: one compile for every size)."""
+    from .oneshot.symbolic import SymbolicKernel, has_symbols
+    if has_symbols(desc):
+        return SymbolicKernel(desc, options)
+    return _compile(desc, **options)

@@ -477,3 +477,41 @@ def test_generic_slice_matches_specialized(data):
         assert bool(generic.compiled.params) == all(s > 0 for s in strides)
         assert generic.reference(x).tobytes() == special.reference(x).tobytes()
     KERNELS.clear()
+
+
+def test_symbolic_sizes_in_descriptors():
+    """A TensorDesc size may be a name (one size wherever it appears) or None (any): dmlc.compile
+    gives a SymbolicKernel, each call's sizes bound from its arrays, one generic kernel for every
+    size; a name given two sizes, a wrong rank and a bad field are ValidationErrors naming the
+    operator and the field."""
+    dmlc.clear_cache()
+    f32 = DataType.FLOAT32
+    copy = dmlc.compile(IdentityDesc(input=TensorDesc(data_type=f32, sizes=("B", 8))))
+    for batch in (1, 2, 5, 3):
+        x = random_bits(batch, (batch, 8), np.dtype(np.float32))
+        assert copy.reference(x).tobytes() == x.tobytes()
+    take = dmlc.compile(GatherDesc(input=TensorDesc(data_type=f32, sizes=(10, 4)),
+                                   indices=TensorDesc(data_type=DataType.INT32, sizes=(1, None)),
+                                   axis=0, index_dimensions=1))
+    table = random_bits(1, (10, 4), np.dtype(np.float32))
+    for n in (1, 3, 7):
+        ids = (np.arange(n, dtype=np.int32) * 3 % 10).reshape(1, n)
+        assert take.reference(table, ids).tobytes() == table[ids[0]].tobytes()
+    join = dmlc.compile(dmlc.JoinDesc(inputs=(TensorDesc(data_type=f32, sizes=("B", 2)),
+                                              TensorDesc(data_type=f32, sizes=("B", 3))),
+                                      axis=1))
+    for batch in (2, 4):
+        a, c = np.ones((batch, 2), np.float32), np.zeros((batch, 3), np.float32)
+        assert np.array_equal(join.reference(a, c), np.concatenate([a, c], axis=1))
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY generic": 1,
+                                             "DML_GATHER generic": 1, "DML_JOIN generic": 1}
+    with pytest.raises(ValidationError, match=r"DML_JOIN: InputTensors\[1\].Sizes\[0\] \(B\)"):
+        join.reference(np.ones((2, 2), np.float32), np.zeros((3, 3), np.float32))
+    with pytest.raises(ValidationError, match="DML_ELEMENT_WISE_IDENTITY: InputTensor rank"):
+        copy.reference(np.ones(8, np.float32))
+    with pytest.raises(ValidationError, match="DML_JOIN: Axis"):  # at compile, not first call
+        dmlc.compile(dmlc.JoinDesc(inputs=(TensorDesc(data_type=f32, sizes=("B", 2)),), axis=5))
+    with pytest.raises(ValidationError, match="Strides"):
+        dmlc.compile(IdentityDesc(input=TensorDesc(data_type=f32, sizes=("B", 8),
+                                                   strides=(8, 1))))
+    KERNELS.clear()

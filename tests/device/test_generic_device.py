@@ -180,3 +180,19 @@ def test_growing_slices_compile_two_kernels(monkeypatch):
         got = dmlc.slice(x, (1, 2), (4, t), (2, 1))
         assert np.asarray(got).tobytes() == np.ascontiguousarray(x[1:5:2, 2:2 + t]).tobytes()
     assert dmlc.cache_info()["compiles"] == {"DML_SLICE1": 1, "DML_SLICE1 generic": 1}
+
+
+def test_a_symbolic_descriptor_runs_every_batch_on_the_device():
+    """ids [1, B, S] (two names) from a table [1, 12, 8]: one generic kernel for every batch."""
+    dmlc.clear_cache()
+    take = dmlc.compile(GatherDesc(
+        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 12, 8)),
+        indices=TensorDesc(data_type=DataType.INT64, sizes=(1, "B", "S")), axis=1,
+        index_dimensions=2))
+    table = random_bits(2, (1, 12, 8), np.dtype(np.float32))
+    for batch, seq in ((1, 3), (4, 3), (2, 5), (3, 1)):
+        ids = (random_bits(batch * seq, (1, batch, seq), np.dtype(np.uint32)) % 12).astype(
+            np.int64)
+        got = np.asarray(take(table, ids))
+        assert got.tobytes() == np.ascontiguousarray(table[0][ids[0]]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_GATHER generic": 1}
