@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -46,6 +46,9 @@ lint: install            ## ruff (style, imports, 100 columns) and mypy (types) 
 
 test-poison: install     ## the device suite with every buffer a kernel may not rely on filled with 0xA5 first
 	DMLC_POISON=1 $(PYTEST) -q -m vulkan
+
+test-generic: install    ## the device suite with generic kernels forced on (DMLC_DYNAMIC=always; families without one stay specialized)
+	DMLC_DYNAMIC=always $(PYTEST) -q -m vulkan
 
 test-validation: install  ## the suite and the examples under the Vulkan validation layer (sync checks on); fails on any message
 	bash tools/validation.sh $(MAKE) --no-print-directory test demo

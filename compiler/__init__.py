@@ -5,8 +5,11 @@
     kernel = dmlc.compile(dmlc.GatherDesc(...)); kernel.glsl; kernel(input, indices)
     dmlc.run_module(dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\nY[i] = X[3 - i]"))
 """
+from typing import Any
+
 from . import lang as lang
-from .compiled import CompiledKernel, compile
+from .compiled import CompiledKernel
+from .compiled import compile as _compile
 from .dtypes import DataType
 from .errors import (
     DeviceError,
@@ -72,12 +75,15 @@ def close_device() -> None:
 
 def cache_info() -> dict[str, dict[str, int]]:
     """What dmlc holds between calls: "kernels", the in-memory compile cache (entries, bytes,
-    limits, hits, misses), and "buffers", the device's pool of idle buffers shared by all
+    limits, hits, misses); "compiles", the compiles by operator ("DML_GATHER generic" for
+    generic kernels); "generic", each generic kernel (its dynamic dimensions) and how many
+    call sizes it served; and "buffers", the device's pool of idle buffers shared by all
     kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
     from .compiled import KERNELS
     from .runtime.device import pool_info  # no kp, and no device opened: None without one
     pool = pool_info()
-    return {"kernels": KERNELS.info(),
+    return {"kernels": KERNELS.info(), "compiles": dict(KERNELS.compiles),
+            "generic": KERNELS.generic.info(),
             "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
                                 "created": 0, "reused": 0}}
 
@@ -97,3 +103,14 @@ __all__ = [*(name for family in families() for name in family.exports),
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
            "ParseError", "UsageError", "to_device", "empty", "set_device", "close_device",
            "cache_info", "clear_cache", "write_manifest", "PlanLimits", "__version__"]
+
+
+def compile(desc: Any, **options: Any) -> Any:
+    """dmlc.compiled.compile (validate, lower, generate and compile `desc`: its docstring
+    says the options); a descriptor whose tensors have symbolic sizes (a name, or None, for a
+    dimension) gives a SymbolicKernel (dmlc/oneshot/symbolic.py), compiled for the sizes each
+    call brings (generic kernels: one compile for every size)."""
+    from .oneshot.symbolic import SymbolicKernel, has_symbols
+    if has_symbols(desc):
+        return SymbolicKernel(desc, options)
+    return _compile(desc, **options)

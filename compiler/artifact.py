@@ -6,6 +6,7 @@ and call.py binds a compiled program to the device to run it.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,13 +15,14 @@ from typing import Any, cast
 import numpy as np
 
 from .codegen.glsl import chunk_words
-from .dtypes import as_ndarray
+from .dtypes import as_ndarray, padded_words
 from .errors import ValidationError
 from .family.checks import fmt
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
+from .ir.interp import param_value
 from .ir.printer import render_program
 from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
 
@@ -36,6 +38,11 @@ class Stage:
     local_size: int
     buffers: tuple[str, ...] = ()
     """The program buffers bound to this kernel's bindings 0, 1, ..."""
+    stride: int = 1
+    """Items per invocation (the schedule's stride)."""
+    count: int | None = None
+    """A generic kernel: the push word holding its item count (its launch is sized per call
+    from that word; `invocations` is then for the largest count)."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -61,6 +68,10 @@ class CompiledProgram:
     updates, and its output is the data tensor (ops/scatter/lower.py)."""
     limits: PlanLimits = DEFAULT
     """The device limits the program was planned within (dmlc.plan)."""
+    params: tuple[int, ...] = ()
+    """A generic program (program.params) bound to one call's sizes: the push-constant words
+    (compiler/dynamic.py); the descriptor is then that call's, and `program`, `stages` are
+    shared by every size."""
 
     @property
     def ir(self) -> str:
@@ -90,7 +101,10 @@ class CompiledProgram:
     @functools.cached_property
     def plan(self) -> LaunchPlan:
         """What the runtime needs to run the program (built once)."""
-        return launch_plan(self.program, self.stages, self.guard_words, self.limits)
+        plan = launch_plan(self.program, self.stages, self.guard_words, self.limits, self.params)
+        if self.params:  # a generic program: this call's output shape
+            plan = dataclasses.replace(plan, output_shape=self.output.sizes)
+        return plan
 
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
         """The call's arguments checked against the program inputs (check_arguments, below)."""
@@ -99,7 +113,7 @@ class CompiledProgram:
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
         from .ir.interp import run_buffers  # numpy work, loaded only by who asks for it
-        bufs = run_buffers(self.program, *self.arguments(arrays))
+        bufs = run_buffers(self.program, *self.arguments(arrays), params=self.params)
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)
         raw = bufs[self.program.output]
@@ -119,16 +133,36 @@ def results(desc: OperatorDesc, output: Any) -> Any:
 
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0,
-                limits: PlanLimits = DEFAULT) -> LaunchPlan:
+                limits: PlanLimits = DEFAULT, params: tuple[int, ...] = ()) -> LaunchPlan:
     """The launch plan of `program`, whose kernels compiled to `stages` (for `limits`: a buffer
-    larger than one binding is chunked as codegen chunked it)."""
+    larger than one binding is chunked as codegen chunked it); a generic program's for the
+    sizes its push words `params` give (each checked against its declared range; its buffers of
+    runtime extent are never chunked: dynamic.py compiles a call they would not fit specialized)."""
+    if len(params) != len(program.params):
+        raise ValueError(f"{program.name} takes {len(program.params)} parameters, got "
+                         f"{len(params)}")
+    for q, value in zip(program.params, params):
+        if not q.vmin <= value <= q.vmax:
+            raise ValueError(f"{program.name}: parameter {q.arg} = {value} outside its range")
     bound = limits.maxStorageBufferRange
-    buffers = tuple(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role,
-                               chunk_words(b.words, guard_words, bound))
-                    for b in program.buffers)
-    kernels = tuple(PlanKernel(s.name, s.spirv, s.invocations, s.local_size, s.buffers)
-                    for s in stages)
-    return LaunchPlan(program.name, buffers, kernels, program.inputs, program.output,
+    buffers = []
+    for b in program.buffers:
+        if b.extent is None:
+            buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role,
+                                      chunk_words(b.words, guard_words, bound)))
+            continue
+        count = param_value(b.extent, params)
+        buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, count,
+                                  padded_words(count, b.dtype.itemsize), b.role))
+    kernels = []
+    for s in stages:
+        invocations = s.invocations
+        if s.count is not None:
+            per_group = s.local_size * s.stride
+            invocations = -(-params[s.count] // per_group) * s.local_size
+        kernels.append(PlanKernel(s.name, s.spirv, invocations, s.local_size, s.buffers,
+                                  params))
+    return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
                       program.output_shape, guard_words)
 
 

@@ -23,9 +23,11 @@ from . import toolchain
 from .artifact import CompiledProgram, Stage, launch_plan
 from .call import CompiledKernel
 from .codegen import glsl
-from .errors import DmlcError, ValidationError
+from .dynamic import GenericKernels, ShapePolicy, resolve_mode
+from .errors import ValidationError
+from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
-from .family.registry import LowerContext, OperatorDesc, lower, updates_in_place, validate
+from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
 from .ir import Kernel, Program
 from .ir.gc_pause import gc_paused
 from .ir.kernel import kernel_buffers
@@ -35,7 +37,7 @@ from .ir.verify import verify_program
 from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names
-from .plan import DEFAULT, LaunchPlan, PlanLimits
+from .plan import DEFAULT, PlanLimits
 from .target import asks_device, resolve_limits
 from .target import resolve as resolve_target
 
@@ -134,48 +136,42 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
-    check_limits(checked.operator, stages, options.limits,
-                 launch_plan(program, stages, options.guard_words, options.limits))
+    launch_plan(program, stages, options.guard_words, options.limits).check(
+        checked.operator, options.limits)
     return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
                            options.target, options.in_place, options.limits)
 
 
-def check_limits(operator: str, stages: tuple[Stage, ...], limits: PlanLimits,
-                 plan: LaunchPlan) -> None:
-    """Every kernel within the limits it was planned for (a planner that broke them is a bug:
-    said here, at compile time, rather than by the device). A chunked buffer takes a binding
-    per chunk (`plan`'s)."""
-    gx, gy, _ = limits.maxComputeWorkGroupCount
-    for s, pk in zip(stages, plan.kernels):
-        groups = -(-s.invocations // s.local_size)  # the runtime's grid is 2-D
-        for value, limit, allowed in (
-                (plan.bindings(pk), "maxPerStageDescriptorStorageBuffers",
-                 limits.maxPerStageDescriptorStorageBuffers),
-                (s.local_size, "maxComputeWorkGroupInvocations",
-                 limits.maxComputeWorkGroupInvocations),
-                (groups, "maxComputeWorkGroupCount[0] * [1]", gx * gy)):
-            if value > allowed and plan.bindings(pk) > len(s.buffers) and limit.startswith(
-                    "maxPerStage"):
-                raise DmlcError(f"{operator}: kernel {s.name} binds {value} storage buffers (its "
-                                f"tensors over maxStorageBufferRange = "
-                                f"{limits.maxStorageBufferRange} take one per chunk), more than "
-                                f"the {limit} = {allowed} of {limits.source}")
-            if value > allowed:
-                raise DmlcError(f"{operator}: kernel {s.name} needs {limit} >= {value}, more "
-                                f"than the {allowed} of {limits.source} (a planner bug: "
-                                "please report it)")
+def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
+                      options: CompileOptions) -> CompiledProgram:
+    """A generic program compiled (README "Generic kernels"): only the required passes run
+    (the optimizing ones prove facts, alignment and divisibility, for one size), and the
+    artifact is bound to the call of `checked` (CompiledProgram.params)."""
+    toolchain.warm_up()
+    values = generic.values(checked)
+    assert values is not None, "the policy checks admissibility first"
+    program = run_pipeline(verify_program(generic.program), disabled={"all"})
+    sources = [glsl.render_glsl(k, program, options.guard_words,
+                                options.limits.maxStorageBufferRange) for k in program.kernels]
+    spirv = toolchain.compile_many(sources)
+    stages = tuple(_stage(k, program, src, code)
+                   for k, src, code in zip(program.kernels, sources, spirv))
+    return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
+                           options.target, options.in_place, options.limits, params=values)
 
 
 def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
     assert k.schedule is not None, "the pipeline schedules every kernel"
     return Stage(k.name, source, spirv, k.schedule.invocations, k.schedule.local_size,
-                 tuple(b.name for b in kernel_buffers(k, program)))
+                 tuple(b.name for b in kernel_buffers(k, program)), k.schedule.stride,
+                 None if k.count is None else k.count.param)
 
 
 def compile(desc: OperatorDesc, *,
             dump_after: set[str] | None = None, check_indices: bool = False,
             guard_words: int = 0, target: str | None = None,
-            limits: PlanLimits | str | None = None) -> CompiledKernel:
+            limits: PlanLimits | str | None = None,
+            dynamic: object = None) -> CompiledKernel:
     """Validate, lower, generate and compile `desc` into a callable kernel. With
     check_indices=True the kernel raises IndexOutOfRangeError for an index outside its axis
     (found on the device) instead of clamping or dropping it. target: "cpu" or "gpu", what the
@@ -187,13 +183,17 @@ def compile(desc: OperatorDesc, *,
     the IR to be printed, always builds afresh); each call returns a new kernel, bound to the
     device on its own first call. Validation runs on every call, once: the memory is keyed by
     the validated descriptor, so a value that merely compares equal to a valid one (axis=0.0,
-    index_dimensions=True) is refused however often a valid one was compiled."""
+    index_dimensions=True) is refused however often a valid one was compiled.
+    dynamic: which sizes the kernel takes at dispatch (dmlc/dynamic.py): None (the default:
+    $DMLC_DYNAMIC, else "auto": a signature seen again with other sizes gets one generic
+    kernel), True / "always", False / "never", or a tuple of dimension positions."""
     options = CompileOptions.resolve(check_indices, guard_words, target, limits=limits)
+    mode = resolve_mode(dynamic)
     checked = validate(desc)
     dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
     if dumping or not _hashable(checked):
         return CompiledKernel(_artifact(checked, options, dump_after))
-    return CompiledKernel(KERNELS.get(checked, options).compiled,
+    return CompiledKernel(KERNELS.get(checked, options, mode).compiled,
                           in_place=_in_place_of(checked, options),
                           replan=_replan_of(checked, options))
 
@@ -204,10 +204,11 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
     so a repeated call reuses its device buffers and pipelines."""
     options = CompileOptions.resolve(check_indices, 0, target, limits=limits)
+    mode = resolve_mode(None)
     checked = validate(desc)
     if not _hashable(checked):  # a list where a number belongs: compiling says which field
         return CompiledKernel(_artifact(checked, options))
-    kernel = KERNELS.get(checked, options)
+    kernel = KERNELS.get(checked, options, mode)
     if TRACE is not None:
         return _Recorded(kernel, TRACE)
     return kernel
@@ -263,29 +264,63 @@ class KernelCache:
     BYTES = 64 * 2**20
 
     def __init__(self) -> None:
-        self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions], CompiledKernel] = \
+        self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions, bool], CompiledKernel] = \
             OrderedDict()
+        """By (descriptor, options, generic)."""
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self.policy = ShapePolicy()
+        self.generic = GenericKernels(self._lock)
+        self._no_generic: set[tuple[OperatorDesc, CompileOptions]] = set()
+        """Descriptors a generic kernel was asked of and has none (compiled specialized)."""
+        self.compiles: dict[str, int] = {}
+        """Compiles by operator ("DML_GATHER" specialized, "DML_GATHER generic")."""
 
-    def get(self, checked: OperatorDesc, options: CompileOptions) -> CompiledKernel:
+    def get(self, checked: OperatorDesc, options: CompileOptions,
+            mode: str | tuple[int, ...] = "never") -> CompiledKernel:
         """The kernel of a validated descriptor, compiled on a miss (outside the lock: compiles
-        may overlap, and the first one stored wins)."""
-        key = (checked, options)
-        with self._lock:
-            found = self._kernels.get(key)
-            if found is not None:
-                self.hits += 1
-                self._kernels.move_to_end(key)
-                return found
+        may overlap, and the first one stored wins); by the policy's choice (dynamic.py), a
+        generic kernel bound to this call's sizes."""
+        special, generic = (checked, options, False), (checked, options, True)
+        forced = [generic, special] if (checked, options) in self._no_generic else [generic]
+        keys = {"never": [special], "auto": [special, generic]}.get(str(mode), forced)
+        with self._lock:  # "auto": a specialized kernel first; forced: a generic one if any
+            for key in keys:
+                found = self._kernels.get(key)
+                if found is not None:
+                    self.hits += 1
+                    self._kernels.move_to_end(key)
+                    return found
             self.misses += 1
-        built = CompiledKernel(_artifact(checked, options),
-                               in_place=_in_place_of(checked, options),
-                               replan=_replan_of(checked, options))
+            rules: GenericRules | None = rules_of(checked).generic
+            eligible = not options.in_place and (
+                not options.check_indices or (rules is not None and rules.checked is not None))
+            dims = self.policy.dims(rules, checked, options, mode, eligible)
+        built = self.generic.kernel(rules, checked, options, dims, mode,
+                                    lambda g: self._generic_artifact(g, checked, options),
+                                    _replan_of(checked, options)) if dims else None
+        key = (checked, options, built is not None)
+        if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
+            with self._lock:                                 # time found, not compiled again
+                self._no_generic.add((checked, options))
+        if built is None:
+            self._count(checked.operator)
+            built = CompiledKernel(_artifact(checked, options),
+                                   in_place=_in_place_of(checked, options),
+                                   replan=_replan_of(checked, options))
         with self._lock:
             kernel = self._kernels.setdefault(key, built)
             self._trim()
             return kernel
+
+    def _count(self, name: str) -> None:
+        with self._lock:
+            self.compiles[name] = self.compiles.get(name, 0) + 1
+
+    def _generic_artifact(self, generic: GenericProgram, checked: OperatorDesc,
+                          options: CompileOptions) -> CompiledProgram:
+        self._count(f"{checked.operator} generic")
+        return _generic_artifact(generic, checked, options)
 
     def _trim(self) -> None:
         held = sum(k.held_bytes for k in self._kernels.values())
@@ -297,6 +332,10 @@ class KernelCache:
     def clear(self) -> None:
         with self._lock:
             self._kernels.clear()
+            self.generic.clear()
+            self.policy.clear()
+            self.compiles.clear()
+            self._no_generic.clear()
 
     def info(self) -> dict[str, int]:
         with self._lock:

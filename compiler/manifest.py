@@ -70,6 +70,9 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     if any(b.chunk_words for b in compiled.plan.buffers):  # the format has one binding each
         raise ValueError("a program with buffers over maxStorageBufferRange (bound as chunks) "
                          "has no manifest")
+    if compiled.program.params:
+        raise ValueError("a generic program (sizes as push constants) has no manifest: its "
+                         "runner passes none; compile it with dynamic=False")
     program, desc = compiled.program, compiled.descriptor
     access = _access(program.kernels)
     out = compiled.output

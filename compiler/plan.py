@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .errors import DmlcError
+
 
 @dataclass(frozen=True)
 class PlanBuffer:
@@ -66,6 +68,9 @@ class PlanKernel:
     local_size: int
     buffers: tuple[str, ...]
     """The buffers bound at bindings 0, 1, ... of the shader's descriptor set."""
+    push: tuple[int, ...] = ()
+    """A generic kernel's push constants (uint32 words: its sizes for this call), given to
+    its algorithm; empty for a kernel whose sizes are baked in."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,31 @@ class LaunchPlan:
     def bindings(self, k: PlanKernel) -> int:
         """Storage buffers kernel `k` binds: one per buffer, one per chunk of a chunked one."""
         return sum(len(self.buffer(n).chunks) for n in k.buffers)
+
+    def check(self, operator: str, limits: PlanLimits) -> None:
+        """Raise DmlcError unless every kernel is within the limits it was planned for (a
+        planner that broke them is a bug: said at compile time rather than by the device). A
+        chunked buffer takes a binding per chunk."""
+        gx, gy, _ = limits.maxComputeWorkGroupCount
+        for k in self.kernels:
+            groups = -(-k.invocations // k.local_size)  # the runtime's grid is 2-D
+            bindings = self.bindings(k)
+            if bindings > limits.maxPerStageDescriptorStorageBuffers and bindings > len(k.buffers):
+                raise DmlcError(f"{operator}: kernel {k.name} binds {bindings} storage buffers "
+                                f"(its tensors over maxStorageBufferRange = "
+                                f"{limits.maxStorageBufferRange} take one per chunk), more than "
+                                "the maxPerStageDescriptorStorageBuffers = "
+                                f"{limits.maxPerStageDescriptorStorageBuffers} of {limits.source}")
+            for value, limit, allowed in (
+                    (bindings, "maxPerStageDescriptorStorageBuffers",
+                     limits.maxPerStageDescriptorStorageBuffers),
+                    (k.local_size, "maxComputeWorkGroupInvocations",
+                     limits.maxComputeWorkGroupInvocations),
+                    (groups, "maxComputeWorkGroupCount[0] * [1]", gx * gy)):
+                if value > allowed:
+                    raise DmlcError(f"{operator}: kernel {k.name} needs {limit} >= {value}, more "
+                                    f"than the {allowed} of {limits.source} (a planner bug: "
+                                    "please report it)")
 
 
 @dataclass(frozen=True)

@@ -247,10 +247,15 @@ class Device:
         self.created["tensors"] += 1
         return self.manager.tensor_t(words)
 
-    def algorithm(self, tensors: list[Any], spirv: bytes, grid: tuple[int, int, int]) -> Any:
+    def algorithm(self, tensors: list[Any], spirv: bytes, grid: tuple[int, int, int],
+                  push: Sequence[int] = ()) -> Any:
+        """push: a generic kernel's push-constant words (its sizes for these tensors)."""
         self.created["algorithms"] += 1
         no_consts = np.zeros(0, np.uint32)  # uint32, not a list: kp's constant trap
-        return self.manager.algorithm(tensors, spirv, grid, no_consts, no_consts)
+        # spec constants a uint32 array (even empty) and push constants uint32: anything else
+        # reaches the shader as float bits or garbage (PLATFORM.md)
+        words = np.array(push, dtype=np.uint32) if push else no_consts
+        return self.manager.algorithm(tensors, spirv, grid, no_consts, words)
 
     def sequence(self, timestamps: int = 0) -> Any:
         """A kp sequence; with room for `timestamps` Vulkan timestamps (timing.py) if given."""

@@ -53,7 +53,7 @@ class Binding:
         kp, device, plan = _import_kp(), exe.device, exe.plan
         self.tensors = tensors
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
-                                            device.grid(k.invocations, k.local_size))
+                                            device.grid(k.invocations, k.local_size), k.push)
                            for k in plan.kernels]
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
@@ -231,6 +231,11 @@ class Executable:
                 self.device.check_launch(self.plan.name, k.local_size, [
                     (n, 4 * min(t.words, t.chunk_words or t.words))
                     for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+            for n, t in zip(names, (*inputs, out)):  # a generic kernel's pushed extents too
+                if t.words < self.plan.buffer(n).words:
+                    raise DeviceError(f"{self.plan.name}: buffer {n} needs "
+                                      f"{self.plan.buffer(n).words} words, the tensor bound "
+                                      f"to it has {t.words}")
             with self.bound(self.given(inputs, out), host=False) as binding:
                 binding.run()
                 return out, self._take_status()

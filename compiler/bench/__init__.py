@@ -4,8 +4,10 @@ Every case is timed on the device (Vulkan timestamps where available), median of
 after warm-up, interleaved with three references moving the same number of bytes: the best copy
 shader (shaders/bench_copy.comp), vkCmdCopyBuffer (kp's OpTensorCopy) and numpy doing the
 operation on the CPU. Bytes count reads plus writes; ratios are what to trust on a shared,
-noisy machine. Compile latency per operator is measured cold (no caches), with the SPIR-V disk
-cache only, and warm (compiled before in this process).
+noisy machine. A case whose operator has a generic kernel (sizes as push constants, README
+"Generic kernels") times that kernel too, interleaved: its bandwidth as a ratio to the
+specialized kernel's (goal >= GENERIC_GOAL). Compile latency per operator is measured cold (no
+caches), with the SPIR-V disk cache only, and warm (compiled before in this process).
 """
 from __future__ import annotations
 
@@ -31,6 +33,7 @@ from .cases.common import bits, tensor
 
 COPY_PER_INVOCATION = 4
 COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
+GENERIC_GOAL = 0.7
 QUICK_NOTE = ("--quick: sizes divided by 4 per dimension are too small to judge against the "
               "targets, which are set for the full sizes (no ok/MISS; run without --quick)")
 
@@ -68,10 +71,18 @@ def _median_ms(xs: list[float]) -> float:
     return statistics.median(xs) * 1e3
 
 
+def generic_twin(desc: OperatorDesc) -> Any:
+    """The generic kernel of the descriptor (every dimension its family lets vary dynamic), or
+    None where it has none: the specialized kernel's twin in the bench."""
+    kernel = compile_desc(desc, dynamic=True)
+    return kernel if kernel.compiled.params else None
+
+
 def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
     from ..runtime import Executable, get_device, timing
     from ..runtime.tensor import empty, to_device
-    kernel = compile_desc(case.descriptor)
+    kernel = compile_desc(case.descriptor, dynamic=False)
+    twin = generic_twin(case.descriptor)
     inputs = case.make_inputs(rng)
     exe = kernel.executable()
     on_device = [to_device(a) for a in inputs]
@@ -83,7 +94,12 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
     dst = empty((plan.buffers[1].count,), np.uint32, zeroed=False)
     times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
                                      "numpy": []}
+    twin_times: list[float] = []
     for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
+        if twin is not None:
+            t_twin = timing.time_kernels(twin.executable(), on_device, out)
+            if i >= 2:
+                twin_times.append(t_twin)
         t_op = timing.time_kernels(exe, on_device, out)
         t_copy = timing.time_kernels(copy, [src], dst)
         t_vk = timing.time_buffer_copy(copy.device, src, dst)
@@ -95,11 +111,16 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
                 times[key].append(t)
     med = {k: _median_ms(v) for k, v in times.items()}
     gbs = {k: moved / (v * 1e-3) / 1e9 for k, v in med.items()}
+    generic = None
+    if twin is not None:
+        ms = _median_ms(twin_times)
+        generic = {"ms": ms, "GB/s": moved / (ms * 1e-3) / 1e9,
+                   "vs_specialized": med["dmlc"] / ms, "goal": GENERIC_GOAL}
     return {"case": case.name, "bytes": moved, "ms": med, "GB/s": gbs,
             "vs_copy_shader": gbs["dmlc"] / gbs["copy_shader"],
             "vs_vkCmdCopyBuffer": gbs["dmlc"] / gbs["vkCmdCopyBuffer"],
             "vs_numpy": gbs["dmlc"] / gbs["numpy"], "goal": case.goal,
-            "kernels": len(kernel.stages)}
+            "kernels": len(kernel.stages), "generic": generic}
 
 
 def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]]:
@@ -217,6 +238,11 @@ def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
         echo(f"{case.name:44} {r['bytes'] / 1e6:6.1f} {g['dmlc']:7.2f} {g['copy_shader']:7.2f} "
              f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
              f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.goal:>4.1f} {mark}")
+        twin = r["generic"]
+        if twin is not None:
+            echo(f"  {'its generic kernel':42} {'':6} {twin['GB/s']:7.2f}   "
+                 f"{twin['vs_specialized']:.2f} of the specialized kernel (goal >= "
+                 f"{GENERIC_GOAL}) {judged(twin['vs_specialized'] >= GENERIC_GOAL, quick)}")
         results.append(r)
     if quick:
         echo(QUICK_NOTE)

@@ -24,6 +24,16 @@ def to_markdown(report: dict[str, Any], command: str) -> str:
         lines.append(f"| {r['case']} | {r['bytes'] / 1e6:.1f} | {r['GB/s']['dmlc']:.2f} | "
                      f"{r['vs_copy_shader']:.2f} | {r['vs_vkCmdCopyBuffer']:.2f} | "
                      f"{r['vs_numpy']:.2f} | {r['goal']:.1f}{mark} |")
+    pairs = [r for r in report["cases"] if r.get("generic")]
+    if pairs:
+        lines += ["", "| case | specialized GB/s | generic GB/s | generic / specialized | goal |",
+                  "|---|---:|---:|---:|---:|"]
+        for r in pairs:
+            twin = r["generic"]
+            missed = twin["vs_specialized"] < twin["goal"] and not report.get("quick")
+            lines.append(f"| {r['case']} | {r['GB/s']['dmlc']:.2f} | {twin['GB/s']:.2f} | "
+                         f"{twin['vs_specialized']:.2f} | {twin['goal']}"
+                         f"{' (missed)' if missed else ''} |")
     update = report.get("in_place_update")
     if update:
         ms = update["ms"]

@@ -105,10 +105,15 @@ class _KernelWriter:
         if n.op is Op.VAR:  # gid or step; the step of a kernel without steps is 0 (no loop)
             name, lo, hi = n.variable
             return str(lo) if name == "step" and lo == hi else str(name)
+        if n.op is Op.PARAM:  # a push-constant word (a size; its range fits int: verify.py)
+            return f"int(dmlc_p.p[{n.param}])"
         return self.names[n]
 
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
+        if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not n.src[1].is_const:
+            # a runtime divisor >= 1 of a dividend >= 0 (verify.py): plain / and % are exact
+            return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
@@ -207,7 +212,7 @@ class _KernelWriter:
     def declare(self, nodes: list[Node], indent: str) -> list[str]:
         out = []
         for n in nodes:
-            if n in self.names or n.op in (Op.CONST, Op.VAR) or n.dtype is VType.VOID:
+            if n in self.names or n.op in (Op.CONST, Op.VAR, Op.PARAM) or n.dtype is VType.VOID:
                 continue
             out.append(f"{indent}{glsl_type(n.dtype)} {self.fresh(n)} = {self.expr(n)};")
         return out
@@ -314,11 +319,14 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
         raise ValueError(f"kernel {k.name} has no schedule: run the pipeline (passes.schedule)")
     chunks = {} if binding_bytes is None else {
         b.name: c for b in kernel_buffers(k, p)
-        if (c := chunk_words(b.words, guard_words, binding_bytes))}
+        if b.extent is None and (c := chunk_words(b.words, guard_words, binding_bytes))}
     w = _KernelWriter(k, p, chunks)
     lines = ["#version 450", f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words, chunks)
+    if p.params:  # a generic kernel's sizes, pushed per dispatch (at most 32 words: 128 bytes)
+        lines.append(f"layout(push_constant) uniform Params {{ uint p[{len(p.params)}]; }} "
+                     "dmlc_p;")
     if chunks:
         lines += ["", *chunk_helpers(k, p, chunks, {n: glsl_name(p, n) for n in chunks})]
     lines += ["", helpers().rstrip(), ""]
@@ -330,10 +338,11 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
     span = sched.local_size * sched.stride
     loop = k.steps > 1  # the steps run in order: a loop (at most 65,535 passes: verify.py)
     indent = "                " if loop else "            "
+    count = f"{k.items}u" if k.count is None else f"dmlc_p.p[{k.count.param}]"
     for j in range(sched.stride):
         lines += ["    {", f"        uint item = group * {span}u + {j * sched.local_size}u + "
                   "gl_LocalInvocationID.x;",
-                  f"        if (item < {k.items}u) {{", "            int gid = int(item);"]
+                  f"        if (item < {count}) {{", "            int gid = int(item);"]
         if loop:
             lines.append(f"            for (int step = 0; step < {k.steps}; step++) {{")
         lines += w.body(indent) + (["            }"] if loop else [])

@@ -66,6 +66,9 @@ class Rules:
     """It mirrors a DML_*_OPERATOR_DESC (the .dml front end reads it by its fields)."""
     in_place: bool = False
     """out= its data tensor updates it in place (only the updates are written)."""
+    generic: Any = None
+    """family/generic.py's GenericRules: how to lower it with sizes taken at dispatch (None:
+    always specialized)."""
 
 
 @dataclass(frozen=True)

@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 from ..dtypes import DataType
 from .kernel import Buffer, vector_width, word_lanes
-from .ops import Node, Op, VType, const, const_bool, const_data, item_id, step_id, var
+from .ops import Node, Op, VType, const, const_bool, const_data, item_id, param, step_id, var
 
-__all__ = ["const", "const_bool", "const_data", "var", "item_id", "step_id", "add", "mul",
+__all__ = ["const", "const_bool", "const_data", "var", "param", "item_id", "step_id", "add", "mul",
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
            "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "only_if", "pack",
@@ -46,9 +46,16 @@ def _binary(op: Op, dtype: VType = VType.INT) -> Callable[[IntLike, IntLike], No
     return construct
 
 
-def _by_constant(op: Op) -> Callable[[IntLike, int], Node]:
-    """The constructor of // or % by a positive constant."""
-    def construct(a: IntLike, d: int) -> Node:
+def _by_constant(op: Op) -> Callable[[IntLike, IntLike], Node]:
+    """The constructor of // or % by a positive constant, or by a runtime size (a PARAM whose
+    range starts at 1) of a dividend proven >= 0: both then mean GLSL's plain / and %."""
+    def construct(a: IntLike, d: IntLike) -> Node:
+        if isinstance(d, Node) and not d.is_const:
+            if d.op is not Op.PARAM or d.vmin < 1 or _int(a).vmin < 0:
+                raise ValueError(f"{op.name.lower()} by a runtime size: a PARAM >= 1 of a "
+                                 "dividend >= 0 only")
+            return Node(op, VType.INT, (_int(a), d))
+        d = d.value if isinstance(d, Node) else d
         if d <= 0:
             raise ValueError(f"{op.name.lower()} by a positive constant only")
         return Node(op, VType.INT, (_int(a), const(d)))

@@ -7,19 +7,32 @@ on a GPU). Every address is checked against its buffer at run time as well.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from ..dtypes import DataType
-from .kernel import VECTOR_BYTES, Kernel, Program
+from .kernel import VECTOR_BYTES, Buffer, Kernel, Program
 from .ops import IRError, Node, Op, VType, toposort
 
 _BINARY: dict[Op, Callable[[Any, Any], np.ndarray]] = {
     Op.ADD: np.add, Op.MUL: np.multiply, Op.FLOORDIV: np.floor_divide, Op.FLOORMOD: np.mod,
     Op.MIN: np.minimum, Op.MAX: np.maximum, Op.CMPLT: np.less, Op.CMPNE: np.not_equal,
     Op.AND: np.logical_and}
+
+
+def param_value(n: Node, params: Sequence[int]) -> int:
+    """An expression of PARAMs and constants (+, *: a buffer's runtime extent) for one call's
+    push-constant words."""
+    if n.is_const:
+        return int(n.value)
+    if n.op is Op.PARAM:
+        return int(params[n.param])
+    if n.op in (Op.ADD, Op.MUL):
+        a, c = (param_value(x, params) for x in n.src)
+        return a + c if n.op is Op.ADD else a * c
+    raise IRError(f"{n.op.name} is not an expression of parameters")
 
 
 def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
@@ -42,8 +55,15 @@ def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) ->
 
 
 def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
-          gid: np.ndarray) -> np.ndarray:
+          gid: np.ndarray, params: tuple[int, ...] = ()) -> np.ndarray:
     s = [vals[x] for x in n.src]
+    if n.op is Op.PARAM:
+        if n.param >= len(params):
+            raise IRError(f"parameter {n.arg} has no value here")
+        value = params[n.param]
+        if not n.vmin <= value <= n.vmax:
+            raise IRError(f"parameter {n.arg} = {value} outside its range")
+        return np.array(value, dtype=np.int64)
     if n.op is Op.CONST:
         if isinstance(n.dtype, DataType):
             return np.array(n.arg, dtype=n.dtype.bits_dtype)
@@ -154,40 +174,52 @@ def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
         np.maximum.at(buf, addr, value.astype(buf.dtype))
 
 
-def run_kernel(k: Kernel, bufs: dict[str, np.ndarray]) -> None:
-    """Every item at once, step after step (items never read what other items write)."""
-    gid = np.arange(k.items, dtype=np.int64)
+def run_kernel(k: Kernel, bufs: dict[str, np.ndarray], params: tuple[int, ...] = ()) -> None:
+    """Every item at once, step after step (items never read what other items write); a
+    generic kernel runs the `count` items its parameters say."""
+    items = k.items if k.count is None else params[k.count.param]
+    gid = np.arange(items, dtype=np.int64)
     for step in range(k.steps):
-        vals: dict[Node, np.ndarray] = {k.step: np.full(k.items, step, np.int64)}
+        vals: dict[Node, np.ndarray] = {k.step: np.full(items, step, np.int64)}
         for e in k.effects:
             for n in toposort([e]):
                 if n not in vals and n.dtype is not VType.VOID:
-                    vals[n] = _eval(n, vals, bufs, gid)
+                    vals[n] = _eval(n, vals, bufs, gid, params)
             _apply(e, vals, bufs, gid)
 
 
-def run_program(p: Program, *arrays: np.ndarray) -> np.ndarray:
+def run_program(p: Program, *arrays: np.ndarray, params: tuple[int, ...] = ()) -> np.ndarray:
     """Run `p` on raw element arrays (one per p.inputs, flat, any dtype of the right width);
-    return the output buffer as raw bits (a flat array of the output's unsigned type)."""
-    return run_buffers(p, *arrays)[p.output]
+    return the output buffer as raw bits (a flat array of the output's unsigned type).
+    params: a generic program's push-constant words."""
+    return run_buffers(p, *arrays, params=params)[p.output]
 
 
-def run_buffers(p: Program, *arrays: np.ndarray) -> dict[str, np.ndarray]:
+def buffer_count(buf: Buffer, params: tuple[int, ...]) -> int:
+    """A buffer's elements in a call: its count, or for a generic buffer its extent's value."""
+    return buf.count if buf.extent is None else param_value(buf.extent, params)
+
+
+def run_buffers(p: Program, *arrays: np.ndarray,
+                params: tuple[int, ...] = ()) -> dict[str, np.ndarray]:
     """run_program(), returning every buffer (as raw bits) after the last kernel."""
     bufs: dict[str, np.ndarray] = {}
     given = dict(zip(p.inputs, arrays))
+    if len(params) != len(p.params):
+        raise IRError(f"{p.name} takes {len(p.params)} parameters, got {len(params)}")
     for buf in p.buffers:
+        count = buffer_count(buf, params)
         if buf.role == "input":
             a = np.ascontiguousarray(given[buf.name]).reshape(-1).view(buf.dtype.bits_dtype)
-            if a.size < buf.count:
-                raise IRError(f"input {buf.name} has {a.size} elements, needs {buf.count}")
-            bufs[buf.name] = a
+            if a.size < count:
+                raise IRError(f"input {buf.name} has {a.size} elements, needs {count}")
+            bufs[buf.name] = a if buf.extent is None else a[:count]
         elif buf.role in ("scratch", "status"):
-            bufs[buf.name] = np.zeros(buf.count, buf.dtype.bits_dtype)
+            bufs[buf.name] = np.zeros(count, buf.dtype.bits_dtype)
         else:  # output and temp buffers hold anything until written: a program may not read
             # what it did not write (on a GPU a new buffer is not zero either)
-            bufs[buf.name] = np.full(buf.count, 0xA5A5A5A5A5A5A5A5, np.uint64).astype(
+            bufs[buf.name] = np.full(count, 0xA5A5A5A5A5A5A5A5, np.uint64).astype(
                 buf.dtype.bits_dtype)
     for k in p.kernels:
-        run_kernel(k, bufs)
+        run_kernel(k, bufs, params)
     return bufs

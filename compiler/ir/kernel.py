@@ -43,6 +43,11 @@ class Buffer:
     again), 'temp' (device only; undefined until a kernel of the call writes it: a join tree's
     partial results), or 'status' (starts zeroed, is read back after every call, and the
     runtime zeroes it again when a call set it)."""
+    extent: Node | None = None
+    """Generic kernels: the PARAM holding the elements this call's buffer has (`count` is then
+    its largest admissible value). Every access of such a buffer is proven inside [0, extent)
+    for every admissible value (ir/verify.py), and the host checks the pushed extent against
+    the buffer it binds (runtime/executable.py)."""
 
     @property
     def words(self) -> int:
@@ -99,6 +104,9 @@ class Kernel:
     from; the rewriting passes carry it out."""
     piece: int = 0
     """Which of the plan's pieces (dispatches) this kernel is."""
+    count: Node | None = None
+    """Generic kernels: the PARAM holding this call's item count (`items` is then its largest
+    admissible value, the range of gid); the shader runs items gid < count only."""
 
     def __post_init__(self) -> None:
         for e in self.effects:
@@ -131,6 +139,10 @@ class Program:
     """Buffer names in the order the caller passes arrays."""
     output: str
     output_shape: tuple[int, ...] = field(default=())
+    params: tuple[Node, ...] = ()
+    """Generic programs: the PARAM nodes, word k at position k (push constants, set by the host
+    per call from the sizes of the call: README "Generic kernels"). Empty: every size is
+    baked in."""
 
     def with_kernels(self, kernels: tuple[Kernel, ...]) -> Program:
         """The same program running other kernels (what every pass returns)."""

@@ -13,18 +13,21 @@ import enum
 import math
 import weakref
 from collections.abc import Callable, Set
-from typing import Any, Generic, TypeVar, overload
 
 from ..dtypes import DataType
+from .cached import cached as _cached
 
 
 class Op(enum.Enum):
     CONST = enum.auto()      # arg: int or bool
     VAR = enum.auto()        # arg: (name, lo, hi)  e.g. the invocation's item id
+    PARAM = enum.auto()      # arg: ("p<k>", lo, hi): push-constant word k, a size known only at
+    #                          dispatch, in [lo, hi] (generic kernels: README "Generic kernels")
     ADD = enum.auto()
     MUL = enum.auto()
-    FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant
-    FLOORMOD = enum.auto()   # result has the divisor's sign; divisor a positive constant
+    FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant, or a PARAM
+    #                          (lo >= 1) of a dividend proven >= 0
+    FLOORMOD = enum.auto()   # result has the divisor's sign; divisor as FLOORDIV's
     MIN = enum.auto()
     MAX = enum.auto()
     CMPLT = enum.auto()      # -> BOOL
@@ -69,29 +72,6 @@ INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 class IRError(AssertionError):
     """The IR breaks an invariant: a dmlc bug, never the user's fault."""
-
-
-T = TypeVar("T")
-
-
-class _cached(Generic[T]):
-    """A node's value computed on first use and kept in its __dict__: functools.cached_property
-    without the lock Python 3.11 takes on each first use (nodes are built by the thousand, and
-    what is cached is pure: a race computes it twice, alike)."""
-
-    def __init__(self, fn: Callable[[Any], T]) -> None:
-        self.fn, self.name, self.__doc__ = fn, fn.__name__, fn.__doc__
-
-    @overload
-    def __get__(self, obj: None, cls: type) -> _cached[T]: ...
-    @overload
-    def __get__(self, obj: object, cls: type) -> T: ...
-
-    def __get__(self, obj: object, cls: type) -> T | _cached[T]:
-        if obj is None:
-            return self
-        value = obj.__dict__[self.name] = self.fn(obj)
-        return value
 
 
 _INTERNED: dict[tuple, weakref.ref] = {}
@@ -194,6 +174,14 @@ class Node:
         return a
 
     @property
+    def param(self) -> int:
+        """A PARAM's push-constant word."""
+        a = self.arg
+        if self.op is not Op.PARAM or not isinstance(a, tuple):
+            raise IRError(f"{self.op.name} is not a parameter")
+        return int(a[0][1:])
+
+    @property
     def mode(self) -> str:
         """An INDEX's mode ("clamp" | "mask") or a COMBINE's kind ("add" | "mul" | ...)."""
         a = self.arg
@@ -270,6 +258,8 @@ def _divisor(n: Node) -> int:
         return math.gcd(s[0].divisor, s[1].divisor)
     if op is Op.WHERE:
         return math.gcd(s[1].divisor, s[2].divisor)
+    if op in (Op.FLOORMOD, Op.FLOORDIV) and not s[1].is_const:
+        return 1  # a runtime divisor: nothing is known
     if op is Op.FLOORMOD:
         return math.gcd(s[0].divisor, s[1].value)
     if op is Op.FLOORDIV:
@@ -286,8 +276,16 @@ def _bounds(n: Node) -> tuple[int, int]:
         return 0, 1
     if op is Op.CONST:
         return n.value, n.value
-    if op is Op.VAR:
-        return n.variable[1], n.variable[2]
+    if op in (Op.VAR, Op.PARAM):
+        a = n.arg
+        assert isinstance(a, tuple)
+        return a[1], a[2]
+    if op in (Op.FLOORDIV, Op.FLOORMOD) and not s[1].is_const:
+        # a runtime divisor in [lo, hi], lo >= 1, of a dividend >= 0 (build.py checks both)
+        lo, hi = s[1].bounds
+        if op is Op.FLOORDIV:
+            return s[0].vmin // hi, s[0].vmax // lo
+        return 0, min(s[0].vmax, hi - 1)
     if op is Op.ADD:
         return s[0].vmin + s[1].vmin, s[0].vmax + s[1].vmax
     if op is Op.MUL:
@@ -335,6 +333,11 @@ def var(name: str, lo: int, hi: int) -> Node:
     return Node(Op.VAR, VType.INT, (), (name, int(lo), int(hi)))
 
 
+def param(k: int, lo: int, hi: int) -> Node:
+    """Push-constant word k: a size known at dispatch, declared in [lo, hi]."""
+    return Node(Op.PARAM, VType.INT, (), (f"p{int(k)}", int(lo), int(hi)))
+
+
 def item_id(items: int) -> Node:
     """The invocation's item id, in [0, items)."""
     return var("gid", 0, items - 1)
@@ -367,8 +370,10 @@ def leaf_text(n: Node) -> str | None:
     if n.op is Op.CONST:
         return str(n.arg).lower() if n.dtype is VType.BOOL else (
             str(n.arg) if n.dtype is VType.INT else f"{type_name(n)}({n.arg:#x})")
-    if n.op is Op.VAR:
-        return n.variable[0]
+    if n.op in (Op.VAR, Op.PARAM):
+        a = n.arg
+        assert isinstance(a, tuple)
+        return str(a[0])
     return None
 
 

@@ -18,9 +18,12 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
 
     if n.dtype is VType.INT and not (INT32_MIN <= n.vmin and n.vmax <= INT32_MAX):
         fail(f"range [{n.vmin}, {n.vmax}] does not fit int32")
-    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (n.src[1].is_const
-                                                    and n.src[1].value > 0):
-        fail("divisor must be a positive constant")
+    if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not (
+            (n.src[1].is_const and n.src[1].value > 0)
+            or (n.src[1].op is Op.PARAM and n.src[1].vmin >= 1 and n.src[0].vmin >= 0)):
+        fail("divisor must be a positive constant, or a PARAM >= 1 of a dividend >= 0")
+    if n.op is Op.PARAM and n not in p.params:
+        fail("a parameter the program does not declare")
     if n.op is Op.VAR and n.arg not in (("gid", 0, k.items - 1), ("step", 0, k.steps - 1)):
         fail("the only variables are the item id gid and the kernel's step")
     if n.op in (Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE):
@@ -31,6 +34,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         addr = n.src[0]
         if addr.vmin < 0 or addr.vmax >= buf.count:
             fail(f"address range [{addr.vmin}, {addr.vmax}] may leave {buf.name}[{buf.count}]")
+        if buf.extent is not None and not _within_extent(addr, buf.extent, k):
+            fail(f"address not proven inside {buf.name}'s runtime extent {buf.extent.arg}")
         if n.op is Op.LOAD and n.dtype != buf.dtype:
             fail("load type differs from the buffer's")
         if n.op is Op.ATOMIC_STORE and (buf.dtype.bits >= 32 or n.src[1].dtype != buf.dtype):
@@ -48,6 +53,13 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         width, addr = vector_width(buf.dtype), n.src[0]
+        if buf.extent is not None and not (
+                _vector_within_extent(addr, buf.extent, width, k)
+                or _clamped_to_whole_vectors(addr, buf.extent, width)
+                or (n.op is Op.VLOAD and _clamped_vector(addr, buf.extent, width))):
+            fail(f"vector access not proven inside {buf.name}'s runtime extent (one holds for "
+                 "every size only as vector gid of a kernel of count items and an extent of "
+                 "count vectors, or a load clamped to the extent's last vector)")
         # A load may read the padding of the last vector (Buffer.words: every binding is whole
         # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
         # the scalar address was. A store writes elements only.
@@ -64,6 +76,8 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
+        if buf.extent is not None:
+            fail("a buffer of runtime extent is written element by element")
         words = -(-buf.count // word_lanes(buf.dtype))
         addr = n.src[0]
         if buf.dtype.bits >= 32 or n.src[1].dtype is not DataType.UINT32:
@@ -81,9 +95,91 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         fail("index() takes a loaded index value and a constant dim")
 
 
+def _within_extent(addr: Node, extent: Node, k: Kernel) -> bool:
+    """Whether an address (>= 0) is below a buffer's runtime extent for every admissible size:
+    below its smallest value, clamped to it (min(x, extent - 1)), or the item id of a kernel
+    that runs exactly `extent` items (the shader's guard gid < count)."""
+    if addr.vmax < extent.vmin:
+        return True
+    if addr is k.gid and k.count is extent:
+        return True
+    if addr.op is Op.MIN:
+        bound = addr.src[1]
+        return (bound.op is Op.ADD and bound.src[0] is extent and bound.src[1].is_const
+                and bound.src[1].value == -1)
+    return False
+
+
+def _vector_within_extent(addr: Node, extent: Node, width: int, k: Kernel) -> bool:
+    """Whether the vector at `addr` (width elements) is inside a buffer's runtime extent for
+    every admissible size: vector gid (addr = gid * width) of a kernel whose extent is its
+    count of vectors (extent = count * width, the shader's guard gid < count)."""
+    return (k.count is not None and _times(addr, k.gid, width)
+            and _times(extent, k.count, width))
+
+
+def _clamped_vector(addr: Node, extent: Node, width: int) -> bool:
+    """A vector load clamped to the last vector that holds an element of a runtime extent:
+    min(x // width, (extent - 1) // width) * width. It starts at or below element extent - 1
+    and is aligned, so it ends inside the binding's whole 16-byte vectors (Buffer.words); the
+    lanes past the extent are padding, which only a load may read."""
+    if addr.op is not Op.MUL:
+        return False
+    inner = next((a for a, m in (addr.src, addr.src[::-1]) if m.is_const and m.value == width),
+                 None)
+    if inner is None or inner.op is not Op.MIN:
+        return False
+    return any(_last_vector(bound, extent, width) for bound in inner.src)
+
+
+def _clamped_to_whole_vectors(addr: Node, extent: Node, width: int) -> bool:
+    """A vector access of an extent of whole vectors (extent = c * width), clamped to its last
+    one: min(x, c - 1) * width (a block's vectors past the last all move the last vector)."""
+    inner = _factor(addr, width)
+    count = _factor(extent, width)
+    if inner is None or count is None or inner.op is not Op.MIN:
+        return False
+    return any(bound.op is Op.ADD and bound.src[0] is count and bound.src[1].is_const
+               and bound.src[1].value == -1 for bound in inner.src)
+
+
+def _factor(n: Node, c: int) -> Node | None:
+    """x where n is x * c (either order), else None."""
+    if n.op is not Op.MUL:
+        return None
+    return next((a for a, m in (n.src, n.src[::-1]) if m.is_const and m.value == c), None)
+
+
+def _last_vector(n: Node, extent: Node, width: int) -> bool:
+    """n is (extent - 1) // width."""
+    if n.op is not Op.FLOORDIV or not (n.src[1].is_const and n.src[1].value == width):
+        return False
+    last = n.src[0]
+    return (last.op is Op.ADD and last.src[0] is extent and last.src[1].is_const
+            and last.src[1].value == -1)
+
+
+def _times(n: Node, x: Node, c: int) -> bool:
+    """n is x * c (either order)."""
+    return n.op is Op.MUL and any(a is x and m.is_const and m.value == c
+                                  for a, m in (n.src, n.src[::-1]))
+
+
+def _extent_ok(extent: Node, p: Program) -> bool:
+    """A runtime extent: a declared PARAM, or one times a positive constant (vectors)."""
+    if extent in p.params:
+        return True
+    return extent.op is Op.MUL and any(a in p.params and m.is_const and m.value > 0
+                                       for a, m in (extent.src, extent.src[::-1]))
+
+
+MAX_PARAMS = 32
+"""Push-constant words a generic kernel may take: Vulkan guarantees 128 bytes."""
+
+
 _OWN_CHECKS = frozenset(map(id, (
     Op.FLOORDIV, Op.FLOORMOD, Op.VAR, Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE, Op.VLOAD,
-    Op.VSTORE, Op.WSTORE, Op.PACK, Op.VEXTRACT, Op.INDEX)))
+    Op.VSTORE, Op.WSTORE, Op.PACK, Op.VEXTRACT, Op.INDEX, Op.PARAM)))
 """The ops _check_node checks beyond an int's range (by id: an enum's hash is Python-level);
 a node of any other op that fits int32 passes without the call."""
 _INT = VType.INT
@@ -92,10 +188,10 @@ MAX_STEPS = 65535
 """A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
 _VERIFIED: set[tuple[Kernel, tuple]] = set()
 """Kernels proven over these buffers (kernels and their nodes are immutable)."""
-_CHECKED: dict[tuple[int, int, tuple], set[Node]] = {}
-"""Per (items, steps, buffers): nodes that passed _check_node with all they depend on. The check
-reads nothing else of its kernel and program but their names (for its messages), and the
-planner's candidates share most of their nodes: each is checked once."""
+_CHECKED: dict[tuple, set[Node]] = {}
+"""Per (items, steps, count, buffers, params): nodes that passed _check_node with all they
+depend on. The check reads nothing else of its kernel and program but their names (for its
+messages), and the planner's candidates share most of their nodes: each is checked once."""
 MEMO_NODES = 1 << 16
 
 
@@ -112,9 +208,22 @@ def verify_program(p: Program) -> Program:
         raise IRError(f"{p.name}: duplicate buffer names {names}")
     for name in p.inputs + (p.output,):
         p.buffer(name)
+    if len(p.params) > MAX_PARAMS:
+        raise IRError(f"{p.name}: {len(p.params)} parameters, more than {MAX_PARAMS} push words")
+    if any(q.op is not Op.PARAM or q.param != i for i, q in enumerate(p.params)):
+        raise IRError(f"{p.name}: params must be PARAM words 0, 1, ... in order")
+    for buf in p.buffers:
+        if buf.extent is not None and (not _extent_ok(buf.extent, p)
+                                       or buf.extent.vmax != buf.count):
+            raise IRError(f"{p.name}: buffer {buf.name}'s extent must be a declared PARAM (or "
+                          "one times a constant) whose largest value is its count")
     for k in p.kernels:
         if (k, p.buffers) in _VERIFIED:  # passes verify what they keep, then the pipeline again
             continue
+        if (k.count is not None) != bool(p.params) or (
+                k.count is not None and (k.count not in p.params or k.count.vmax != k.items)):
+            raise IRError(f"{p.name}/{k.name}: a generic program's kernels run `count` items "
+                          "(a declared PARAM whose largest value is `items`)")
         if not 1 <= k.steps <= MAX_STEPS:
             raise IRError(f"{p.name}/{k.name}: {k.steps} steps, not in [1, {MAX_STEPS}]")
         packed = {p.buffer(e.buffer).dtype.itemsize for e in k.effects
@@ -124,7 +233,7 @@ def verify_program(p: Program) -> Program:
         for e in k.effects:
             if e.op is Op.ATOMIC_MAX and p.buffer(e.buffer).dtype is not DataType.UINT32:
                 raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")
-        context = (k.items, k.steps, p.buffers)
+        context = (k.items, k.steps, k.count, p.buffers, p.params)
         checked = _CHECKED.get(context)
         if checked is None or len(checked) > MEMO_NODES:
             if len(_CHECKED) >= 64:

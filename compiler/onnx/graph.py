@@ -11,12 +11,14 @@ get device copies kept between runs (resident.py) until `release()`.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..dynamic import sizes_vary
 from ..errors import IndexOutOfRangeError, ValidationError
 from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
 from .ops import OPS, OnnxNode
@@ -93,6 +95,9 @@ class OnnxProgram:
                                       f"{node.op_type} (opset {self.opset})")
             if node.op_type == "Constant":
                 self.constants[node.output[0]] = self.node(node, {})[0]
+        self.symbolic = any(not isinstance(d, int) for i in self.inputs for d in dims_of(i))
+        """Some input dimension is symbolic (dim_param) or unknown: its kernels are compiled
+        generic from the first run (dynamic.sizes_vary), one compile for every size."""
         self.resident = Resident(v.data for v in self.constants.values())
         """The constants' device copies, made by the first run that reads them."""
 
@@ -167,12 +172,14 @@ class OnnxProgram:
         """The graph's outputs as Values (device tensors, packed; or host arrays) for inputs
         that check_inputs() has checked and uploaded."""
         values: dict[str, Value | None] = {"": None, **self.constants, **feeds}
-        for node in self.model.graph.node:
-            if node.op_type == "Constant":  # read at load
-                continue
-            for name, result in zip(node.output, self.node(node, values)):
-                values[name] = result
-        return {name: finished(values[name]) for name in self.outputs}  # type: ignore[arg-type]
+        with sizes_vary() if self.symbolic else contextlib.nullcontext():
+            for node in self.model.graph.node:
+                if node.op_type == "Constant":  # read at load
+                    continue
+                for name, result in zip(node.output, self.node(node, values)):
+                    values[name] = result
+            return {name: finished(values[name])  # type: ignore[arg-type]
+                    for name in self.outputs}
 
     def node(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
         onnx = _onnx()

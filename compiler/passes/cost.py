@@ -106,6 +106,8 @@ def _values(nodes: list[Node], gid: np.ndarray) -> dict[Node, np.ndarray]:
             vals[n] = np.full_like(gid, n.value)
         elif n.op is Op.VAR:
             vals[n] = gid if n.variable[0] == "gid" else zero
+        elif n.op is Op.PARAM:  # a generic kernel's size: taken as its largest
+            vals[n] = np.full_like(gid, n.vmax)
         elif n.op in _INT:
             vals[n] = _INT[n.op](s[0], s[1]).astype(np.int64)
         elif n.op is Op.WHERE:

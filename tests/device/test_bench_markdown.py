@@ -50,3 +50,23 @@ def test_bench_quick_marks_no_case_missed(capsys):
     assert " MISS\n" not in out and "too small to judge" in out
     (row,) = [line for line in out.splitlines() if line.startswith("transpose")]
     assert row.endswith(" -")
+
+
+def test_bench_pairs_a_generic_kernel_with_its_specialized_twin(capsys):
+    """A case whose operator has a generic kernel times it beside the specialized one in the
+    same run: its ratio in the text table (unjudged at quick sizes) and the Markdown pairs."""
+    assert main(["bench", "--quick", "--repeats", "1", "--only", "gather rows float32 [16384,",
+                 "--markdown"]) == 0
+    out = capsys.readouterr().out
+    pairs = [line for line in out.splitlines() if "its generic kernel" in line]
+    assert len(pairs) == 2 and all("of the specialized kernel (goal >= 0.7) -" in p
+                                   for p in pairs)
+    table = out[out.index("| case | specialized GB/s"):]
+    assert table.count("| gather rows float32") == 2
+
+
+def test_bench_has_no_pair_without_a_generic_kernel():
+    report = {"device": "d", "target": "cpu", "repeats": 1, "cases": [
+        {"case": "c", "bytes": 8, "GB/s": {"dmlc": 1.0}, "vs_copy_shader": 1.0,
+         "vs_vkCmdCopyBuffer": 1.0, "vs_numpy": 1.0, "goal": 0.8, "generic": None}]}
+    assert "generic / specialized" not in to_markdown(report, "dmlc bench")

@@ -30,9 +30,9 @@ def bindings(monkeypatch):
     bound: list[list[int]] = []
     made = dev.algorithm
 
-    def algorithm(tensors, spirv, grid):
+    def algorithm(tensors, spirv, grid, push=()):
         bound.append([t.data().nbytes for t in tensors])
-        return made(tensors, spirv, grid)
+        return made(tensors, spirv, grid, push)
     monkeypatch.setattr(dev, "algorithm", algorithm)
     return bound
 
@@ -167,6 +167,22 @@ def at_128_mib(request):
     if request.node.get_closest_marker("big") and \
             get_device().limits.maxStorageBufferRange != 128 * MiB:
         pytest.skip("the big tests are sized for a 128 MiB binding limit")
+
+
+def test_generic_kernels_take_chunked_tensors_specialized(binding_limit, monkeypatch):
+    """A generic kernel binds tensors of runtime size whole: a window copy whose sizes grow past
+    one binding compiles specialized (and chunked) for those sizes, with the same bits."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "always")
+    cache = random_bits(3, (2, 4, 1024, 64), np.dtype("float32"))  # 2 MiB
+    device = dmlc.to_device(cache)
+    for t in (1, 7, 300, 1024):  # the last two windows' copies hold over 1 MiB
+        binding_limit.clear()
+        got = dmlc.copy(device[:, :, :t]).numpy()
+        assert_bits_equal(got, cache[:, :, :t])
+        assert all(n <= MiB for sizes in binding_limit for n in sizes), binding_limit
+    info = dmlc.cache_info()["compiles"]  # generic kernels ran, and specialized ones where
+    assert info.get("DML_ELEMENT_WISE_IDENTITY generic", 0) >= 1, info  # they did not fit
+    assert info.get("DML_ELEMENT_WISE_IDENTITY", 0) >= 1, info
 
 
 @BIG

@@ -1,9 +1,18 @@
 """DML_ELEMENT_WISE_IDENTITY: a view made contiguous (copy), or written through (view[...] = x)."""
 from __future__ import annotations
 
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import copy
 from .desc import IdentityDesc
+from .generic import (
+    identity_free,
+    identity_key,
+    identity_layouts,
+    identity_sizes,
+    identity_variants,
+    lower_identity_generic,
+)
 from .lower import lower_identity
 from .validate import validate_identity
 
@@ -12,6 +21,8 @@ __all__ = ['copy', 'IdentityDesc']
 FAMILY = Family(
     "copy",
     {
-        IdentityDesc: Rules(validate_identity, lower_identity),
+        IdentityDesc: Rules(validate_identity, lower_identity, generic=GenericRules(
+            identity_sizes, identity_free, identity_key, lower_identity_generic, identity_layouts,
+            identity_variants)),
     },
     exports=tuple(__all__))

@@ -1,9 +1,18 @@
 """DML_GATHER and DML_GATHER_ELEMENTS (numpy's take and take_along_axis are in dmlc.numpy_api)."""
 from __future__ import annotations
 
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather, gather_elements
 from .desc import GatherDesc, GatherElementsDesc
+from .generic import (
+    gather_free,
+    gather_key,
+    gather_layouts,
+    gather_sizes,
+    lower_gather_checked,
+    lower_gather_generic,
+)
 from .lower import lower_gather, lower_gather_elements
 from .validate import validate_gather, validate_gather_elements
 
@@ -12,7 +21,9 @@ __all__ = ['gather', 'gather_elements', 'GatherDesc', 'GatherElementsDesc']
 FAMILY = Family(
     "gather",
     {
-        GatherDesc: Rules(validate_gather, lower_gather),
+        GatherDesc: Rules(validate_gather, lower_gather, generic=GenericRules(
+            gather_sizes, gather_free, gather_key, lower_gather_generic, gather_layouts,
+            checked=lower_gather_checked)),
         GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements),
     },
     exports=tuple(__all__))

@@ -1,9 +1,11 @@
 """DML_JOIN and DML_SPLIT."""
 from __future__ import annotations
 
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import join, split
 from .desc import JoinDesc, SplitDesc
+from .generic import join_free, join_key, join_layouts, join_sizes, lower_join_generic
 from .lower import lower_join, lower_split
 from .validate import validate_join, validate_split
 
@@ -12,7 +14,8 @@ __all__ = ['join', 'split', 'JoinDesc', 'SplitDesc']
 FAMILY = Family(
     "join",
     {
-        JoinDesc: Rules(validate_join, lower_join),
+        JoinDesc: Rules(validate_join, lower_join, generic=GenericRules(
+            join_sizes, join_free, join_key, lower_join_generic, join_layouts)),
         SplitDesc: Rules(validate_split, lower_split),
     },
     exports=tuple(__all__))

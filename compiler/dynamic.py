@@ -1,0 +1,180 @@
+"""When to compile a generic kernel (sizes as push constants) instead of a specialized one: the
+policy of README "Generic kernels".
+
+`dynamic` (dmlc.compile's argument, else $DMLC_DYNAMIC, else "auto"):
+- "never" / False: every shape is compiled specialized (its sizes baked in: the fastest kernel);
+- "auto" / None: the first shape of an operator signature (everything but the sizes: operator,
+  types, rank, layout, options; a layout as GenericRules.layouts gives it, so that a size-1
+  dimension's stride and a packed tensor's implicit strides do not make another signature) is
+  specialized; when that signature comes back with other sizes,
+  one generic kernel is compiled where exactly those dimensions are dynamic, and it serves every
+  later size it admits (another dimension varying later widens it once more);
+- "always" / True: every dimension the family allows is dynamic from the first call (the test
+  suite runs this way with `make test-generic`);
+- a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
+Families without a generic lowering, checked mode, the in-place scatter, and a call whose sizes
+fall outside the generic kernel's ranges are always compiled specialized.
+"""
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .artifact import CompiledProgram
+from .call import CompiledKernel
+from .codegen.chunks import chunk_words
+from .dtypes import padded_words
+from .errors import ValidationError
+from .family.generic import GenericProgram, GenericRules, has_wild
+from .ir import Program
+from .ir.interp import param_value
+
+MODES = ("auto", "always", "never")
+
+
+_HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dmlc_dynamic_hint",
+                                                                  default=None)
+
+
+@contextlib.contextmanager
+def sizes_vary(mode: str = "always") -> Iterator[None]:
+    """Within it, compiles that leave `dynamic` to the default (the one-shot functions, a
+    .dml module) use `mode`, whatever $DMLC_DYNAMIC says but "never": what a front end that
+    knows better asks. An ONNX model with symbolic dimensions asks "always" (one compile per
+    kernel for every batch size, not a specialized one first); `dmlc compile` asks "never" (a
+    manifest's runner passes no push constants)."""
+    token = _HINT.set("never" if _HINT.get() == "never" else mode)  # an enclosing never wins
+    try:
+        yield
+    finally:
+        _HINT.reset(token)
+
+
+def resolve_mode(dynamic: object) -> str | tuple[int, ...]:
+    """dmlc.compile's `dynamic` as a mode or a tuple of positions, checked."""
+    if dynamic is None:
+        env = os.environ.get("DMLC_DYNAMIC", "auto").strip().lower() or "auto"
+        if env not in MODES:
+            raise ValidationError("dmlc.compile", "DMLC_DYNAMIC", " | ".join(MODES), env)
+        hint = _HINT.get()
+        return env if hint is None or env == "never" else hint
+    if dynamic is True or dynamic is False:
+        return "always" if dynamic else "never"
+    if isinstance(dynamic, str) and dynamic in MODES:
+        return dynamic
+    if isinstance(dynamic, (tuple, list)) and all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in dynamic):
+        return tuple(sorted(set(dynamic)))
+    raise ValidationError("dmlc.compile", "dynamic", "None, True, False, 'auto', 'always', "
+                          "'never' or a tuple of dimension positions", repr(dynamic))
+
+
+class ShapePolicy:
+    """Per operator signature: the first sizes seen and the dynamic dimensions chosen since
+    (the caller holds a lock)."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...] | None]] = {}
+
+    def dims(self, rules: GenericRules | None, checked: Any, options: Any,
+             mode: str | tuple[int, ...], eligible: bool) -> tuple[int, ...] | None:
+        """The dimensions to make dynamic for this call, or None: specialized."""
+        if rules is None or not eligible or mode == "never":
+            return None
+        free = set(rules.free(checked))
+        if isinstance(mode, tuple):
+            return mode if set(mode) <= free and mode else None
+        if mode == "always":
+            return tuple(sorted(free)) or None
+        sizes = rules.sizes(checked)
+        every = tuple(range(len(sizes)))
+        signatures = [(rules.key(d, every), options) for d in rules.forms(checked, every)]
+        signature = next((s for s in signatures if s in self.seen), None) or next(
+            (k for s in signatures if has_wild(s) for k in self.seen if k == s), signatures[0])
+        first, chosen = self.seen.setdefault(signature, (sizes, None))
+        differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
+        if not differ and chosen is None:
+            return None
+        wanted = differ | set(chosen or ())
+        if not wanted <= free:
+            return chosen if chosen is not None and differ <= set(chosen) else None
+        dims = tuple(sorted(wanted))
+        self.seen[signature] = (first, dims)
+        return dims
+
+    def clear(self) -> None:
+        self.seen.clear()
+
+
+
+class GenericKernels:
+    """The generic kernels compiled so far, by (family key, options, dims, variant): the
+    program, its artifact (bound to the call that compiled it) and how many sizes it served."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self._lock = lock  # the kernel cache's
+        self._store: dict[tuple, tuple[GenericProgram, CompiledProgram, int]] = {}
+
+    def kernel(self, rules: GenericRules | None, checked: Any, options: Any,
+               dims: tuple[int, ...], mode: str | tuple[int, ...],
+               compile_artifact: Callable[[GenericProgram], CompiledProgram],
+               replan: Callable[[Any], CompiledProgram]) -> CompiledKernel | None:
+        """The generic kernel for these dims bound to this call (compiled on first use by
+        `compile_artifact`), or None where the family has none for this descriptor or it does
+        not admit its sizes. `replan`: this call specialized for a device whose limits the
+        kernel's plan does not fit (a tensor of runtime size over its binding limit)."""
+        assert rules is not None
+        forms = rules.forms(checked, dims)  # equivalent layouts, the first lowered on a miss
+        variants = rules.choices(checked, dims)  # best first, the last the most general
+        # forced: the best kernel for this call (at most one per variant); auto: any kernel
+        # already compiled, else the most general, which serves every later size (a decode
+        # loop's window compiles one generic kernel, not one per variant)
+        chosen = variants[-1] if mode == "auto" else variants[0]
+        gkeys = [(rules.key(d, dims), options, dims, v) for v in variants for d in forms
+                 if mode == "auto" or v == chosen]
+        with self._lock:
+            gkey, entry = next(((k, self._store[k]) for k in gkeys if k in self._store),
+                               ((rules.key(forms[0], dims), options, dims, chosen), None))
+            if entry is None:  # a size-1 dynamic dimension: any stride there serves
+                gkey, entry = next(((k, e) for w in gkeys if has_wild(w)
+                                    for k, e in self._store.items() if k == w), (gkey, None))
+        if entry is None:
+            generic = (rules.checked(forms[0], dims) if options.check_indices and rules.checked
+                       else rules.build(forms[0], dims, chosen))
+            values = None if generic is None else generic.values(checked)
+            if generic is None or values is None or not extents_fit(generic.program, values,
+                                                                     options):
+                return None
+            entry = (generic, compile_artifact(generic), 0)
+        generic, artifact, served = entry
+        values = generic.values(checked)
+        if values is None or not extents_fit(generic.program, values, options):
+            return None
+        with self._lock:
+            self._store[gkey] = (generic, artifact, served + 1)
+        return CompiledKernel(dataclasses.replace(artifact, descriptor=checked, params=values),
+                              replan=replan)
+
+    def info(self) -> dict[str, int]:
+        """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""
+        with self._lock:
+            return {f"{key[0]} dims {dims}{' ' + v if v else ''} #{i}": served
+                    for i, ((key, _, dims, v), (_, _, served)) in enumerate(self._store.items())}
+
+    def clear(self) -> None:
+        self._store.clear()  # the caller holds the lock
+
+
+def extents_fit(program: Program, values: tuple[int, ...], options: Any) -> bool:
+    """Whether every buffer of runtime extent fits one binding at these sizes: those are never
+    chunked (a generic kernel's chunks would be fixed for its largest size), so a call whose
+    tensors need chunks is compiled specialized."""
+    bound = options.limits.maxStorageBufferRange
+    return all(chunk_words(padded_words(param_value(b.extent, values), b.dtype.itemsize),
+                           options.guard_words, bound) == 0
+               for b in program.buffers if b.extent is not None)

@@ -1,0 +1,299 @@
+"""Generic kernels' lowering helpers: tensors whose sizes are push constants (README "Generic
+kernels").
+
+A generic lowering builds the same IR as the specialized one, with some sizes replaced by PARAM
+nodes (push-constant words the host sets per call). Safety does not depend on the sizes the host
+pushes: every access of a buffer whose length varies is clamped to that buffer's pushed extent
+(`min(address, extent - 1)`), the output's store is the item id under the shader's `gid < count`
+guard, and the host checks every pushed extent against the buffer it binds. Correctness is the
+exact index arithmetic: coordinates come from `//` and `%` by one size at a time (a runtime
+divisor is a PARAM >= 1 of a dividend >= 0, so GLSL's `/` and `%` are exact), and the outermost
+coordinate is clamped to its size rather than reduced (exact, since gid < count).
+
+Each PARAM comes with its recipe: how the host computes its value from a call's validated
+descriptor (ParamTable.values).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+from ..dtypes import DataType
+from ..ir import Buffer, Kernel, Program
+from ..ir import build as b
+from ..ir.ops import INT32_MAX, Node
+from .tensor import TensorDesc
+
+Size = Node | int
+Recipe = Callable[[Any], int]
+
+MAX_DYNAMIC = 1 << 24
+"""The largest size a dynamic dimension admits (smaller where int32 addresses need it)."""
+
+
+@dataclass(frozen=True)
+class GenericProgram:
+    """A generic lowering's result: the program, and how a call's descriptor gives its push
+    words (each in its PARAM's range, or the call is not admissible: compiled specialized)."""
+
+    program: Program
+    recipes: tuple[Recipe, ...]
+
+    def values(self, desc: Any) -> tuple[int, ...] | None:
+        """The push words for a call of `desc` (None: a size outside the declared ranges)."""
+        try:
+            vals = tuple(int(r(desc)) for r in self.recipes)
+        except (IndexError, TypeError, ValueError):
+            return None
+        if any(not q.vmin <= v <= q.vmax for q, v in zip(self.program.params, vals)):
+            return None
+        return vals
+
+
+@dataclass(frozen=True)
+class GenericRules:
+    """What a family says of its generic kernels (registry.Rules.generic)."""
+
+    sizes: Callable[[Any], tuple[int, ...]]
+    """A validated descriptor -> its sizes a generic kernel may take at dispatch (positions in
+    this tuple are the `dims` a generic kernel names)."""
+    free: Callable[[Any], tuple[int, ...]]
+    """A validated descriptor -> the positions that may be dynamic."""
+    key: Callable[[Any, Sequence[int]], tuple[Any, ...]]
+    """(descriptor, dims) -> everything but those sizes: descriptors with one key share one
+    generic kernel."""
+    lower: Callable[[Any, Sequence[int]], GenericProgram | None]
+    """(descriptor, dims) -> the generic program, or None where this descriptor has none."""
+    layouts: Callable[[Any, Sequence[int]], tuple[Any, ...]] | None = None
+    """(descriptor, dims) -> the descriptors that compute the same call, keyed and lowered in
+    their place, first preferred (`layouts`); None: the descriptor itself."""
+
+    variants: Callable[[Any, Sequence[int]], tuple[str, ...]] | None = None
+    """(descriptor, dims) -> the generic kernels this call may run, best first, the last the
+    most general (lower then takes it as a third argument; a variant is part of the kernel's
+    key); None: one kind of generic kernel."""
+    checked: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
+    """lower in checked mode (check_indices=True: with_index_check's kernels in front); None:
+    checked mode compiles specialized."""
+
+    def forms(self, desc: Any, dims: Sequence[int]) -> tuple[Any, ...]:
+        return (desc,) if self.layouts is None else self.layouts(desc, dims)
+
+    def choices(self, desc: Any, dims: Sequence[int]) -> tuple[str, ...]:
+        return ("",) if self.variants is None else self.variants(desc, dims)
+
+    def build(self, desc: Any, dims: Sequence[int], variant: str) -> GenericProgram | None:
+        return self.lower(desc, dims) if self.variants is None else \
+            cast(Any, self.lower)(desc, dims, variant)
+
+
+class ParamTable:
+    """The PARAMs of one generic program, in push-word order, with their recipes."""
+
+    def __init__(self) -> None:
+        self.params: list[Node] = []
+        self.recipes: list[Recipe] = []
+
+    def add(self, lo: int, hi: int, recipe: Recipe) -> Node:
+        p = b.param(len(self.params), lo, hi)
+        self.params.append(p)
+        self.recipes.append(recipe)
+        return p
+
+
+def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
+                     sizes: Sequence[Size], buf: Buffer, extent: Node | None) -> Program:
+    """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
+    front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
+    its runtime extent), the positions counted by a PARAM n; the report kernel runs 1 item."""
+    from .index_check import FIRST, VALUE, is_bad
+    from .tensor import index_bounds
+    bounds = index_bounds(desc)
+    n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(n_hi, int)
+    n = table.add(1, n_hi, lambda d: index_bounds(d).tensor.element_count)
+    one = table.add(1, 1, lambda d: 1)
+    strides = sym_strides(idx, sizes)
+    b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
+    b_value = Buffer(VALUE, idx.data_type, 1, "status")
+    u = b.item_id(n_hi)
+    coords = unflatten_sym(u, sizes)
+    raw = b.load(buf, clamped(address_sym(coords, strides, idx.offset), extent))
+    k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
+                                                          pred=is_bad(raw, coords, bounds)),),
+                     count=n)
+    first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
+    pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
+    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, idx.offset),
+                                extent))
+    k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
+                      count=one)
+    return Program(program.name, (*program.buffers, b_first, b_value),
+                   (k_check, k_report, *program.kernels), program.inputs, program.output,
+                   program.output_shape, params=tuple(table.params))
+
+
+def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = (),
+                  offset: int = 0) -> int:
+    """The largest size H (<= MAX_DYNAMIC) each of `dynamic` dimensions may take so that the
+    elements (the static sizes' product times H**dynamic) and the farthest address (offset +
+    sum((H - 1) * stride) over the dynamic dimensions' strides, which the caller adds to the
+    static part in `offset`) fit int32; 0 when none does."""
+    lo, hi = 0, MAX_DYNAMIC
+    base = math.prod(static)
+    while lo < hi:
+        h = (lo + hi + 1) // 2
+        ok = base * h ** dynamic <= INT32_MAX // 2 and offset + sum(
+            (h - 1) * st for st in strides) <= INT32_MAX // 2
+        lo, hi = (h, hi) if ok else (lo, h - 1)
+    return lo
+
+
+def sym_sizes(t: TensorDesc, dims: Sequence[int], table: ParamTable, hi: int,
+              recipe_of: Callable[[int], Recipe]) -> list[Size]:
+    """t's sizes with those at `dims` made PARAMs in [1, hi] (recipe_of(dim): a call's value)."""
+    return [table.add(1, hi, recipe_of(i)) if i in dims else s for i, s in enumerate(t.sizes)]
+
+
+def product(sizes: Sequence[Size]) -> Size:
+    acc: Size = 1
+    for s in sizes:
+        acc = (acc * s if isinstance(acc, int) and isinstance(s, int) else b.mul(acc, s))
+    return acc
+
+
+def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
+    """t's element strides: its own, or those of a packed tensor of `sizes`."""
+    if t.strides is not None:
+        return list(t.strides)
+    return [product(sizes[i + 1:]) for i in range(len(sizes))]
+
+
+def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
+    """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
+    by one size at a time; the outermost clamped to its size (exact below the product). Sizes
+    of 1 give coordinate 0 (the optimizing passes do not run on generic kernels: the lowering
+    folds what it knows)."""
+    coords: list[Node] = []
+    q = linear
+    for k in range(len(sizes) - 1, 0, -1):
+        if isinstance(sizes[k], int) and sizes[k] == 1:
+            coords.append(b.const(0))
+            continue
+        coords.append(b.floormod(q, sizes[k]))
+        q = b.floordiv(q, sizes[k])
+    first = sizes[0]
+    coords.append(b.const(0) if first == 1 else b.minimum(
+        q, first - 1 if isinstance(first, int) else b.add(first, -1)))
+    return coords[::-1]
+
+
+def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: int) -> Node:
+    """offset + sum(coord * stride), leaving out the terms known to be 0."""
+    acc: Node | None = b.const(offset) if offset else None
+    for c, st in zip(coords, strides):
+        if (c.is_const and c.value == 0) or (isinstance(st, int) and st == 0):
+            continue
+        term = c if isinstance(st, int) and st == 1 else b.mul(c, st)
+        acc = term if acc is None else b.add(acc, term)
+    return b.const(0) if acc is None else acc
+
+
+def clamped(addr: Node, extent: Node | None) -> Node:
+    """An address kept inside a buffer of runtime `extent` elements (verify.py's proof)."""
+    return addr if extent is None else b.minimum(addr, b.add(extent, -1))
+
+
+def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
+               table: ParamTable, recipe: Recipe) -> tuple[Buffer, Node | None]:
+    """The buffer behind a tensor: static when its sizes are, else of a runtime extent (a PARAM
+    whose largest value is the elements the largest sizes reach)."""
+    if all(isinstance(s, int) for s in sizes):
+        return Buffer(name, t.data_type, t.buffer_elements, role), None
+    strides = sym_strides(t, sizes)
+    reach = t.offset + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
+    extent = table.add(1, reach, recipe)
+    return Buffer(name, t.data_type, reach, role, extent), extent
+
+
+def _hi(x: Size) -> int:
+    return x if isinstance(x, int) else x.vmax
+
+
+class _Wild:
+    """The stride of a dynamic dimension of size 1 in a call's lookup key: no access of the
+    call uses it, so it equals any stride (a key holding one is compared by ==, not hashed)."""
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    def __ne__(self, other: object) -> bool:
+        return False
+
+    def __hash__(self) -> int:
+        return 0
+
+    def __repr__(self) -> str:
+        return "*"
+
+
+WILD = _Wild()
+
+
+def has_wild(x: Any) -> bool:
+    """Whether a key holds a WILD stride (found by a scan, never by hashing)."""
+    return x is WILD or (isinstance(x, tuple) and any(has_wild(y) for y in x))
+
+
+def wild(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
+    """t (explicit) with WILD strides at its dynamic dimensions of size 1: the lookup form of a
+    call whose stride there is only explicit()'s guess (a batch of 1 sliced from a wider one),
+    which any generic kernel equal elsewhere serves. Never lowered."""
+    e = explicit(t, dims)
+    assert e.strides is not None
+    strides: tuple[Any, ...] = tuple(WILD if i in dims and n == 1 else st
+                                     for i, (n, st) in enumerate(zip(t.sizes, e.strides)))
+    return dataclasses.replace(e, strides=strides)
+
+
+def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
+    """t with explicit element strides, a packed tensor's row-major ones, and the stride of each
+    size-1 dimension (which no access of this call uses: a view gives it 0) replaced by the one
+    it has when the tensor is sliced there from a buffer laid out like its inner dimensions:
+    the next inner dimension's stride times its size (1 for the innermost), 0 where that size
+    is dynamic (so that no key depends on a dynamic size). The addresses of this call are
+    unchanged; a generic kernel lowered from it bakes that stride into a dynamic dimension of
+    size 1, which serves a later call exactly when its key (so this stride) is the same."""
+    strides = list(t.element_strides)
+    inner = 1
+    for i in range(t.rank - 1, -1, -1):
+        if t.sizes[i] == 1:
+            strides[i] = inner
+        else:
+            inner = 0 if i in dims or strides[i] < 0 else strides[i] * t.sizes[i]
+    return dataclasses.replace(t, strides=tuple(strides))
+
+
+def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
+    """GenericRules.layouts of a family whose sizes at dispatch are those of `field`: a strided
+    tensor keyed by its explicit() layout (cache[:, :, :1], whose last stride is 0, shares the
+    kernel of cache[:, :, :t]); a packed one by itself (a kernel whose strides follow its
+    sizes) and then by its explicit() layout (the whole cache shares the kernel of its views).
+    Any two descriptors of one key make the same accesses: their strides are equal wherever
+    their sizes are not 1, and a size-1 dimension's coordinate is 0. A call with a dynamic
+    dimension of size 1 is looked up last with a WILD stride there (wild())."""
+    t: TensorDesc = getattr(desc, field)
+    canonical = dataclasses.replace(desc, **{field: explicit(t, dims)})
+    forms = (canonical,) if t.strides is not None else (desc, canonical)
+    if any(i in dims and n == 1 for i, n in enumerate(t.sizes)):
+        forms += (dataclasses.replace(desc, **{field: wild(t, dims)}),)
+    return forms
+
+
+def masked(t: TensorDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    """What a tensor contributes to a generic kernel's key: everything but the sizes at dims."""
+    return (t.data_type, tuple(-1 if i in dims else s for i, s in enumerate(t.sizes)),
+            t.strides, t.total_bytes, t.offset)

@@ -1,0 +1,173 @@
+"""The generic copy of a view (README "Generic kernels"): output = a tensor of the input buffer
+(any non-negative strides and offset), packed, with some sizes push constants. Shared by
+DML_ELEMENT_WISE_IDENTITY (the view is its input) and DML_SLICE1 (the window of its input as
+a view): `view_of(call descriptor)` gives (view, output), for the lowering and every recipe."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..ir import Buffer, Kernel, Program
+from ..ir import build as b
+from ..ir.kernel import vector_width
+from .generic import (
+    GenericProgram,
+    ParamTable,
+    Recipe,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    product,
+    sym_buffer,
+    sym_strides,
+    unflatten_sym,
+)
+from .tensor import TensorDesc
+
+ViewOf = Callable[[Any], tuple[TensorDesc, TensorDesc]]
+"""A call's validated descriptor -> (the view copied, the packed output)."""
+
+
+def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "vector" (16-byte vectors: the input
+    contiguous innermost, its innermost size, other strides and offset multiples of the vector
+    width; when the innermost size is dynamic, the kernel takes only such sizes, which the host
+    checks: a guarded assumption) and "scalar" (any sizes)."""
+    lanes = vector_width(inp.data_type)
+    strides = inp.element_strides
+    vector = (inp.data_type.bits >= 32 and inp.rank > 0 and inp.sizes[-1] % lanes == 0
+              and strides[-1] == 1 and all(st % lanes == 0 for st in strides[:-1])
+              and inp.offset % lanes == 0)
+    if not vector:
+        return ("scalar",)
+    return ("vector", "scalar") if inp.rank - 1 in dims else ("vector",)
+
+
+def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
+                    variant: str = "scalar") -> GenericProgram | None:
+    """output = the view view_of(desc) gives (a tensor of the input buffer, packed output) with
+    the sizes at `dims` dynamic, as program `name`; every recipe reads view_of(call). None
+    where no generic form exists (an output written through a view, a negative stride, a given
+    TotalTensorSizeInBytes). The "vector" variant (view_variants) moves 16-byte vectors: the
+    output's vector gid (verify proves it inside count vectors), the input's aligned vector
+    whose address is clamped to the last vector holding an element of the runtime extent
+    (only the clamp keeps a vector in the binding, as 16-byte padding does; exact for every
+    element of the view)."""
+    inp, out = view_of(desc)
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
+            or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)):
+        return None
+    if variant == "vector" and "vector" not in view_variants(inp, dims):
+        return None
+    lanes = vector_width(out.data_type) if variant == "vector" else 1
+    last = inp.rank - 1
+    static = [s for i, s in enumerate(inp.sizes) if i not in dims]
+    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
+    dyn_strides = [st for i, st in enumerate(inp.strides or ()) if i in dims]
+    hi = dynamic_limit(static, len(dims), dyn_strides, fixed)
+    if hi < 2 * lanes:
+        return None
+    table = ParamTable()
+    sizes: list[Size] = []
+    vsizes: list[Size] = []  # in vectors of `lanes` elements innermost
+    for i, s in enumerate(inp.sizes):
+        if i not in dims:
+            sizes.append(s)
+            vsizes.append(s // lanes if i == last else s)
+        elif i == last and lanes > 1:  # a count of vectors: the host admits multiples only
+            q = table.add(1, hi // lanes, _vectors_of(view_of, lanes))
+            sizes.append(b.mul(q, lanes))
+            vsizes.append(q)
+        else:
+            p = table.add(1, hi, _size_of(view_of, i))
+            sizes.append(p)
+            vsizes.append(p)
+    items_hi = product([s if isinstance(s, int) else s.vmax for s in vsizes])
+    assert isinstance(items_hi, int)
+    if lanes > 1:
+        return _vector_copy(name, view_of, inp, out, table, sizes, vsizes, items_hi, lanes)
+    count = table.add(1, items_hi, lambda d: view_of(d)[1].element_count)
+    b_in, extent = sym_buffer("input", inp, "input", sizes, table,
+                              lambda d: view_of(d)[0].buffer_elements)
+    b_out = Buffer("output", out.data_type, items_hi, "output", count)
+    gid = b.item_id(items_hi)
+    coords = unflatten_sym(gid, vsizes)
+    value = b.load(b_in, clamped(address_sym(coords, sym_strides(inp, sizes), inp.offset), extent))
+    kernel = Kernel(name, items_hi, (b.store(b_out, gid, value),), count=count)
+    program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
+                      params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+BLOCK = 8
+"""Vectors per invocation of the vector variant: consecutive ones of one row (the specialized
+kernels' block run); a block past its row's last vector moves that vector again."""
+
+
+def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
+                 table: ParamTable, sizes: list[Size], vsizes: list[Size], vectors_hi: int,
+                 lanes: int) -> GenericProgram:
+    """The "vector" variant: invocation gid moves block gid % blocks_per_row of row
+    gid // blocks_per_row, BLOCK consecutive 16-byte vectors, column c = min(BLOCK * block + j,
+    row_vectors - 1) (clamped to its row: the divisions are per block, not per vector); each
+    read from the input's aligned vector (clamped to the last vector of its runtime extent)
+    and stored at min(row * row_vectors + c, vectors - 1) (clamped, exact: verify proves it
+    inside the output's whole vectors)."""
+    inner = vsizes[-1]
+    inner_hi = inner if isinstance(inner, int) else inner.vmax
+    rows_hi = vectors_hi // inner_hi
+    vectors = table.add(1, vectors_hi, lambda d: view_of(d)[1].element_count // lanes)
+    per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
+        1, -(-inner_hi // BLOCK), lambda d: -(-(view_of(d)[0].sizes[-1] // lanes) // BLOCK))
+    per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
+    blocks_hi = rows_hi * per_row_hi
+    count = table.add(1, blocks_hi, lambda d: _blocks(view_of(d)[0], lanes))
+    b_in, extent = sym_buffer("input", inp, "input", sizes, table,
+                              lambda d: view_of(d)[0].buffer_elements)
+    b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
+    gid = b.item_id(blocks_hi)
+    row = gid if per_row == 1 else b.floordiv(gid, per_row)
+    if row.vmax >= rows_hi:  # exact: gid < rows * per_row (ranges know no product of PARAMs)
+        row = b.minimum(row, rows_hi - 1)
+    block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
+    outer = unflatten_sym(row, vsizes[:-1]) if len(vsizes) > 1 else []
+    strides = sym_strides(inp, sizes)
+    start = address_sym(outer, strides[:-1], inp.offset)  # the row's first element
+    last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
+    last = b.add(vectors, -1)
+    first = b.mul(row, inner)
+    effects = []
+    for j in range(BLOCK):
+        col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
+        addr = b.add(start, b.mul(col, lanes))
+        if extent is not None:
+            addr = b.mul(b.minimum(b.floordiv(addr, lanes),
+                                   b.floordiv(b.add(extent, -1), lanes)), lanes)
+        dst = b.mul(b.minimum(b.add(first, col), last), lanes)
+        effects.append(b.vstore("output", dst, b.vload("input", addr)))
+    kernel = Kernel(name, blocks_hi, tuple(effects), count=count)
+    program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
+                      params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _blocks(view: TensorDesc, lanes: int) -> int:
+    """The vector variant's invocations: rows times blocks per row."""
+    inner = view.sizes[-1]
+    return view.element_count // inner * -(-(inner // lanes) // BLOCK)
+
+
+def _size_of(view_of: ViewOf, i: int) -> Recipe:
+    return lambda d: view_of(d)[0].sizes[i]
+
+
+def _vectors_of(view_of: ViewOf, lanes: int) -> Recipe:
+    """The innermost size in vectors; 0 (outside every range: not admitted) for a size that is
+    not a multiple of the vector width."""
+    def recipe(d: Any) -> int:
+        inner = view_of(d)[0].sizes[-1]
+        return inner // lanes if inner % lanes == 0 else 0
+    return recipe

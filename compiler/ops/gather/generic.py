@@ -1,0 +1,131 @@
+"""DML_GATHER as a generic kernel: a varying number of indices (the ids of a decode step) read
+from a fixed input (family/generic.py)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    layouts,
+    masked,
+    product,
+    sym_buffer,
+    sym_sizes,
+    sym_strides,
+    unflatten_sym,
+    with_index_check,
+)
+from ...family.lowering import address
+from ...ir import Buffer, Kernel, Program
+from ...ir import build as b
+from ...ir.kernel import vector_width
+from .desc import GatherDesc
+
+
+def gather_sizes(desc: GatherDesc) -> tuple[int, ...]:
+    """The sizes a generic gather may take at dispatch: the indices' (the input's are fixed:
+    an index is clamped to its axis)."""
+    return desc.indices.sizes
+
+
+def gather_free(desc: GatherDesc) -> tuple[int, ...]:
+    """The indices' dimensions that count (the leading ones are 1s)."""
+    d = desc.input.rank
+    return tuple(range(d - desc.index_dimensions, d))
+
+
+def gather_layouts(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "indices", dims)
+
+
+def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    assert out is not None
+    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims),
+            (out.data_type, out.strides, out.total_bytes, out.offset), desc.axis,
+            desc.index_dimensions)
+
+
+def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
+    return lower_gather_generic(desc, dims, checked=True)
+
+
+def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
+                         checked: bool = False) -> GenericProgram | None:
+    """lower_gather (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
+    index check's kernels in front (with_index_check)."""
+    inp, idx, out = desc.input, desc.indices, desc.output
+    assert out is not None, "validate() first"
+    d, axis, k = inp.rank, desc.axis, desc.index_dimensions
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
+            or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
+            or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
+        return None
+    others = [s for i, s in enumerate(idx.sizes) if i not in dims]
+    # the output's elements: the indices' times the input's off the axis
+    hi = dynamic_limit([*others, inp.element_count // inp.sizes[axis]], len(dims),
+                       [st for i, st in enumerate(idx.strides or ()) if i in dims],
+                       idx.buffer_elements)
+    if hi < 2:
+        return None
+    table = ParamTable()
+    isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
+    full: list[Size] = [*inp.sizes[:axis], *isizes[d - k:], *inp.sizes[axis + 1:]]
+    if len(full) > d and any(not isinstance(s, int) for s in full[:len(full) - d]):
+        return None
+    pad: list[Size] = [1] * (d - len(full))
+    osizes = full[len(full) - d:] if len(full) >= d else pad + full
+    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
+    vsizes = list(osizes)
+    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
+        inner = osizes[-1]
+        assert isinstance(inner, int) and inner % lanes == 0
+        vsizes[-1] = inner // lanes
+    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
+    assert isinstance(items, int)
+    count = table.add(1, items, lambda x: x.output.element_count // lanes)
+    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                               lambda x: x.indices.buffer_elements)
+    b_out = Buffer("output", out.data_type, items * lanes, "output",
+                   count if lanes == 1 else b.mul(count, lanes))
+    gid = b.item_id(items)
+    coords = unflatten_sym(gid, vsizes)
+    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
+        coords[-1] = b.mul(coords[-1], lanes)
+    length = d + k - 1
+    fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
+    icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
+    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), idx.offset),
+                                extent))
+    i = b.index(raw, inp.sizes[axis], "clamp")
+    at = fcoords[:axis] + [i] + fcoords[axis + k:]
+    if lanes == 1:
+        effect = b.store(b_out, gid, b.load(b_in, address(at, inp)))
+    else:  # one index read per vector; verify proves the vector inside the runtime extent
+        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(at, inp)))
+    kernel = Kernel("gather", items, (effect,), count=count)
+    program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
+                      "output", out.sizes, params=tuple(table.params))
+    if checked:
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _rows_of_vectors(desc: GatherDesc) -> bool:
+    """Whether the output moves in whole 16-byte vectors, each inside one gathered slice: the
+    axis is not the innermost, whose size is a multiple of the vector width, and the input is
+    contiguous there with every stride and its offset multiples of it (static facts of the
+    input: the vector loads are aligned for every size the indices take)."""
+    inp = desc.input
+    lanes = vector_width(inp.data_type)
+    strides = inp.element_strides
+    return (desc.axis < inp.rank - 1 and inp.sizes[-1] % lanes == 0 and strides[-1] == 1
+            and all(st % lanes == 0 for st in strides[:-1]) and inp.offset % lanes == 0)

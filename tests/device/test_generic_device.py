@@ -1,0 +1,234 @@
+"""Generic kernels on the device (README "Generic kernels"): the generic and the specialized
+kernel of one descriptor against each other and numpy over random sizes, bit for bit; guard
+words around every buffer; a new size compiles nothing; the decode loop's compile counts."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.strategies import random_bits
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.family.registry import validate
+from dmlc.ops.copy.desc import IdentityDesc
+from dmlc.ops.gather.desc import GatherDesc
+
+pytestmark = pytest.mark.vulkan
+WIDE = [d for d in DataType if d.bits >= 32]
+
+
+def _view(dtype: DataType, full: tuple[int, ...], sizes: tuple[int, ...]) -> IdentityDesc:
+    strides = tuple(int(np.prod(full[i + 1:])) for i in range(len(full)))
+    return validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes, strides=strides)))
+
+
+@settings(max_examples=15)
+@given(st.data())
+def test_generic_copy_equals_specialized(data):
+    dtype = data.draw(st.sampled_from(WIDE))
+    full = tuple(data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)))
+    x = random_bits(data.draw(st.integers(0, 99)), full, dtype.numpy)
+    for _ in range(2):
+        sizes = tuple(data.draw(st.integers(1, n)) for n in full)
+        desc = _view(dtype, full, sizes)
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        special = dmlc.compile(desc, dynamic=False)
+        want = np.ascontiguousarray(x[tuple(slice(0, n) for n in sizes)])
+        got, ref = generic(x.reshape(-1)), special(x.reshape(-1))
+        assert got.tobytes() == ref.tobytes() == want.tobytes()
+
+
+@settings(max_examples=15)
+@given(st.data())
+def test_generic_vector_copy_equals_specialized(data):
+    """Views whose innermost size is a multiple of the vector width: forced mode runs the
+    "vector" generic kernel (blocks of 16-byte vectors); other sizes of the same view the
+    "scalar" one; both bit for bit the specialized kernel and numpy, guard words intact."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    lanes = 16 // dtype.itemsize
+    full = tuple(data.draw(st.lists(st.integers(1, 6), min_size=0, max_size=2))) + (
+        lanes * data.draw(st.integers(1, 24)),)
+    x = random_bits(data.draw(st.integers(0, 99)), full, dtype.numpy)
+    for _ in range(3):
+        sizes = tuple(data.draw(st.integers(1, n)) for n in full)
+        desc = _view(dtype, full, sizes)
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert generic.compiled.params
+        assert ("vstore" in generic.ir) == (sizes[-1] % lanes == 0), generic.ir
+        special = dmlc.compile(desc, dynamic=False)
+        want = np.ascontiguousarray(x[tuple(slice(0, n) for n in sizes)])
+        got, ref = generic(x.reshape(-1)), special(x.reshape(-1))
+        assert got.tobytes() == ref.tobytes() == want.tobytes()
+        assert generic.executable().guard_damage() == []
+
+
+@settings(max_examples=15)
+@given(st.data())
+def test_generic_gather_equals_specialized(data):
+    dtype = data.draw(st.sampled_from(WIDE))
+    itype = data.draw(st.sampled_from(["int32", "int64", "uint32", "uint64"]))
+    rows, width = data.draw(st.integers(1, 40)), data.draw(st.sampled_from([1, 2, 3, 4, 7, 8, 12]))
+    table = random_bits(3, (rows, width), dtype.numpy)
+    for n in data.draw(st.lists(st.integers(1, 70), min_size=1, max_size=3)):
+        ids = random_bits(n, (1, n), np.dtype(itype))  # wild values: clamped, bit for bit
+        desc = validate(GatherDesc(input=TensorDesc(data_type=dtype, sizes=(rows, width)),
+                                   indices=TensorDesc(data_type=DataType.of(itype),
+                                                      sizes=(1, n)),
+                                   axis=0, index_dimensions=1))
+        generic, special = dmlc.compile(desc, dynamic=True), dmlc.compile(desc, dynamic=False)
+        assert generic.compiled.params and not special.compiled.params
+        assert generic(table, ids).tobytes() == special(table, ids).tobytes()
+
+
+def test_generic_kernels_keep_the_guard_words():
+    x = random_bits(5, (7, 13), np.dtype(np.float32))
+    for t in (1, 6, 13):
+        kernel = dmlc.compile(_view(DataType.FLOAT32, (7, 13), (7, t)), guard_words=64,
+                              dynamic=True)
+        assert kernel.compiled.params
+        out = kernel(x.reshape(-1))
+        assert out.tobytes() == np.ascontiguousarray(x[:, :t]).tobytes()
+        assert kernel.executable().guard_damage() == []
+
+
+def test_a_new_size_compiles_nothing(monkeypatch):
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")  # the policy this counts (make test-generic
+    dmlc.clear_cache()                           # forces generic kernels)
+    cache = dmlc.to_device(np.arange(2 * 3 * 50, dtype=np.float32).reshape(2, 3, 50))
+    for t in range(2, 40):
+        assert np.array_equal(dmlc.copy(cache[:, :, :t]).numpy(), cache.numpy()[:, :, :t])
+    info = dmlc.cache_info()
+    assert info["compiles"] == {"DML_ELEMENT_WISE_IDENTITY": 1,
+                                "DML_ELEMENT_WISE_IDENTITY generic": 1}
+    assert list(info["generic"].values()) == [37]
+
+
+def test_device_tensor_smaller_than_the_pushed_extent_is_refused():
+    kernel = dmlc.compile(_view(DataType.FLOAT32, (4, 16), (4, 10)), dynamic=True)
+    small = dmlc.to_device(np.zeros(8, np.float32))
+    with pytest.raises(dmlc.DmlcError):
+        kernel(small)
+
+
+def test_decode_loop_compiles_at_most_two_kernels_per_signature():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "decode_loop.py"
+    spec = importlib.util.spec_from_file_location("decode_loop", path)
+    assert spec is not None and spec.loader is not None
+    loop = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(loop)
+    for mode in ("auto", "always"):
+        result = loop.run(40, mode)
+        compiles = result["compiles"]
+        per_op: dict[str, int] = {}
+        for name, n in compiles.items():
+            op = name.removesuffix(" generic")
+            per_op[op] = per_op.get(op, 0) + n
+        assert max(per_op.values()) <= 2, (mode, compiles)
+        # the window copy: t = 1 (a size-1 dimension, stride 0), the growing window and
+        # t = window (the whole cache, packed) share one signature: in auto one generic
+        # kernel (the scalar one, for every t), forced the vector one too (t % 4 == 0)
+        assert compiles["DML_ELEMENT_WISE_IDENTITY generic"] == (1 if mode == "auto" else 2)
+        assert compiles.get("DML_ELEMENT_WISE_IDENTITY", 0) == (mode == "auto"), compiles
+
+
+def test_onnx_model_with_a_symbolic_batch_compiles_each_kernel_once():
+    """Gather (ids [B, 3] from a table) -> Slice (rows 1:3) -> Concat with x [B, 2, 8], B a
+    dim_param: five batch sizes run, each kernel compiled once (generic from the first run:
+    the model says its sizes vary), every result as onnx's reference evaluator's."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper, numpy_helper
+    from onnx.reference import ReferenceEvaluator
+    table = np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32)
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
+             helper.make_node("Slice", ["g", "starts", "ends", "axes"], ["s"]),
+             helper.make_node("Concat", ["s", "x"], ["y"], axis=1)]
+    inits = [numpy_helper.from_array(table, "table"),
+             numpy_helper.from_array(np.array([1], np.int64), "starts"),
+             numpy_helper.from_array(np.array([3], np.int64), "ends"),
+             numpy_helper.from_array(np.array([1], np.int64), "axes")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 3]),
+                     helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    import dmlc.onnx
+    program = dmlc.onnx.load_program(model)
+    dmlc.clear_cache()
+    rng = np.random.default_rng(1)
+    for batch in (3, 1, 5, 2, 4):
+        feeds = {"ids": rng.integers(-16, 16, (batch, 3)).astype(np.int64),
+                 "x": rng.standard_normal((batch, 2, 8)).astype(np.float32)}
+        got = program.run(feeds)["y"]
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+        assert got.tobytes() == np.asarray(want).tobytes()
+    compiles = dmlc.cache_info()["compiles"]
+    assert compiles == {"DML_GATHER generic": 1, "DML_JOIN generic": 1}, compiles
+
+
+def test_growing_slices_compile_two_kernels(monkeypatch):
+    """dmlc.slice of a growing window (auto): one specialized kernel, then one generic for
+    every later size; the same bits as numpy."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    x = random_bits(4, (6, 40), np.dtype(np.float32))
+    for t in range(1, 30):
+        got = dmlc.slice(x, (1, 2), (4, t), (2, 1))
+        assert np.asarray(got).tobytes() == np.ascontiguousarray(x[1:5:2, 2:2 + t]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_SLICE1": 1, "DML_SLICE1 generic": 1}
+
+
+def test_a_symbolic_descriptor_runs_every_batch_on_the_device():
+    """ids [1, B, S] (two names) from a table [1, 12, 8]: one generic kernel for every batch."""
+    dmlc.clear_cache()
+    take = dmlc.compile(GatherDesc(
+        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 12, 8)),
+        indices=TensorDesc(data_type=DataType.INT64, sizes=(1, "B", "S")), axis=1,
+        index_dimensions=2))
+    table = random_bits(2, (1, 12, 8), np.dtype(np.float32))
+    for batch, seq in ((1, 3), (4, 3), (2, 5), (3, 1)):
+        ids = (random_bits(batch * seq, (1, batch, seq), np.dtype(np.uint32)) % 12).astype(
+            np.int64)
+        got = np.asarray(take(table, ids))
+        assert got.tobytes() == np.ascontiguousarray(table[0][ids[0]]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_GATHER generic": 1}
+
+
+@settings(max_examples=10)
+@given(st.data())
+def test_generic_join_and_slice_equal_specialized(data):
+    """DML_JOIN over random batches (a sliced view among its inputs) and DML_SLICE1 over random
+    windows, forced generic: bit for bit the specialized kernels and numpy, guard words
+    intact."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    for batch in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        owner = random_bits(batch, (batch, 4, 5), dtype.numpy)
+        other = random_bits(batch + 1, (batch, 2, 5), dtype.numpy)
+        view = TensorDesc(data_type=dtype, sizes=(batch, 3, 5),
+                          strides=(0 if batch == 1 else 20, 5, 1), offset=5)
+        desc = validate(dmlc.JoinDesc(inputs=(view, TensorDesc(data_type=dtype,
+                                                               sizes=(batch, 2, 5))), axis=1))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert generic.compiled.params
+        got = generic(owner.reshape(-1), other)
+        want = np.concatenate([owner[:, 1:], other], axis=1)
+        assert got.tobytes() == dmlc.compile(desc, dynamic=False)(
+            owner.reshape(-1), other).tobytes() == want.tobytes()
+        assert generic.executable().guard_damage() == []
+    x = random_bits(7, (9, 11), dtype.numpy)
+    for _ in range(3):
+        off = [data.draw(st.integers(0, n - 1)) for n in x.shape]
+        size = [data.draw(st.integers(1, n - o)) for n, o in zip(x.shape, off)]
+        step = [data.draw(st.integers(1, 3)) for _ in x.shape]
+        desc = validate(dmlc.Slice1Desc(input=TensorDesc(data_type=dtype, sizes=x.shape),
+                                        offsets=off, sizes=size, strides=step))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        want = np.ascontiguousarray(x[off[0]:off[0] + size[0]:step[0],
+                                      off[1]:off[1] + size[1]:step[1]])
+        assert generic(x).tobytes() == dmlc.compile(desc, dynamic=False)(x).tobytes() \
+            == want.tobytes()
+        assert generic.executable().guard_damage() == []
