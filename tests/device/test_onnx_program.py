@@ -47,12 +47,12 @@ def uploads(monkeypatch):
     seen: list[int] = []
 
     def counting(original):
-        def to_words(array, *args, **kwargs):
+        def to_chunks(array, *args, **kwargs):
             seen.append(np.asarray(array).nbytes)
             return original(array, *args, **kwargs)
-        return to_words
-    monkeypatch.setattr(executable, "to_words", counting(executable.to_words))
-    monkeypatch.setattr(tensor, "to_words", counting(tensor.to_words))
+        return to_chunks
+    monkeypatch.setattr(executable, "to_chunks", counting(executable.to_chunks))
+    monkeypatch.setattr(tensor, "to_chunks", counting(tensor.to_chunks))
     return seen
 
 
