@@ -12,6 +12,7 @@ import pytest
 
 import dmlc
 import reference_scatternd as ref
+from dmlc.bench.cases import suite
 from dmlc.compiled import clear_caches
 from dmlc.plan import PlanLimits
 from dmlc.runtime.device import get_device
@@ -227,3 +228,30 @@ def test_transposed_copy_and_a_join_over_128_mib(bindings):
     a, b = x[:, :5000], x[:, 5000:]
     assert_bits_equal(dmlc.join([b, a], axis=1), np.concatenate([b, a], axis=1))
     assert all(n <= 128 * MiB for sizes in bindings for n in sizes) and bindings
+
+
+@pytest.mark.parametrize("case", [c for c in suite(quick=True)
+                                  if "chunked bindings" not in c.name], ids=lambda c: c.name)
+def test_every_bench_operator_with_chunked_bindings(monkeypatch, bindings, case):
+    """Every operator of the bench (quick sizes) under a binding limit of half its largest
+    tensor (a power of two), that tensor bound as chunks, bit for bit as the IR interpreter
+    runs it."""
+    largest = max(4 * b.words for b in dmlc.compile(case.descriptor).compiled.plan.buffers)
+    limit = 1 << ((largest - 1).bit_length() - 2)  # chunks of half or a quarter
+    dev = get_device()
+    limits = dataclasses.replace(dev.limits, maxStorageBufferRange=limit)
+    monkeypatch.setattr(dev, "limits", limits)
+    monkeypatch.setattr(dev, "plan_limits", PlanLimits.of(limits, f"{limit}-byte bindings"))
+    clear_caches()
+    try:
+        inputs = case.make_inputs(np.random.default_rng(7))
+        kernel = dmlc.compile(case.descriptor)
+        got, expected = kernel(*inputs), kernel.reference(*inputs)
+        for g, e in zip(got if isinstance(got, tuple) else (got,),
+                        expected if isinstance(expected, tuple) else (expected,)):
+            assert_bits_equal(g, e)
+        assert all(n <= limit for sizes in bindings for n in sizes), bindings
+        big = [b for b in kernel.executable().plan.buffers if 4 * b.words > limit]
+        assert big and all(b.chunk_words for b in big), big  # those over the limit: chunked
+    finally:
+        clear_caches()
