@@ -155,10 +155,12 @@ class GenericKernels:
         values = generic.values(checked)
         if values is None or not extents_fit(generic.program, values, options):
             return None
+        bound = dataclasses.replace(artifact, descriptor=checked, params=values)
+        if not bound.plan.within(options.limits):  # e.g. a join of more inputs than a shader
+            return None                             # binds: specialized, a tree of narrower ones
         with self._lock:
             self._store[gkey] = (generic, artifact, served + 1)
-        return CompiledKernel(dataclasses.replace(artifact, descriptor=checked, params=values),
-                              replan=replan)
+        return CompiledKernel(bound, replan=replan)
 
     def info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""

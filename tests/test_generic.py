@@ -515,3 +515,18 @@ def test_symbolic_sizes_in_descriptors():
         dmlc.compile(IdentityDesc(input=TensorDesc(data_type=f32, sizes=("B", 8),
                                                    strides=(8, 1))))
     KERNELS.clear()
+
+
+def test_a_generic_kernel_outside_the_compile_limits_is_specialized_instead():
+    """A generic join binds every input in one kernel; where a shader binds only 4 buffers
+    (Vulkan's minimum) a join of 6 compiles specialized, as a tree of narrower kernels."""
+    def join(n):
+        return dmlc.JoinDesc(inputs=tuple(dmlc.TensorDesc(data_type="FLOAT32", sizes=(2, 3))
+                                          for _ in range(n)), axis=1)
+    narrow = dmlc.compile(join(2), target="cpu", limits="minimum", dynamic=True)
+    assert narrow.compiled.program.params  # generic: 3 buffers fit
+    wide = dmlc.compile(join(6), target="cpu", limits="minimum", dynamic=True)
+    assert not wide.compiled.program.params
+    assert max(len(s.buffers) for s in wide.compiled.stages) <= 4
+    wide_default = dmlc.compile(join(6), target="cpu", dynamic=True)  # 8 buffers a shader
+    assert wide_default.compiled.program.params
