@@ -14,6 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 log() { printf '[swiftshader] %s\n' "$*" >&2; }
+. tools/debian_package.sh
 
 CHROMIUM="${DMLC_CHROMIUM_DIR:-/usr/lib/chromium}"
 if [ ! -f "$CHROMIUM/libvk_swiftshader.so" ]; then
@@ -21,12 +22,7 @@ if [ ! -f "$CHROMIUM/libvk_swiftshader.so" ]; then
   CHROMIUM="$ROOT/root/usr/lib/chromium"
   if [ ! -f "$CHROMIUM/libvk_swiftshader.so" ]; then
     log "fetching Debian's chromium-common (SwiftShader, the mock ICD) into $ROOT"
-    mkdir -p "$ROOT"
-    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    (cd "$ROOT" && { apt-get download chromium-common 2>/dev/null ||
-                     { $SUDO apt-get update -qq && apt-get download chromium-common; }; })
-    dpkg -x "$ROOT"/chromium-common_*.deb "$ROOT/root"
-    rm -f "$ROOT"/chromium-common_*.deb
+    unpack_debian_package chromium-common "$ROOT"
   fi
 fi
 export DMLC_CHROMIUM_DIR="$CHROMIUM"

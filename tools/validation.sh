@@ -15,14 +15,11 @@ VVL="$PWD/.venv/vvl"
 LAYER_JSON="$VVL/root/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json"
 LAYER_SO="$VVL/root/usr/lib/x86_64-linux-gnu/libVkLayer_khronos_validation.so"
 log() { printf '[validation] %s\n' "$*" >&2; }
+. tools/debian_package.sh
 
 if [ ! -f "$LAYER_SO" ]; then
   log "fetching Debian's vulkan-validationlayers into $VVL"
-  mkdir -p "$VVL"
-  SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-  (cd "$VVL" && { apt-get download vulkan-validationlayers 2>/dev/null ||
-                   { $SUDO apt-get update -qq && apt-get download vulkan-validationlayers; }; })
-  dpkg -x "$VVL"/vulkan-validationlayers_*.deb "$VVL/root"
+  unpack_debian_package vulkan-validationlayers "$VVL"
   sed -i "s#\"library_path\": \".*\"#\"library_path\": \"$LAYER_SO\"#" "$LAYER_JSON"
 fi
 
