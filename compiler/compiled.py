@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from . import toolchain
-from .artifact import CompiledProgram, Stage, launch_plan
+from .artifact import CompiledProgram, Stage
 from .call import CompiledKernel
 from .codegen import glsl
 from .dynamic import GenericKernels, ShapePolicy, resolve_mode
@@ -136,10 +136,11 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
     spirv = toolchain.compile_many(sources, cache=spirv_cache)
     stages = tuple(_stage(k, program, src, code)
                    for k, src, code in zip(program.kernels, sources, spirv))
-    launch_plan(program, stages, options.guard_words, options.limits).check(
-        checked.operator, options.limits)
-    return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
-                           options.target, options.in_place, options.limits)
+    compiled = CompiledProgram(checked, program, stages, options.check_indices,
+                               options.guard_words, options.target, options.in_place,
+                               options.limits)
+    compiled.plan.check(checked.operator, options.limits)  # the plan it keeps, built once
+    return compiled
 
 
 def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,

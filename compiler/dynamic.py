@@ -149,15 +149,16 @@ class GenericKernels:
             values = None if generic is None else generic.values(checked)
             if generic is None or values is None or not extents_fit(generic.program, values,
                                                                      options):
-                return None
+                return None  # nothing compiled for a call it cannot serve
             entry = (generic, compile_artifact(generic), 0)
+        else:
+            values = entry[0].values(checked)
+            if values is None:
+                return None
         generic, artifact, served = entry
-        values = generic.values(checked)
-        if values is None or not extents_fit(generic.program, values, options):
-            return None
         bound = dataclasses.replace(artifact, descriptor=checked, params=values)
-        if not bound.plan.within(options.limits):  # e.g. a join of more inputs than a shader
-            return None                             # binds: specialized, a tree of narrower ones
+        if not bound.plan.within(options.limits):  # a join of more inputs than a shader binds,
+            return None  # or a tensor over one binding: specialized (narrower joins, chunks)
         with self._lock:
             self._store[gkey] = (generic, artifact, served + 1)
         return CompiledKernel(bound, replan=replan)
