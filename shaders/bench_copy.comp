@@ -1,4 +1,4 @@
-#version 450
+#version 430
 // The best plain copy dmlc's benchmark compares against: uvec4 loads and stores, several per
 // invocation, coalesced (consecutive invocations touch consecutive 16-byte vectors).
 // @VEC4S@ (vectors to copy) and @PER@ (vectors per invocation) are filled in by the benchmark.

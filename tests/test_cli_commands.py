@@ -26,7 +26,7 @@ def test_compile_emits_ir_and_glsl_to_stdout(capsys):
     assert main(["compile", str(GATHER), "--emit", "ir", "--emit", "glsl"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("program gather(input, indices) -> output")
-    assert "#version 450" in out and "void main()" in out
+    assert "#version 430" in out and "void main()" in out
 
 
 def test_compile_expressions_one_artifact_per_statement(capsys):

@@ -29,7 +29,7 @@ def cache(tmp_path, monkeypatch):
     return tmp_path
 
 
-SOURCE = "#version 450\nlayout(local_size_x = 1) in;\n" + "{helpers}" + "\nvoid main() {}\n"
+SOURCE = toolchain.GLSL_VERSION + "\nlayout(local_size_x = 1) in;\n{helpers}\nvoid main() {}\n"
 
 
 def test_hand_written_helpers_compile():
@@ -39,7 +39,7 @@ def test_hand_written_helpers_compile():
 
 def test_compile_error_carries_command_and_numbered_source(cache, path):
     with pytest.raises(dmlc.ShaderCompileError) as info:
-        toolchain.compile_glsl("#version 450\nvoid main() { undefined_thing(); }\n")
+        toolchain.compile_glsl(toolchain.GLSL_VERSION + "\nvoid main() { undefined_thing(); }\n")
     text = str(info.value)
     assert "glslang" in text and "undefined_thing" in text and "   2  void main" in text
     if path == "process":

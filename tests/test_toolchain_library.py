@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -43,7 +44,7 @@ def cache(tmp_path, monkeypatch):
 
 
 def _shader(n: int) -> str:
-    return ("#version 450\nlayout(local_size_x = 64) in;\n"
+    return (toolchain.GLSL_VERSION + "\nlayout(local_size_x = 64) in;\n"
             "layout(std430, binding = 0) buffer B { uint data[]; } b;\n"
             f"void main() {{ b.data[gl_GlobalInvocationID.x] *= {n}u; }}\n")
 
@@ -62,7 +63,7 @@ def test_no_process_runs_while_the_library_is_there(cache, monkeypatch):
     assert toolchain.compile_many([_shader(5), _shader(7), _shader(3)])[2] == one
     assert "OpCapability Shader" in toolchain.disassemble(one)
     with pytest.raises(dmlc.ShaderCompileError, match="undefined_thing"):
-        toolchain.compile_glsl("#version 450\nvoid main() { undefined_thing(); }\n")
+        toolchain.compile_glsl(toolchain.GLSL_VERSION + "\nvoid main() { undefined_thing(); }\n")
     kernel = dmlc.compile(dmlc.GatherDesc(
         input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(7, 3)),
         indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 2)), axis=0, index_dimensions=1),
@@ -207,3 +208,17 @@ def test_warm_up_then(then):
         done = _python(f"import os\nfrom dmlc import toolchain\nSRC = {_shader(23)!r}\n"
                        f"toolchain.warm_up()\n{step}\nprint('ok')\n", DMLC_WARM_UP=warm_up)
         assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_the_warm_up_builds_the_tables_every_generated_shader_uses():
+    """glslang builds its tables per #version: a shader of another version than the warm-up's
+    would pay a second table build on its first compile."""
+    assert library.WARM_UP_SOURCE.startswith(toolchain.GLSL_VERSION + "\n")
+    for case in suite(quick=True):
+        source = dmlc.compile(case.descriptor, target="cpu").glsl
+        versions = {line for line in source.splitlines() if line.startswith("#version")}
+        assert versions == {toolchain.GLSL_VERSION}, case.name
+    comps = [f for f in resources.files("dmlc.shaders").iterdir() if f.name.endswith(".comp")]
+    assert comps
+    for comp in comps:
+        assert comp.read_text().startswith(toolchain.GLSL_VERSION + "\n"), comp.name

@@ -147,7 +147,7 @@ def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]
     return rows
 
 
-EMPTY_SHADER = ("#version 450\nlayout(local_size_x = 64) in;\n"
+EMPTY_SHADER = (f"{toolchain.GLSL_VERSION}\nlayout(local_size_x = 64) in;\n"
                 "layout(std430, binding = 0) buffer B { uint data[]; } b;\nvoid main() {}\n")
 
 

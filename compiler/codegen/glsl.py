@@ -17,6 +17,7 @@ from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
 from ..ir.kernel import BUFFER_OPS, kernel_buffers, vector_width
 from ..ir.ops import INFIX, toposort
+from ..toolchain.spirv import GLSL_VERSION
 from .chunks import chunk_count, chunk_helpers, chunk_words, chunked_effect
 
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
@@ -321,7 +322,7 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
         b.name: c for b in kernel_buffers(k, p)
         if b.extent is None and (c := chunk_words(b.words, guard_words, binding_bytes))}
     w = _KernelWriter(k, p, chunks)
-    lines = ["#version 450", f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
+    lines = [GLSL_VERSION, f"// dmlc: kernel {_shown(k.name)} of program {_shown(p.name)}",
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words, chunks)
     if p.params:  # a generic kernel's sizes, pushed per dispatch (at most 32 words: 128 bytes)

@@ -34,6 +34,7 @@ from .diskcache import cache_dir
 from .process import MODES, find_tool, glslang_version
 from .spirv import (
     FORBIDDEN_CAPABILITIES,
+    GLSL_VERSION,
     SPIRV_MAGIC,
     TARGET_ENV,
     capabilities,
@@ -42,8 +43,8 @@ from .spirv import (
     numbered,
 )
 
-__all__ = ["FORBIDDEN_CAPABILITIES", "SPIRV_MAGIC", "TARGET_ENV", "cache_dir", "capabilities",
-           "compile_glsl", "compile_many", "describe", "disassemble", "find_tool",
+__all__ = ["FORBIDDEN_CAPABILITIES", "GLSL_VERSION", "SPIRV_MAGIC", "TARGET_ENV", "cache_dir",
+           "capabilities", "compile_glsl", "compile_many", "describe", "disassemble", "find_tool",
            "glslang_version", "looks_like_spirv", "mode", "warm_up"]
 
 

@@ -25,14 +25,16 @@ from ctypes import POINTER, byref, c_bool, c_char_p, c_int, c_size_t, c_uint32, 
 from pathlib import Path
 from typing import Any
 
+from .spirv import GLSL_VERSION
+
 _STAGE_COMPUTE, _SOURCE_GLSL, _CLIENT_VULKAN = 5, 1, 1
 _VULKAN_1_0, _TARGET_SPV, _SPV_1_0 = 1 << 22, 1, 1 << 16
 _NO_PROFILE = 1
 _MESSAGES = (1 << 3) | (1 << 4)  # SPV rules | Vulkan rules: glslangValidator -V
 _DISASSEMBLY = (1 << 0) | (1 << 3) | (1 << 6)  # none | indent | friendly names: spirv-dis's
-# The first shader of a process builds glslang's tables for its #version and rules; dmlc's
-# shaders are all `#version 450` (codegen/glsl.py), so this one builds what they need.
-WARM_UP_SOURCE = "#version 450\nlayout(local_size_x = 1) in;\nvoid main() {}\n"
+# The first shader of a process builds glslang's tables for its #version and rules; every
+# shader dmlc generates starts with GLSL_VERSION, so this one builds what they need.
+WARM_UP_SOURCE = f"{GLSL_VERSION}\nlayout(local_size_x = 1) in;\nvoid main() {{}}\n"
 
 
 class _Input(ctypes.Structure):  # glslang_input_t of glslang 13 (callbacks added in 13.0)
