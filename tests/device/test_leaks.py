@@ -3,8 +3,6 @@ tensors, leave the Vulkan objects dmlc creates (every one is made through the De
 and the process's resident memory flat once warm."""
 from __future__ import annotations
 
-import gc
-
 import numpy as np
 import pytest
 
@@ -12,13 +10,12 @@ import dmlc
 from dmlc import GatherDesc, GatherElementsDesc, ScatterDesc, Slice1Desc
 from dmlc.runtime import get_device
 from dmlc.runtime.pool import poisoning
-from memory import resident_bytes
+from memory import steady_state
 
 pytestmark = pytest.mark.vulkan
 
 CALLS = 10_000
 WARM_UP = 500
-RSS_SLACK = 3 * 2**20  # allocator noise; a leak of 300 bytes per call would already exceed it
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((64, 32)).astype(np.float32)
@@ -77,19 +74,7 @@ def test_ten_thousand_calls_leave_memory_and_vulkan_objects_flat(op, mode):
     first = call()
     for _ in range(WARM_UP):
         call()
-    gc.collect()
-    device = get_device()
-    created = dict(device.created)
-    for _ in range(2):  # a leak grows in every window; a one-time growth (the allocator taking
-        rss = resident_bytes()  # an arena while the machine is loaded) only in the first
-        for _ in range(CALLS):
-            last = call()
-        gc.collect()
-        grown = resident_bytes() - rss
-        if grown < RSS_SLACK:
-            break
-    assert dict(device.created) == created, "Vulkan objects were created in the steady state"
-    assert grown < RSS_SLACK, f"resident memory grew by {grown} bytes over {CALLS} calls, twice"
+    last = steady_state(get_device(), call, CALLS)
     if not isinstance(first, np.ndarray):
         first, last = (a.numpy() if hasattr(a, "numpy") else a for a in (first, last))
     assert np.array_equal(np.asarray(first).view(np.uint32), np.asarray(last).view(np.uint32))

@@ -3,7 +3,7 @@ memory between calls (buffers come from one pool), the compile cache is bounded 
 dmlc.cache_info() / dmlc.clear_cache() report and drop what is held."""
 from __future__ import annotations
 
-import gc
+import itertools
 import os
 import subprocess
 import sys
@@ -15,7 +15,7 @@ import pytest
 import dmlc
 from dmlc.compiled import KERNELS
 from dmlc.runtime import get_device
-from memory import resident_bytes
+from memory import steady_state
 
 pytestmark = pytest.mark.vulkan
 
@@ -82,13 +82,8 @@ def test_alternating_shapes_leave_memory_and_vulkan_objects_flat():
 
     for k in range(300):
         call(k)
-    gc.collect()
-    device, rss, created = get_device(), resident_bytes(), dict(get_device().created)
-    for k in range(10_000 // 2):
-        call(k)
-    gc.collect()
-    assert dict(device.created) == created, "Vulkan objects were created in the steady state"
-    assert resident_bytes() - rss < 3 * MiB
+    calls = itertools.count()
+    steady_state(get_device(), lambda: call(next(calls)), 10_000 // 2)
 
 
 def test_cache_info_and_clear_cache():
