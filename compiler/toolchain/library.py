@@ -19,7 +19,6 @@ import ctypes
 import os
 import sys
 import threading
-import time
 import types
 from ctypes import POINTER, byref, c_bool, c_char_p, c_int, c_size_t, c_uint32, c_void_p
 from pathlib import Path
@@ -274,43 +273,28 @@ def problem() -> str | None:
 
 _warm_thread: threading.Thread | None = None
 _warm_lock = threading.Lock()  # only for starting the thread (_lock may be held long)
-_build_now = threading.Event()  # a compile has begun: the thread builds without waiting
 
 
-def warm_up(after_import: str | None = None, grace: float = 0.0) -> None:
+def warm_up() -> None:
     """Build glslang's tables on a background thread, once per process, so that the first
-    compile finds them built (about 0.1 s of one core, and 30 MB). Cheap when done or under
-    way. after_import: a package whose import is under way; the thread starts its work only
-    once that import has finished, so that it takes nothing from the import. grace: seconds it
-    then waits before building, unless warm_up() is called again without arguments (as a
-    compile begins); a process that ends sooner (`dmlc --version`) never builds.
+    compile finds them built (about 35 ms of one core, and 30 MB). Cheap when done or under
+    way. `import dmlc` calls it as it begins: the import (about 0.1 s) then runs beside the
+    build, which is over before a first compile on a machine of two cores or more.
 
     The thread is a daemon; at exit, a table build under way is waited for (at most about
-    0.1 s), so that glslang is not torn down under it, and none starts after. A fork waits for
+    35 ms), so that glslang is not torn down under it, and none starts after. A fork waits for
     it too (below)."""
     global _warm_thread
-    if after_import is None:
-        _build_now.set()
     if _ready or _problem is not None or _warm_thread is not None:
         return
     with _warm_lock:
         if _warm_thread is not None:
             return
-        _warm_thread = threading.Thread(target=_warm, args=(after_import, grace), daemon=True,
-                                        name="dmlc-glslang-warm-up")
+        _warm_thread = threading.Thread(target=_warm, daemon=True, name="dmlc-glslang-warm-up")
         _warm_thread.start()
 
 
-def _warm(after_import: str | None, grace: float) -> None:
-    while after_import and not _exiting:
-        module = sys.modules.get(after_import)
-        if module is None:
-            return  # its import failed: nothing will compile
-        if not getattr(getattr(module, "__spec__", None), "_initializing", False):
-            break
-        time.sleep(0.005)
-    if grace:
-        _build_now.wait(grace)
+def _warm() -> None:
     if not _exiting:
         ready()
 
