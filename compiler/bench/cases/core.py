@@ -60,7 +60,8 @@ def core_cases(q: int) -> list[BenchCase]:
         lambda x: x.reshape(n, n).T[::2].copy(), 0.8))
     big, picked = 195 * 2**20 // (4 * 1024) // q, 8192 // q  # full size: 195 MiB, 2 bindings
     cases.append(BenchCase(
-        f"gather rows f32 from a [{big},1024] table (> 128 MiB: chunked bindings)",
+        f"gather rows f32 from a [{big},1024] table ({big * 4096 // 2**20} MiB: chunked "
+        "bindings past maxStorageBufferRange)",
         GatherDesc(input=tensor("FLOAT32", (big, 1024)), indices=tensor("INT32", (1, picked)),
                    axis=0, index_dimensions=1),
         lambda r: (bits(r, (big, 1024), "float32"),
