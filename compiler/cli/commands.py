@@ -286,7 +286,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
                        "every kernel an .onnx model runs (in dispatch order; its symbolic "
                        "dimensions fixed by --dim or --shape). Artifacts go to stdout, or to -o: "
                        "a file for one artifact, a directory for several. Each shape is its own "
-                       "SPIR-V.")
+                       "SPIR-V; a .dml file of symbolic sizes (Sizes:{B, 4}) gives its generic "
+                       "kernel, sizes as push constants.")
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,
