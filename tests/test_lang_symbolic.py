@@ -189,3 +189,18 @@ def test_dmlc_compile_of_expressions_is_a_user_error(tmp_path, capsys):
     assert main(["compile", str(path)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("dmlc: error: expression: X sizes") and "Traceback" not in err
+
+
+def test_a_list_of_outputs_takes_only_names_its_inputs_give():
+    text = """DML_SPLIT_OPERATOR_DESC
+Axis: 1
+InputTensor: (Sizes:{B, 3}, DataType:FLOAT32)
+OutputCount: 2
+OutputTensors: {(Sizes:{?, 1}, DataType:FLOAT32), (Sizes:{B, 2}, DataType:FLOAT32)}
+"""
+    module = parse_module(text, "t.dml")
+    with pytest.raises(ParseError) as info:
+        run_module(module, {"InputTensor": np.zeros((2, 3), np.float32)})
+    for part in ("t.dml:5", "DML_SPLIT", "OutputTensors[0].Sizes[0]",
+                 "expected an integer or a name an input's Sizes give", "got ?"):
+        assert part in str(info.value)

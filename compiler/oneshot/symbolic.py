@@ -33,7 +33,7 @@ def _tensors(desc: Any, with_output: bool = False) -> list[tuple[str, str, Any]]
         return []
     out = []
     for dml, name in fields.items():
-        if name is None or (name == "output" and not with_output):
+        if name is None or (_is_output(dml, name) and not with_output):
             continue
         value = getattr(desc, name, None)
         items = value if isinstance(value, tuple) else (value,)
@@ -101,8 +101,21 @@ class SymbolicKernel:
             items[_position(dml) if isinstance(value, tuple) else 0] = bound
         changes = {name: tuple(v) if isinstance(getattr(desc, name), tuple) else v[0]
                    for name, v in replaced.items()}
-        if _symbolic(getattr(desc, "output", None)):
-            changes["output"] = None
+        for dml, name, t in _tensors(desc, with_output=True):
+            if not _is_output(dml, name) or not _symbolic(t):
+                continue
+            if not isinstance(getattr(desc, name), tuple):  # inferred from the inputs
+                changes[name] = None
+                continue
+            sizes = tuple(names[s][0] if isinstance(s, str) and s in names else s
+                          for s in t.sizes)  # DML_SPLIT's outputs: sizes the inputs name
+            for k, s in enumerate(sizes):
+                if not isinstance(s, int):
+                    raise ValidationError(op, f"{dml}.Sizes[{k}]", "an integer or a name an "
+                                          "input's Sizes give", "?" if s is None else s)
+            items = list(changes.get(name, getattr(desc, name)))
+            items[_position(dml)] = dataclasses.replace(t, sizes=sizes)
+            changes[name] = tuple(items)
         return dataclasses.replace(desc, **changes)
 
     def kernel(self, *arrays: Any) -> CompiledKernel:
@@ -121,6 +134,12 @@ class SymbolicKernel:
     def reference(self, *arrays: Any) -> Any:
         """The same computation by the IR interpreter (no Vulkan)."""
         return self.kernel(*arrays).reference(*arrays)
+
+
+def _is_output(dml: str, name: str) -> bool:
+    """OutputTensor, OutputTensors (DML_SPLIT), OutputGradientTensor: DirectML names every
+    output Output..."""
+    return name == "output" or dml.startswith("Output")
 
 
 def _position(dml: str) -> int:

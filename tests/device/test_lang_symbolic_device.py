@@ -113,3 +113,21 @@ def test_the_symbolic_example_checks_its_result(capsys):
     assert main(["run", EXAMPLE]) == 0
     assert "OutputTensor: matches the values the file expects" in capsys.readouterr().err
     assert dmlc.cache_info()["compiles"] == {"DML_GATHER generic": 1}
+
+
+def test_a_symbolic_split_file_runs_each_batch():
+    """DML_SPLIT's outputs name the input's batch: bound per call (no generic kernel: one
+    compile per batch)."""
+    module = parse_module("""DML_SPLIT_OPERATOR_DESC
+Axis: 1
+InputTensor: (Sizes:{B, 3}, DataType:INT32)
+OutputCount: 2
+OutputTensors: {(Sizes:{B, 1}, DataType:INT32), (Sizes:{B, 2}, DataType:INT32)}
+""")
+    dmlc.clear_cache()
+    for batch in (1, 4, 2):
+        x = random_bits(batch, (batch, 3), np.dtype(np.int32))
+        got = run_module(module, {"InputTensor": x})
+        assert got["OutputTensors[0]"].tobytes() == np.ascontiguousarray(x[:, :1]).tobytes()
+        assert got["OutputTensors[1]"].tobytes() == np.ascontiguousarray(x[:, 1:]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_SPLIT": 3}
