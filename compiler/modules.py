@@ -19,12 +19,20 @@ from .compiled import cached_compile
 from .compiled import compile as compile_descriptor
 from .errors import ValidationError
 from .lang import Module, Unit
+from .lang.symbols import is_symbolic, spell
+from .oneshot.symbolic import SymbolicKernel, call_tensors, has_symbols
+
+Kernel = CompiledKernel | SymbolicKernel
 
 
 def _compile(module: Module, u: Unit, dump_after: set[str] | None = None,
-             check_indices: bool = False, target: str | None = None) -> CompiledKernel:
+             check_indices: bool = False, target: str | None = None) -> Kernel:
     check = check_indices and u.descriptor.has_indices
     try:
+        if has_symbols(u.descriptor):  # Sizes:{B, 4}: generic kernels, bound per call
+            options = {"check_indices": check, "target": target, "dump_after": dump_after}
+            return SymbolicKernel(u.descriptor, {k: v for k, v in options.items() if v},
+                                  _probe(u))
         if dump_after:  # the IR after some passes is printed by a fresh build only
             return compile_descriptor(u.descriptor, dump_after=dump_after,
                                       check_indices=check, target=target)
@@ -33,11 +41,54 @@ def _compile(module: Module, u: Unit, dump_after: set[str] | None = None,
         raise module.located(e, u) from None
 
 
+def _probe(u: Unit) -> dict[str, tuple[int, ...]]:
+    """Each input tensor's sizes at the file's data (the names it binds), else 1 for each
+    symbolic size: what a symbolic unit is validated, and `dmlc compile` lowers it, at."""
+    out = {}
+    for dml, arg, t in call_tensors(u.descriptor):
+        data = u.data.get(arg)
+        out[dml] = tuple(data.shape) if data is not None else tuple(
+            s if isinstance(s, int) else u.bound.get(s, 1) if isinstance(s, str) else 1
+            for s in t.sizes)
+    return out
+
+
 def compile_module(module: Module, dump_after: set[str] | None = None,
-                   target: str | None = None) -> dict[str, CompiledKernel]:
+                   target: str | None = None) -> dict[str, Kernel]:
     """Every unit compiled, by output name (memoized per descriptor unless dump_after asks for
-    the IR after some passes); target: dmlc.compile's."""
+    the IR after some passes); target: dmlc.compile's. A unit of symbolic sizes (Sizes:{B, 4})
+    gives a SymbolicKernel (one generic kernel for every size); tensor expressions of symbolic
+    sizes have no generic kernel: compile them at sizes (`module.at(shapes)`)."""
+    if module.symbolic is not None:
+        d = next(d for d in module.symbolic.inputs() if is_symbolic(d.sizes))
+        raise ValidationError("expression", f"{d.name} sizes", "integers: tensor expressions "
+                              "have no generic kernel (dmlc run compiles them at the sizes "
+                              "their data binds, once per size)", spell(d.sizes))
     return {u.name: _compile(module, u, dump_after, target=target) for u in module.units}
+
+
+def generic_kernels(module: Module, dump_after: set[str] | None = None,
+                    target: str | None = None) -> dict[str, CompiledKernel]:
+    """compile_module, each SymbolicKernel as its generic kernel (lowered at the sizes _probe
+    gives; its sizes are push constants): what `dmlc compile` prints. A unit whose operator has
+    no generic kernel for its tensors is refused."""
+    out = {}
+    for name, k in compile_module(module, dump_after, target).items():
+        if isinstance(k, SymbolicKernel):
+            u = next(u for u in module.units if u.name == name)
+            try:
+                k = k.at(_probe(u))
+            except ValidationError as e:
+                raise module.located(e, u) from None
+            if not k.compiled.params:
+                dml, _, t = next(c for c in call_tensors(u.descriptor) if is_symbolic(c[2].sizes))
+                op = u.descriptor.operator
+                raise module.located(ValidationError(
+                    op, f"{dml}.Sizes", f"integers: {op} has no generic kernel for these "
+                    "tensors (dmlc run compiles it at the sizes its data binds, once per size)",
+                    spell(t.sizes)), u)
+        out[name] = k
+    return out
 
 
 def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
@@ -51,6 +102,7 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
         raise ValidationError("dmlc.run_module", "inputs", "a mapping of tensor names to arrays",
                               type(inputs).__name__)
     inputs = dict(inputs or {})
+    module = module.at({n: np.shape(v) for n, v in inputs.items()})
     known = {n for u in module.units for n in (*u.arguments, *u.arguments.values())}
     for name in inputs:
         if name not in known:
@@ -60,7 +112,8 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
     for u in module.units:
         kernel = _compile(module, u, check_indices=check_indices)
         arrays = []
-        for arg in kernel.program.inputs:
+        for arg in (kernel.program.inputs if isinstance(kernel, CompiledKernel) else
+                    [a for _, a, _ in call_tensors(u.descriptor)]):
             label = u.arguments[arg]
             # the caller's, the file's, or an earlier statement's result (an intermediate that
             # could not be fused: lang/expressions.py)
@@ -69,7 +122,12 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
                 raise ValidationError(u.name, label, "data in the file or --input "
                                       f"{label}=FILE.npy", "none")
             arrays.append(value)
-        value = kernel(*arrays)
+        try:
+            value = kernel(*arrays)
+        except ValidationError as e:
+            if isinstance(kernel, CompiledKernel):
+                raise
+            raise module.located(e, u) from None  # a symbolic size the arrays bind twice
         if isinstance(value, tuple):  # DML_SPLIT's outputs: OutputTensors[0], [1], ...
             results.update({f"{u.name}[{k}]": part for k, part in enumerate(value)})
         else:

@@ -24,6 +24,8 @@ from dmlc.bench.cases import suite
 from dmlc.codegen import glsl
 from dmlc.compiled import build_program
 from dmlc.lang import load
+from dmlc.modules import generic_kernels
+from dmlc.oneshot.symbolic import has_symbols
 from dmlc.toolchain import library, process
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -75,9 +77,15 @@ def _all_shaders() -> list[str]:
     """The GLSL of every bench case (full and quick sizes) and every .dml example, for both
     targets."""
     descriptors = [c.descriptor for quick in (False, True) for c in suite(quick)]
-    for name in sorted(glob.glob(str(ROOT / "examples" / "**" / "*.dml"), recursive=True)):
-        descriptors += [u.descriptor for u in load(name).units]
     found: dict[str, None] = {}
+    for name in sorted(glob.glob(str(ROOT / "examples" / "**" / "*.dml"), recursive=True)):
+        module = load(name)
+        for u in module.units:
+            if not has_symbols(u.descriptor):
+                descriptors.append(u.descriptor)
+        if any(has_symbols(u.descriptor) for u in module.units):  # its generic kernels
+            found.update((s.glsl, None) for k in generic_kernels(module).values()
+                         for s in k.stages)
     for desc in descriptors:
         for target in ("cpu", "gpu"):
             _, program = build_program(desc, target=target)

@@ -16,7 +16,7 @@ from ..errors import UsageError, ValidationError
 from ..family.registry import updates_in_place
 from ..lang import Module, load
 from ..manifest import write_manifest
-from ..modules import compile_module, run_module, unit_results
+from ..modules import generic_kernels, run_module, unit_results
 from ..passes.planner import describe
 from ..target import TARGETS
 from .onnx import compile_onnx, is_onnx, parse_sizes, run_onnx
@@ -65,7 +65,7 @@ def _compile_dml(args: argparse.Namespace) -> dict[str, CompiledKernel]:
                          "shapes)")
     dump = set(args.dump_after) if args.dump_after else None
     module = load(args.file)
-    kernels = compile_module(module, dump_after=dump, target=args.target)
+    kernels = generic_kernels(module, dump_after=dump, target=args.target)
     if not args.in_place:
         return kernels
     for u in module.units:
@@ -148,6 +148,10 @@ def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None) -> N
         raise UsageError("--emit manifest writes a manifest and its SPIR-V files: -o DIR names "
                          "their directory")
     for name, k in kernels.items():
+        if k.compiled.params:
+            raise UsageError(f"--emit manifest: {name} has symbolic sizes, and its generic "
+                             "kernel takes them as push constants, which a manifest's runner "
+                             "does not pass; write the sizes as integers for a manifest")
         try:
             path = write_manifest(k, folder, name)
         except OSError as e:
@@ -224,8 +228,10 @@ def _mismatch(expected: np.ndarray, actual: np.ndarray) -> str | None:
 def cmd_run(args: argparse.Namespace) -> int:
     if is_onnx(args.file):
         return _save_or_print(run_onnx(args.file, _inputs(args.input)), args.output)
+    inputs = _inputs(args.input)
     module = load(args.file)
-    results = run_module(module, _inputs(args.input), check_indices=args.check_indices)
+    module = module.at({n: v.shape for n, v in inputs.items()})  # X: float32[N, 4]
+    results = run_module(module, inputs, check_indices=args.check_indices)
     if args.output:
         if len(results) > 1 and not args.output.endswith(".npz"):
             raise UsageError(f"{len(results)} outputs ({', '.join(results)}): use -o FILE.npz")
@@ -280,7 +286,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
                        "every kernel an .onnx model runs (in dispatch order; its symbolic "
                        "dimensions fixed by --dim or --shape). Artifacts go to stdout, or to -o: "
                        "a file for one artifact, a directory for several. Each shape is its own "
-                       "SPIR-V.")
+                       "SPIR-V; a .dml file of symbolic sizes (Sizes:{B, 4}) gives its generic "
+                       "kernel, sizes as push constants.")
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,

@@ -85,6 +85,14 @@ def array_data(a: Array, t: TensorDesc, src: Source, what: str) -> np.ndarray:
     return np.array(values, dtype=t.data_type.numpy).reshape(t.sizes)
 
 
+def written_data(a: Array, dtype: DataType, src: Source, what: str) -> np.ndarray:
+    """The data of a tensor of symbolic sizes: an array of the rows' own shape (the caller
+    binds the sizes from it: lang/symbols.py)."""
+    shape = _shape(a, src, what)
+    values = [_convert(n, dtype, src, what) for n in _numbers(a)]
+    return np.array(values, dtype=dtype.numpy).reshape(shape)
+
+
 def buffer_for(values: np.ndarray, t: TensorDesc, src: Source, what: str,
                loc: Loc | None) -> np.ndarray:
     """The flat buffer a strided tensor reads `values` from (the array itself when packed)."""

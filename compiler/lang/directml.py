@@ -22,8 +22,9 @@ from ..errors import ValidationError
 from ..family.checks import check_tensor
 from ..family.registry import OperatorDesc, descriptor_classes
 from ..family.tensor import TensorDesc, list_argument
-from .data import Source, array_data, buffer_for
+from .data import Source, array_data, buffer_for, written_data
 from .parser import FieldItem, Loc, Name, Number, OperatorItem, TensorSyntax
+from .symbols import Binding, is_symbolic, names, spell
 from .unit import Unit
 
 
@@ -84,7 +85,7 @@ def _infer_operator(fields: dict[str, FieldItem], src: Source, loc: Loc) -> str:
     return tied[0]
 
 
-def _tensor(f: FieldItem, src: Source) -> TensorDesc:
+def _tensor(f: FieldItem, src: Source, op: str = "DML_BUFFER_TENSOR_DESC") -> TensorDesc:
     if not isinstance(f.value, TensorSyntax):
         raise src.error(f"{f.name}: expected a tensor such as (Sizes:{{2, 3}}, "
                         "DataType:FLOAT32)", f.loc)
@@ -99,16 +100,20 @@ def _tensor(f: FieldItem, src: Source) -> TensorDesc:
         if need not in props:
             raise src.error(f"{f.name}: {need} is missing", f.value.loc)
 
-    def ints(name: str) -> tuple[int, ...] | None:
+    def ints(name: str, symbols: bool = False) -> tuple[Any, ...] | None:
+        """A property's integers; Sizes may also name a dimension or leave it free (`?`)."""
         if name not in props:
             return None
         value, loc = props[name]
         if isinstance(value, Number):
             value = [value]
-        if not isinstance(value, list) or not all(isinstance(n, Number) and n.is_int
-                                                  for n in value):
+        if isinstance(value, list) and any(isinstance(n, Name) for n in value) and not symbols:
+            raise src.error(f"{op}: {f.name}.{name}: expected integers (a name or ? is a "
+                            f"symbolic size: only Sizes takes one), got {_spell(value)}", loc)
+        if not isinstance(value, list) or not all(isinstance(n, Name) or (
+                isinstance(n, Number) and n.is_int) for n in value):
             raise src.error(f"{f.name}.{name}: expected integers in braces, such as {{2, 3}}", loc)
-        return tuple(int(n.value()) for n in value)
+        return tuple(n.size if isinstance(n, Name) else int(n.value()) for n in value)
 
     dtype_text, dtype_loc = props["DataType"]
     try:
@@ -116,19 +121,34 @@ def _tensor(f: FieldItem, src: Source) -> TensorDesc:
     except ValueError:
         raise src.error(f"{f.name}.DataType: expected one of " + ", ".join(DataType.__members__)
                         + f", got {getattr(dtype_text, 'text', dtype_text)}", dtype_loc) from None
-    sizes = ints("Sizes") or ()
+    sizes = ints("Sizes", symbols=True) or ()
     count = ints("DimensionCount")
     if count is not None and count != (len(sizes),):
         raise src.error(f"{f.name}.DimensionCount: expected {len(sizes)} (the number of Sizes), "
                         f"got {count[0]}", props["DimensionCount"][1])
     total = ints("TotalTensorSizeInBytes")
+    if is_symbolic(sizes):
+        for fixed in ("Strides", "TotalTensorSizeInBytes"):
+            if fixed in props:
+                raise src.error(f"{op}: {f.name}.{fixed}: expected none (a tensor of symbolic "
+                                f"Sizes {spell(sizes)} is packed), got {_spell(props[fixed][0])}",
+                                props[fixed][1])
     t = TensorDesc(data_type=dtype, sizes=sizes, strides=ints("Strides"),
                    total_bytes=total[0] if total else None)
+    probe = dataclasses.replace(t, sizes=tuple(1 if s is None or isinstance(s, str) else s
+                                               for s in sizes))
     try:  # before its data is laid out by these sizes and strides (buffer_for)
-        check_tensor("DML_BUFFER_TENSOR_DESC", f.name, t)
+        check_tensor("DML_BUFFER_TENSOR_DESC", f.name, probe)
     except ValidationError as e:
         raise src.error(str(e), f.loc) from None
     return t
+
+
+def _spell(value: Any) -> str:
+    """Integers or sizes in braces as written: {0, A}."""
+    if isinstance(value, list):
+        return spell([n.size if isinstance(n, Name) else n.text for n in value])
+    return getattr(value, "text", str(value))
 
 
 def _suggest(name: str, options: Any) -> str:
@@ -158,6 +178,7 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
     data: dict[str, np.ndarray] = {}
     arguments = argument_of(allowed)
     expected: Any = None
+    shaped: list[tuple[str, TensorDesc, np.ndarray | None, bool, Loc]] = []
     for name, keyword in allowed.items():
         given = by_name.get(name)
         if given is None or keyword is None:
@@ -173,15 +194,20 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
                       if is_list else [name])
             tensors, values = [], []
             for label, syntax in zip(labels, items):
-                t = _tensor(FieldItem(label, syntax, f.loc), src)
+                t = _tensor(FieldItem(label, syntax, f.loc), src, op)
                 tensors.append(t)
+                symbolic = is_symbolic(t.sizes)
                 value = (None if syntax.data is None else
-                         array_data(syntax.data, t, src, f"{label} data"))
+                         written_data(syntax.data, t.data_type, src, f"{label} data")
+                         if symbolic else array_data(syntax.data, t, src, f"{label} data"))
                 values.append(value)
+                if symbolic:
+                    shaped.append((label, t, value, is_output_field(name), f.loc))
                 if not is_output_field(name) and value is not None:
                     arg = (list_argument(keyword, len(tensors) - 1)
                            if is_list else keyword)
-                    data[arg] = buffer_for(value, t, src, f"{label} data", syntax.data.loc)
+                    data[arg] = value if symbolic else buffer_for(
+                        value, t, src, f"{label} data", syntax.data.loc)
             if is_list:
                 kwargs[keyword] = tuple(tensors)
                 if not is_output_field(name):
@@ -192,7 +218,8 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
             if is_output_field(name) and any(v is not None for v in values):
                 expected = tuple(values) if is_list else values[0]
         else:
-            kwargs[keyword] = _field_value(f, src)
+            kwargs[keyword] = _field_value(f, src, op)
+    bound = _bind(op, shaped, src)
     _check_counts(op, by_name, kwargs, allowed, src)
     required = {f.name for f in dataclasses.fields(cls)
                 if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING}
@@ -206,7 +233,27 @@ def build_unit(op_item: OperatorItem | None, fields: list[FieldItem], src: Sourc
         locations[op] = op_item.loc
     output = next(n for n in allowed if is_output_field(n)
                   and (is_tensor_field(n) or is_tensor_list_field(n)))
-    return Unit(output, desc, arguments, data, expected, locations)
+    return Unit(output, desc, arguments, data, expected, locations, bound)
+
+
+def _bind(op: str, shaped: list[tuple[str, TensorDesc, np.ndarray | None, bool, Loc]],
+          src: Source) -> dict[str, int]:
+    """The symbolic sizes the file's data binds (inputs first, then the expected output),
+    checked to agree; an output's name must be an input's (its size follows from them)."""
+    binding = Binding(op)
+    given = {n for _, t, _, out, _ in shaped if not out for n in names(t.sizes)}
+    for label, t, value, out, loc in sorted(shaped, key=lambda x: x[3]):
+        for k, n in enumerate(t.sizes):
+            if out and isinstance(n, str) and n not in given:
+                raise src.error(f"{op}: {label}.Sizes[{k}] ({n}): expected a name an input's "
+                                "Sizes give (" + (", ".join(sorted(given)) or "none") + ") or ?, "
+                                f"got {n}", loc)
+        if value is not None:
+            try:
+                binding.bind(label, t.sizes, value.shape)
+            except ValidationError as e:
+                raise src.error(str(e), loc) from None
+    return {n: size for n, (size, _) in binding.sizes.items()}
 
 
 def _check_counts(op: str, by_name: dict[str, FieldItem], kwargs: dict[str, Any],
@@ -215,18 +262,22 @@ def _check_counts(op: str, by_name: dict[str, FieldItem], kwargs: dict[str, Any]
     for name, f in by_name.items():
         listed = name.removesuffix("Count") + "Tensors"
         if name.endswith("Count") and listed in allowed:
-            count = _field_value(f, src)
+            count = _field_value(f, src, op)
             got = len(kwargs.get(allowed[listed] or "", ()))
             if count != got:
                 raise src.error(f"{op}: {name}: expected {got} (the tensors in {listed}), got "
                                 f"{count}", f.loc)
 
 
-def _field_value(f: FieldItem, src: Source) -> Any:
+def _field_value(f: FieldItem, src: Source, op: str) -> Any:
     """A field that is not a tensor: an integer (exact), a number (float), integers in braces,
     or a name (an enumeration's member, such as DML_PADDING_MODE_EDGE: the descriptor checks
-    it)."""
+    it). A symbolic size is refused: only a tensor's Sizes may vary."""
     v = f.value
+    if isinstance(v, list) and any(isinstance(n, Name) for n in v):
+        raise src.error(f"{op}: {f.name}: expected integers (a name or ? is a symbolic size: "
+                        f"only a tensor's Sizes takes one, {f.name} is static), got "
+                        f"{_spell(v)}", f.loc)
     if isinstance(v, Number):
         return int(v.value()) if v.is_int else float(v.value())
     if isinstance(v, Name):

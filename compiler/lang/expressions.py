@@ -31,10 +31,11 @@ def _declared(d: DeclarationItem, src: Source) -> TensorDesc:
     except ValueError:
         raise src.error(f"{d.name}: unknown data type {d.dtype!r}; expected one of "
                         + ", ".join(t.value for t in DataType), d.dtype_loc) from None
-    if not d.sizes or any(s < 1 for s in d.sizes):
+    sizes = tuple(s for s in d.sizes if isinstance(s, int))  # symbolic ones bound before
+    if not d.sizes or len(sizes) < len(d.sizes) or any(s < 1 for s in sizes):
         raise src.error(f"{d.name}: expected 1 to 8 sizes, each at least 1, got "
                         f"[{', '.join(map(str, d.sizes))}]", d.loc)
-    return TensorDesc(data_type=dtype, sizes=d.sizes)
+    return TensorDesc(data_type=dtype, sizes=sizes)
 
 
 def build_units(decls: list[DeclarationItem], stmts: list[StatementItem],

@@ -4,13 +4,16 @@ runs a module."""
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..errors import DmlcError, ParseError, ValidationError
 from .data import Source
 from .directml import build_unit
+from .expression_sizes import SymbolicExpressions, symbolic_units
 from .expressions import build_units
 from .parser import DeclarationItem, FieldItem, OperatorItem, StatementItem, parse
+from .symbols import is_symbolic
 from .unit import Unit
 
 
@@ -19,7 +22,19 @@ class Module:
     kind: str
     """'directml' (one operator in DirectML notation) or 'expressions'."""
     units: list[Unit]
+    """Tensor expressions of symbolic sizes: the units at the file's data sizes (none where
+    some symbolic tensor has no data: `at` binds them)."""
     source: Source
+    symbolic: SymbolicExpressions | None = None
+    """Tensor expressions of symbolic sizes (X: float32[N, 4]), to elaborate per binding."""
+
+    def at(self, shapes: Mapping[str, tuple[int, ...]]) -> Module:
+        """The module at the sizes these arrays' shapes (by tensor name) and the file's data
+        bind: tensor expressions of symbolic sizes elaborated for them; any other module is
+        itself (DirectML notation binds per call: dmlc.compile's SymbolicKernel)."""
+        if self.symbolic is None:
+            return self
+        return Module(self.kind, self.symbolic.at(shapes), self.source)
 
     def located(self, e: ValidationError, u: Unit) -> DmlcError:
         """The error pointed at the line of the field it names (OutputTensor.DataType -> the
@@ -52,6 +67,9 @@ def _module(items: list, src: Source) -> Module:
     if not stmts:
         raise src.error("nothing to compute: expected an operator or a statement such as "
                         "Y[i] = X[i]", decls[-1].loc if decls else None)
+    if any(is_symbolic(d.sizes) for d in decls):
+        units, symbolic = symbolic_units(decls, stmts, src)
+        return Module("expressions", units, src, symbolic)
     return Module("expressions", build_units(decls, stmts, src), src)
 
 

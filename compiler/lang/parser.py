@@ -63,10 +63,20 @@ class TensorSyntax:
 
 @dataclass
 class Name:
-    """A field's value written as a name: an enumeration's member (DML_PADDING_MODE_EDGE)."""
+    """A field's value written as a name: an enumeration's member (DML_PADDING_MODE_EDGE); in
+    braces, a symbolic size (B in Sizes:{1, B}; `?` for any size)."""
 
     text: str
     loc: Loc
+
+    @property
+    def size(self) -> str | None:
+        """As a TensorDesc size: the name, or None for `?`."""
+        return None if self.text == ANY else self.text
+
+
+ANY = "?"
+"""A size left to the data: Sizes:{?, 4}, X: float32[?, 4]."""
 
 
 @dataclass
@@ -86,7 +96,8 @@ class FieldItem:
 class DeclarationItem:
     name: str
     dtype: str
-    sizes: tuple[int, ...]
+    sizes: tuple[int | str | None, ...]
+    """Integers; a name for a symbolic size, None for `?`."""
     data: Array | None
     loc: Loc
     dtype_loc: Loc = field(default=Loc(0, 0))
@@ -133,6 +144,8 @@ class _ToItems(Transformer):
     def name_value(self, c: list[Token]) -> Name:
         return Name(str(c[0]), _loc(c[0]))
 
+    size_name = size_any = name_value
+
     @v_args(meta=True)
     def array(self, meta: Any, c: list[Any]) -> Array:
         return Array([x for x in c if x is not None], Loc(meta.line, meta.column))
@@ -150,7 +163,7 @@ class _ToItems(Transformer):
     def declaration(self, c: list[Any]) -> DeclarationItem:
         name, dtype, *rest = c
         data = rest.pop() if rest and isinstance(rest[-1], Array) else None
-        sizes = tuple(int(x) for x in rest if x is not None)
+        sizes = tuple(_dim(x) for x in rest if x is not None)
         return DeclarationItem(str(name), str(dtype), sizes, data, _loc(name), _loc(dtype))
 
     @v_args(meta=True)
@@ -210,6 +223,13 @@ class _ToItems(Transformer):
         return E.Mod(c[0], _constant(c[1], "%"))
 
 
+def _dim(t: Token) -> int | str | None:
+    """A declared size: an integer, a name, or None for `?`."""
+    if t.type == "INT":
+        return int(t)
+    return None if t.type == "ANY" else str(t)
+
+
 class _Semantic(Exception):
     """Raised inside the transformer; reported with the statement's location."""
 
@@ -237,6 +257,7 @@ def _parser() -> lark.Lark:
 def _spell(terminal: str) -> str:
     """How a terminal is written: ']' for RSQB, 'a name' for NAME."""
     words = {"NAME": "a name", "INT": "an integer", "NUMBER": "a number", "FLOORDIV": "'//'",
+             "ANY": "'?'",
              "$END": "end of file"}
     if terminal in words:
         return words[terminal]

@@ -24,3 +24,5 @@ class Unit:
     """The output the file documents, if any: `dmlc run` checks it."""
     locations: dict[str, Loc] = field(default_factory=dict)
     """Where each field or tensor is written, to point validation errors at a line."""
+    bound: dict[str, int] = field(default_factory=dict)
+    """Symbolic sizes (Sizes:{B, 4}) the file's data binds: B -> 2."""

@@ -13,7 +13,7 @@ from ..compiled import CompiledKernel
 from ..compiled import compile as compile_desc
 from ..errors import ValidationError
 from ..family.registry import validate
-from ..family.tensor import TensorDesc
+from ..family.tensor import TensorDesc, list_argument
 
 
 def _symbolic(t: Any) -> bool:
@@ -33,7 +33,7 @@ def _tensors(desc: Any, with_output: bool = False) -> list[tuple[str, str, Any]]
         return []
     out = []
     for dml, name in fields.items():
-        if name is None or (name == "output" and not with_output):
+        if name is None or (_is_output(dml, name) and not with_output):
             continue
         value = getattr(desc, name, None)
         items = value if isinstance(value, tuple) else (value,)
@@ -43,10 +43,20 @@ def _tensors(desc: Any, with_output: bool = False) -> list[tuple[str, str, Any]]
     return out
 
 
+def call_tensors(desc: Any) -> list[tuple[str, str, TensorDesc]]:
+    """(DML field, program input, tensor) of each array a SymbolicKernel's call takes, in
+    order (InputTensors[1], inputs_1, its TensorDesc of written sizes)."""
+    return [(dml, list_argument(name, _position(dml)) if dml.endswith("]") else name, t)
+            for dml, name, t in _tensors(desc)]
+
+
 class SymbolicKernel:
     """A descriptor with symbolic sizes, compiled for every size its calls bring."""
 
-    def __init__(self, desc: Any, options: dict[str, Any]) -> None:
+    def __init__(self, desc: Any, options: dict[str, Any],
+                 probe: dict[str, tuple[int, ...]] | None = None) -> None:
+        """probe: sizes (by DML field) to validate the other fields at now (default: 1 for
+        every symbolic size; a .dml file's data gives its own)."""
         self.descriptor = desc
         self.options = {"dynamic": True, **options}
         op = desc.operator
@@ -54,10 +64,16 @@ class SymbolicKernel:
             if _symbolic(t) and t.strides is not None:
                 raise ValidationError(op, f"{dml}.Strides", "none: a tensor of symbolic sizes "
                                       "is packed", t.strides)
-        probe = self._bind({dml: tuple(1 if s is None or isinstance(s, str) else s
-                                       for s in t.sizes)
-                            for dml, _, t in _tensors(desc)})
-        validate(probe)  # a bad field is reported now, not at the first call
+        validate(self._bind(probe or self.ones()))  # a bad field now, not at the first call
+
+    def ones(self) -> dict[str, tuple[int, ...]]:
+        """Every tensor's sizes, 1 for each symbolic size."""
+        return {dml: tuple(1 if s is None or isinstance(s, str) else s for s in t.sizes)
+                for dml, _, t in _tensors(self.descriptor)}
+
+    def at(self, shapes: dict[str, tuple[int, ...]]) -> CompiledKernel:
+        """The kernel for these sizes (by DML field), as a call of arrays of them would run."""
+        return compile_desc(self._bind(shapes), **self.options)
 
     def _bind(self, shapes: dict[str, tuple[int, ...]]) -> Any:
         """The descriptor with each symbolic tensor's sizes from `shapes` (by DML field), a
@@ -85,8 +101,21 @@ class SymbolicKernel:
             items[_position(dml) if isinstance(value, tuple) else 0] = bound
         changes = {name: tuple(v) if isinstance(getattr(desc, name), tuple) else v[0]
                    for name, v in replaced.items()}
-        if _symbolic(getattr(desc, "output", None)):
-            changes["output"] = None
+        for dml, name, t in _tensors(desc, with_output=True):
+            if not _is_output(dml, name) or not _symbolic(t):
+                continue
+            if not isinstance(getattr(desc, name), tuple):  # inferred from the inputs
+                changes[name] = None
+                continue
+            sizes = tuple(names[s][0] if isinstance(s, str) and s in names else s
+                          for s in t.sizes)  # DML_SPLIT's outputs: sizes the inputs name
+            for k, s in enumerate(sizes):
+                if not isinstance(s, int):
+                    raise ValidationError(op, f"{dml}.Sizes[{k}]", "an integer or a name an "
+                                          "input's Sizes give", "?" if s is None else s)
+            items = list(changes.get(name, getattr(desc, name)))
+            items[_position(dml)] = dataclasses.replace(t, sizes=sizes)
+            changes[name] = tuple(items)
         return dataclasses.replace(desc, **changes)
 
     def kernel(self, *arrays: Any) -> CompiledKernel:
@@ -96,8 +125,8 @@ class SymbolicKernel:
             raise ValidationError(self.descriptor.operator, "arrays",
                                   f"{len(tensors)} ({', '.join(d for d, _, _ in tensors)})",
                                   len(arrays))
-        shapes = {dml: tuple(getattr(a, "shape", ())) for (dml, _, _), a in zip(tensors, arrays)}
-        return compile_desc(self._bind(shapes), **self.options)
+        return self.at({dml: tuple(getattr(a, "shape", ()))
+                        for (dml, _, _), a in zip(tensors, arrays)})
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:
         return self.kernel(*arrays)(*arrays, out=out)
@@ -105,6 +134,12 @@ class SymbolicKernel:
     def reference(self, *arrays: Any) -> Any:
         """The same computation by the IR interpreter (no Vulkan)."""
         return self.kernel(*arrays).reference(*arrays)
+
+
+def _is_output(dml: str, name: str) -> bool:
+    """OutputTensor, OutputTensors (DML_SPLIT), OutputGradientTensor: DirectML names every
+    output Output..."""
+    return name == "output" or dml.startswith("Output")
 
 
 def _position(dml: str) -> int:
