@@ -104,7 +104,13 @@ def unchanged(op: str, x: Any, args: tuple[Any, ...], out: Any) -> Any:
 
 def empty(op: str, shape: Shape, dtype: Any, args: tuple[Any, ...], out: Any = None) -> Any:
     """An empty result (numpy's shape and dtype), no kernel run."""
-    return result(op, np.empty(shape, np.dtype(dtype)), args, out)
+    try:
+        array = np.empty(shape, np.dtype(dtype))
+    except ValueError as e:  # a size past numpy's intp (np.tile refuses the same shape)
+        raise ValidationError(op, "output sizes", "sizes numpy can make (each below 2^63, "
+                              "the product of them and the element size too)", tuple(shape),
+                              str(e)) from None
+    return result(op, array, args, out)
 
 
 def empty_output(desc: OperatorDesc, args: tuple[Any, ...], out: Any) -> Any:

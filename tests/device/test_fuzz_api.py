@@ -128,6 +128,15 @@ def test_fuzz_tile(x, repeats):
     _run(dmlc.tile, x, repeats)
 
 
+def test_tile_of_nothing_past_numpys_largest_size_is_a_dmlc_error():
+    """Found by test_fuzz_tile: no element to move, but numpy cannot make the shape either."""
+    x = np.zeros((0, 1), np.float32)
+    with pytest.raises(ValueError):
+        np.tile(x, 2**63)
+    with pytest.raises(dmlc.ValidationError, match=r"DML_TILE: output sizes: .*9223372036854775808"):
+        dmlc.tile(x, 2**63)
+
+
 @settings(max_examples=EXAMPLES)
 @given(either(X, ARGS), st.one_of(SCALARS, LISTS), st.one_of(SCALARS, LISTS), MODES,
        st.one_of(SCALARS, st.floats()))
