@@ -133,7 +133,7 @@ def test_tile_of_nothing_past_numpys_largest_size_is_a_dmlc_error():
     x = np.zeros((0, 1), np.float32)
     with pytest.raises(ValueError):
         np.tile(x, 2**63)
-    with pytest.raises(dmlc.ValidationError, match=r"DML_TILE: output sizes: .*9223372036854775808"):
+    with pytest.raises(dmlc.ValidationError, match=f"DML_TILE: output sizes: .*{2**63}"):
         dmlc.tile(x, 2**63)
 
 
