@@ -15,7 +15,7 @@ from importlib import resources
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
-from ..ir.kernel import BUFFER_OPS, kernel_buffers, vector_width
+from ..ir.kernel import BUFFER_OPS, effects_order, kernel_buffers, vector_width
 from ..ir.ops import INFIX, toposort
 from .chunks import chunk_count, chunk_helpers, chunk_words, chunked_effect
 
@@ -276,7 +276,7 @@ def _declarations(k: Kernel, p: Program, guard_words: int = 0,
     whole buffer would be, named c<j>_<name> (and c<j>v_<name>); _chunk_helpers reads them."""
     guard = f"uint guard[{guard_words}]; " if guard_words else ""
     vguard = f"uvec4 guard[{guard_words // 4}]; " if guard_words else ""
-    nodes = toposort(list(k.effects))
+    nodes = effects_order(k)
     lines = []
     i = 0  # the binding: one per buffer, one per chunk of a chunked buffer
     for buf in kernel_buffers(k, p):
@@ -330,7 +330,7 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
     if chunks:
         lines += ["", *chunk_helpers(k, p, chunks, {n: glsl_name(p, n) for n in chunks})]
     lines += ["", helpers().rstrip(), ""]
-    if any(n.op is Op.COMBINE for n in toposort(list(k.effects))):  # scatter reductions only
+    if any(n.op is Op.COMBINE for n in effects_order(k)):  # scatter reductions only
         lines += [helpers("dmlc_reduce.glsl").rstrip(), ""]
     lines += ["void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]

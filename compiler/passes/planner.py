@@ -34,7 +34,7 @@ import math
 
 from ..ir import Kernel, Program
 from ..ir.algebra import RuleSet
-from ..ir.kernel import packed_stores
+from ..ir.kernel import effects_order, packed_stores
 from ..ir.mapping import (
     BANDS,
     CONSECUTIVE,
@@ -48,7 +48,7 @@ from ..ir.mapping import (
     Piece,
     Plan,
 )
-from ..ir.ops import Op, toposort
+from ..ir.ops import Op
 from .cost import Locality, bound, cost, locality
 from .partition import cuts
 from .schedule import vector_selects
@@ -175,7 +175,7 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         if built is None:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
             continue
-        nodes = toposort(list(built.effects))
+        nodes = effects_order(built)
         vectors_only |= m.kind == CONSECUTIVE and not any(n.op is Op.LOAD for n in nodes)
         selects = bool(vector_selects(nodes))
         for stride in strides:
@@ -202,7 +202,7 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
     maps = [ItemMap(CONSECUTIVE, f) for f in dict.fromkeys(factors)]
     if d.steps > 1 or d.items < MIN_ITEMS:
         return maps
-    for x in toposort(list(d.effects)):  # (gid // D) % M: M blocks of a small coordinate
+    for x in effects_order(d):  # (gid // D) % M: M blocks of a small coordinate
         if not (x.op is Op.FLOORMOD and x.src[0].op is Op.FLOORDIV and x.src[0].src[0] is d.gid):
             continue
         apart, blocks = x.src[0].src[1].value, x.src[1].value

@@ -28,7 +28,7 @@ import dataclasses
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
-from ..ir.kernel import packed_stores
+from ..ir.kernel import effects_order, packed_stores
 from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
@@ -139,7 +139,7 @@ def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel |
         return None
     g = b.item_id(k.items // factor)
     starts = [fold(s, rules) for s in item_starts(items, g)]
-    order = toposort(list(k.effects))
+    order = effects_order(k)
     mappings = _combined_loads(k, p, order, starts, rules)
     live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
     per_copy = [substitute(list(k.effects), m, rules, live) for m in mappings]
