@@ -154,7 +154,8 @@ def _per_item(k: Kernel, branches: bool, strips: bool, where: Locality) -> dict[
     selects = vector_selects(effects_order(k)) if branches else frozenset()
     counts = dict.fromkeys(("load", "store", "op", ""), 0)
     lines = taken = 0
-    for n in executed(k, selects):  # (one pass, each node's kind looked up once)
+    # (one pass, each node's kind looked up once; with no select branching, every node runs)
+    for n in executed(k, selects) if selects else effects_order(k):
         kind = _KIND[id(n.op)]
         if n in selects:
             taken += 1
