@@ -30,6 +30,7 @@ from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
 from .ir import Kernel, Program
 from .ir.gc_pause import gc_paused
+from .ir.kernel import clear_memo as clear_order_memo
 from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import clear_memo as clear_verify_memo
@@ -384,6 +385,7 @@ def clear_caches() -> None:
     """Forget every compiled program, rule rewrite, verified node and built candidate kept in
     memory (tests that change pass settings; the bench's cold and disk compile latencies)."""
     KERNELS.clear()
+    clear_order_memo()
     clear_rewrite_memo()
     clear_verify_memo()
     clear_pass_memos()

@@ -59,7 +59,7 @@ for module, attr, name in [
         (compiled, "verify_program", "verify"), (pipeline, "verify_program", "verify"),
         (unroll, "verify_program", "verify"), (pipeline, "plan", "plan"),
         (planner, "cuts", "plan:cuts"), (planner, "vectors", "plan:vectors"),
-        (planner, "unroll_kernel", "plan:unroll"), (planner, "cost", "plan:cost"),
+        (planner, "unrolled", "plan:unroll"), (planner, "cost", "plan:cost"),
         (planner, "bound", "plan:cost"), (planner, "locality", "plan:cost"),
         (glsl, "render_glsl", "codegen"), (toolchain, "compile_many", "spir-v")]:
     setattr(module, attr, timed(name, getattr(module, attr)))

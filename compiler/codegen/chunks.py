@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program
-from ..ir.kernel import BUFFER_OPS, kernel_buffers, vector_width
-from ..ir.ops import toposort
+from ..ir.kernel import BUFFER_OPS, effects_order, kernel_buffers, vector_width
 
 
 def chunk_words(words: int, guard_words: int, binding_bytes: int) -> int:
@@ -50,7 +49,7 @@ def chunk_helpers(k: Kernel, p: Program, chunks: dict[str, int],
     accesses go through: each splits a flat word (or vector) index into a chunk, i >> k, and an
     offset in it, i & mask, and accesses that chunk's binding. verify.py proved the flat index
     inside the buffer, so the chunk exists and the offset lies inside it."""
-    nodes = toposort(list(k.effects))
+    nodes = effects_order(k)
     out = []
     for buf in kernel_buffers(k, p):
         if buf.name not in chunks:

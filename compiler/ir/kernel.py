@@ -164,9 +164,32 @@ def packed_stores(k: Kernel, p: Program) -> list[Buffer]:
     return [buf for buf in map(p.buffer, names) if buf.dtype.bits < 32]
 
 
+_ORDERS: dict[tuple[Node, ...], list[Node]] = {}
+"""effects_order's answers, by effects (the keys hold their nodes: no id is reused)."""
+MAX_ORDERS = 64
+
+
+def effects_order(k: Kernel) -> list[Node]:
+    """toposort(list(k.effects)), the list shared (callers read it, never change it): the
+    planner, the cost model, unroll and codegen each walk the same candidate kernel, and most
+    of a compile's walks are these. Remembered for the last MAX_ORDERS effects."""
+    order = _ORDERS.get(k.effects)  # one lookup: another thread may clear it meanwhile
+    if order is None:
+        order = toposort(list(k.effects))
+        if len(_ORDERS) >= MAX_ORDERS:
+            _ORDERS.clear()
+        _ORDERS[k.effects] = order
+    return order
+
+
+def clear_memo() -> None:
+    """Forget effects_order's answers."""
+    _ORDERS.clear()
+
+
 def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
     """The buffers kernel `k` reads or writes, in program order: its bindings 0, 1, ... (a
     kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
     4 storage buffers per shader stage)."""
-    used = {n.buffer for n in toposort(list(k.effects)) if n.op in BUFFER_OPS}
+    used = {n.buffer for n in effects_order(k) if n.op in BUFFER_OPS}
     return tuple(b for b in p.buffers if b.name in used)

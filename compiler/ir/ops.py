@@ -12,10 +12,11 @@ from __future__ import annotations
 import enum
 import math
 import weakref
-from collections.abc import Callable, Set
+from collections.abc import Callable
 
 from ..dtypes import DataType
 from .cached import cached as _cached
+from .walk import toposort
 
 
 class Op(enum.Enum):
@@ -223,29 +224,6 @@ class Node:
 # The slots' own setters, past Node.__setattr__ (which refuses them): a node is built once.
 _set_op, _set_dtype, _set_src, _set_arg, _set_is_const = (
     vars(Node)[name].__set__ for name in ("op", "dtype", "src", "arg", "is_const"))
-
-
-def toposort(roots: list[Node], stop: Set[Node] = frozenset()) -> list[Node]:
-    """Every node the roots depend on, each once, dependencies first; the sources of nodes in
-    `stop` are not followed (a substitution that replaces them never needs those)."""
-    # Depth first, sources left to right, a node entered as it is first seen: each stack entry
-    # holds the iterator of the sources still to look at (no entry per edge).
-    seen: set[Node] = set()
-    order: list[Node] = []
-    for root in roots:
-        if root in seen:
-            continue
-        seen.add(root)
-        stack = [(root, iter(() if root in stop else root.src))]
-        while stack:
-            for s in stack[-1][1]:
-                if s not in seen:
-                    seen.add(s)
-                    stack.append((s, iter(() if s in stop else s.src)))
-                    break
-            else:
-                order.append(stack.pop()[0])
-    return order
 
 
 def _divisor(n: Node) -> int:

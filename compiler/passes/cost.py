@@ -39,6 +39,7 @@ import numpy as np
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node
+from ..ir.kernel import effects_order
 from ..ir.mapping import STRIPS, Cost, Piece
 from ..ir.ops import BUFFER_OPS, Op, toposort
 from .schedule import vector_selects
@@ -83,7 +84,7 @@ def locality(k: Kernel, row_length: int, cols: int) -> Locality:
     blocks = max(1, k.items // cols)
     starts = np.array(sorted({blocks * i // SAMPLES * cols for i in range(SAMPLES)}), np.int64)
     below = np.minimum(starts + row_length, k.items - 1)
-    loads = [n for n in toposort(list(k.effects)) if n.op is Op.LOAD]
+    loads = [n for n in effects_order(k) if n.op is Op.LOAD]
     vals = _values(toposort([n.src[0] for n in loads]),
                    np.concatenate([starts, starts + 1, below]))
     far: dict[str, tuple[bool, bool]] = {}
@@ -150,10 +151,11 @@ _KIND = {id(op): ("load" if op in (Op.LOAD, Op.VLOAD) else "store" if op in BUFF
 
 def _per_item(k: Kernel, branches: bool, strips: bool, where: Locality) -> dict[str, int]:
     """What one item of k runs: memory accesses, lines, branches and other ops."""
-    selects = vector_selects(toposort(list(k.effects))) if branches else frozenset()
+    selects = vector_selects(effects_order(k)) if branches else frozenset()
     counts = dict.fromkeys(("load", "store", "op", ""), 0)
     lines = taken = 0
-    for n in executed(k, selects):  # (one pass, each node's kind looked up once)
+    # (one pass, each node's kind looked up once; with no select branching, every node runs)
+    for n in executed(k, selects) if selects else effects_order(k):
         kind = _KIND[id(n.op)]
         if n in selects:
             taken += 1

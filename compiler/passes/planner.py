@@ -34,7 +34,7 @@ import math
 
 from ..ir import Kernel, Program
 from ..ir.algebra import RuleSet
-from ..ir.kernel import packed_stores
+from ..ir.kernel import effects_order, packed_stores
 from ..ir.mapping import (
     BANDS,
     CONSECUTIVE,
@@ -48,11 +48,11 @@ from ..ir.mapping import (
     Piece,
     Plan,
 )
-from ..ir.ops import Op, toposort
+from ..ir.ops import Op
 from .cost import Locality, bound, cost, locality
 from .partition import cuts
 from .schedule import vector_selects
-from .unroll import unroll_kernel
+from .unroll import proven, unrolled
 from .vectorize import vector_width, vectors
 
 MIN_ITEMS = 1 << 14
@@ -93,6 +93,8 @@ run one item each (not 8/16-bit stores: those run one word per invocation, legal
 
 CARRIERS = ("vectorize", "tile", "unroll")
 """The passes that carry plans out: a disabled one's candidates are not considered."""
+TIE = 1 + 1e-9
+"""A way whose cost comes this close to the best candidate's could still win by rounding."""
 BOUNDED = "not built: its item map alone costs more than the best so far"
 WHOLE = "not weighed: consecutive items read whole vectors already"
 
@@ -132,9 +134,9 @@ def plan_kernel(k: Kernel, p: Program, rules: RuleSet, passes: frozenset[str]) -
     for vector, columns_of, kernels in ways:
         pieces: list[tuple[Piece, Cost]] = []
         for d, columns in zip(kernels, columns_of):
-            budget = best[1].total - sum(x.total for _, x in pieces) if best else math.inf
-            pieces.append(_best_piece(d, p, rules, passes, columns, vector, where, budget,
-                                      options))
+            spent = sum(x.total for _, x in pieces)
+            pieces.append(_best_piece(d, p, rules, passes, columns, vector, where,
+                                      (spent, best[1].total if best else math.inf), options))
         total = Cost(sum(x.total for _, x in pieces), _summed([x for _, x in pieces]))
         candidate = Candidate(vector, tuple(piece for piece, _ in pieces))
         options.append(Option(str(candidate), total, "candidate"))
@@ -145,10 +147,14 @@ def plan_kernel(k: Kernel, p: Program, rules: RuleSet, passes: frozenset[str]) -
 
 
 def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
-                columns: tuple[int, int] | None, vector: int, where: Locality, budget: float,
-                options: list[Option]) -> tuple[Piece, Cost]:
-    """The cheapest way to run dispatch d (an element kernel, a vector kernel or a part); a map
-    that cannot cost less than `budget` or than the best so far is not built."""
+                columns: tuple[int, int] | None, vector: int, where: Locality,
+                way: tuple[float, float], options: list[Option]) -> tuple[Piece, Cost]:
+    """The cheapest way to run dispatch d (an element kernel, a vector kernel or a part). way:
+    what its way's pieces before it cost, and the best candidate so far (its budget is the
+    difference): a map that cannot cost less than the budget or than the best so far is not
+    built, and a built one that cannot win is not verified (unroll.proven), only costed."""
+    spent, limit = way
+    budget = limit - spent
     maps = [ONE_ITEM]
     packed = bool(packed_stores(d, p))
     if not packed and (columns is not None or d.items * d.steps >= MIN_ITEMS):
@@ -171,20 +177,30 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         if least.total >= min(budget, best[1].total if best else math.inf):
             options.append(Option(f"{label}: {Piece(columns, m)}", least, BOUNDED))
             continue
-        built = d if m.count == 1 else unroll_kernel(d, p, m, rules)
+        built = d if m.count == 1 else unrolled(d, p, m, rules)
         if built is None:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
             continue
-        nodes = toposort(list(built.effects))
-        vectors_only |= m.kind == CONSECUTIVE and not any(n.op is Op.LOAD for n in nodes)
+        nodes = effects_order(built)
+        whole = m.kind == CONSECUTIVE and not any(n.op is Op.LOAD for n in nodes)
         selects = bool(vector_selects(nodes))
-        for stride in strides:
-            for branches in ((True, False) if selects else (False,)):
-                piece = Piece(columns, m, stride, branches)
-                x = cost([(built, piece)], where)
-                options.append(Option(f"{label}: {piece}", x))
-                if best is None or x.total < best[1].total:
-                    best = piece, x
+        costed = [(piece, cost([(built, piece)], where))
+                  for stride in strides for branches in ((True, False) if selects else (False,))
+                  for piece in [Piece(columns, m, stride, branches)]]
+        # Verified only where it matters: where it decides `vectors_only`, or where it would be
+        # the best so far and its way could win: what its pieces so far and this one cost is
+        # below the best candidate's (or within rounding of it: costs are >= 0, so the way's
+        # total is no less).
+        if built is not d and ((whole and blocks) or any(
+                spent + x.total < limit * TIE and (best is None or x.total < best[1].total)
+                for _, x in costed)) and not proven(built, p):
+            options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
+            continue
+        vectors_only |= whole
+        for piece, x in costed:
+            options.append(Option(f"{label}: {piece}", x))
+            if best is None or x.total < best[1].total:
+                best = piece, x
     if best is None:  # every map bounded out: the way cannot win; cost its first map anyway
         piece = Piece(columns)
         return piece, cost([(d, piece)], where)
@@ -202,7 +218,7 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
     maps = [ItemMap(CONSECUTIVE, f) for f in dict.fromkeys(factors)]
     if d.steps > 1 or d.items < MIN_ITEMS:
         return maps
-    for x in toposort(list(d.effects)):  # (gid // D) % M: M blocks of a small coordinate
+    for x in effects_order(d):  # (gid // D) % M: M blocks of a small coordinate
         if not (x.op is Op.FLOORMOD and x.src[0].op is Op.FLOORDIV and x.src[0].src[0] is d.gid):
             continue
         apart, blocks = x.src[0].src[1].value, x.src[1].value

@@ -11,8 +11,8 @@ import dataclasses
 
 from ..ir import Kernel, Node, Program
 from ..ir.algebra import RuleSet
-from ..ir.kernel import Schedule
-from ..ir.ops import Op, VType, toposort
+from ..ir.kernel import Schedule, effects_order
+from ..ir.ops import Op, VType
 
 LOCAL_SIZE = 64
 """Invocations per workgroup, where the kernel has enough of them (local_size): on lavapipe 256
@@ -57,7 +57,7 @@ def schedule_kernel(k: Kernel) -> Schedule:
     branches)."""
     piece = k.planned
     stride = piece.stride if piece else 1
-    branches = (vector_selects(toposort(list(k.effects))) if piece and piece.branches
+    branches = (vector_selects(effects_order(k)) if piece and piece.branches
                 else frozenset())
     return Schedule(local_size(-(-k.items // stride)), stride, k.items, branches)
 

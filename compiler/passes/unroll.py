@@ -28,7 +28,7 @@ import dataclasses
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet
-from ..ir.kernel import packed_stores
+from ..ir.kernel import effects_order, packed_stores
 from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
@@ -109,17 +109,33 @@ def _combined(copies: list[Node], p: Program, rules: RuleSet) -> list[Node]:
 
 
 _BUILT: dict[tuple, tuple[tuple[Node, ...] | None]] = {}
-"""unroll_kernel's results (the planner builds each candidate, then a pass its winner again)."""
+"""unrolled()'s results (the planner builds each candidate, then a pass its winner again)."""
 
 
 def clear_memo() -> None:
-    """Forget unroll_kernel's results."""
+    """Forget unrolled()'s results."""
     _BUILT.clear()
 
 
 def unroll_kernel(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
     """`k` running the items of `items` per item, or None where that is not proven the same
     (the items of all g together must be each item of k once: item_starts' maps are)."""
+    built = unrolled(k, p, items, rules)
+    return None if built is None or not proven(built, p) else built
+
+
+def proven(k: Kernel, p: Program) -> bool:
+    """Whether every address of k is still proven inside its buffer from ranges alone."""
+    try:
+        verify_program(p.with_kernels((k,)))
+    except IRError:
+        return False
+    return True
+
+
+def unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
+    """unroll_kernel's kernel before it is verified (proven): the planner verifies only the
+    candidates that could win; None where the map does not apply."""
     key = (k.effects, k.items, k.steps, k.unrolled, items, rules, p.buffers)
     hit = _BUILT.get(key)  # one lookup: another thread may clear it meanwhile
     if hit is None:
@@ -139,20 +155,15 @@ def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel |
         return None
     g = b.item_id(k.items // factor)
     starts = [fold(s, rules) for s in item_starts(items, g)]
-    order = toposort(list(k.effects))
+    order = effects_order(k)
     mappings = _combined_loads(k, p, order, starts, rules)
     live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
     per_copy = [substitute(list(k.effects), m, rules, live) for m in mappings]
     effects: list[Node] = []
     for i in range(len(k.effects)):
         effects += _combined([copy[i] for copy in per_copy], p, rules)
-    unrolled = dataclasses.replace(k, items=k.items // factor, effects=tuple(effects),
-                                   unrolled=factor)
-    try:  # every address must still be proven inside its buffer from ranges alone
-        verify_program(p.with_kernels((unrolled,)))
-    except IRError:
-        return None
-    return unrolled
+    return dataclasses.replace(k, items=k.items // factor, effects=tuple(effects),
+                               unrolled=factor)
 
 
 def unroll(p: Program, rules: RuleSet) -> Program:
