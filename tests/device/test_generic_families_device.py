@@ -101,3 +101,34 @@ def test_a_new_padding_size_compiles_nothing(monkeypatch):
         assert np.array_equal(np.asarray(got), np.pad(x, [(0, 0), (1, 1), (1, 1)],
                                                       mode="reflect"))
     assert dmlc.cache_info()["compiles"] == {"DML_PADDING1": 1, "DML_PADDING1 generic": 1}
+
+
+@settings(max_examples=10)
+@given(st.data())
+def test_generic_tile_equals_specialized(data):
+    """DML_TILE over random input sizes, its input a view of a wider owner or packed."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    repeats = tuple(data.draw(st.integers(1, 3)) for _ in range(3))
+    for _ in range(3):
+        shape = tuple(data.draw(st.integers(1, 9)) for _ in range(3))
+        owner = tuple(n + data.draw(st.integers(0, 1)) for n in shape)
+        x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+        strides = tuple(int(np.prod(owner[i + 1:])) for i in range(3))
+        desc = validate(dmlc.TileDesc(input=TensorDesc(data_type=dtype, sizes=shape,
+                                                       strides=strides), repeats=repeats))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert generic.compiled.params
+        got = generic(x.reshape(-1))
+        special = dmlc.compile(desc, dynamic=False)(x.reshape(-1))
+        want = np.tile(x[tuple(slice(0, n) for n in shape)], repeats)
+        assert got.tobytes() == special.tobytes() == want.tobytes()
+        assert generic.executable().guard_damage() == []
+
+
+def test_a_new_tile_size_compiles_nothing(monkeypatch):
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    for n in (6, 2, 11, 1, 4, 9):
+        x = np.arange(n * 5, dtype=np.uint32).reshape(n, 5)
+        assert np.array_equal(np.asarray(dmlc.tile(x, (3, 2))), np.tile(x, (3, 2)))
+    assert dmlc.cache_info()["compiles"] == {"DML_TILE": 1, "DML_TILE generic": 1}
