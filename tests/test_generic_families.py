@@ -239,3 +239,23 @@ def test_generic_tile_auto_compiles_one_specialized_then_one_generic(monkeypatch
         assert got.tobytes() == np.tile(x, (2, 2)).tobytes()
     assert dmlc.cache_info()["compiles"] == {"DML_TILE": 1, "DML_TILE generic": 1}
     KERNELS.clear()
+
+
+@given(st.data())
+def test_generic_padding_and_tile_of_short_static_rows(data):
+    """Rows shorter than a block (static innermost size < 8): one element per invocation
+    instead of row blocks, still bit for bit, every mode."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    mode = data.draw(st.sampled_from(MODES))
+    width = data.draw(st.integers(2, 3))
+    dmlc.clear_cache()
+    for n in data.draw(st.lists(st.integers(3, 9), min_size=1, max_size=3)):
+        x = random_bits(n, (n, width), dtype.numpy)
+        desc = _pad(dtype, (n, width), mode, (2, 1), (1, 2 if mode.endswith("WRAP") else 1))
+        generic = dmlc.compile(desc, dynamic=(0,))
+        assert generic.compiled.params and len(generic.program.kernels[0].effects) == 1
+        assert generic.reference(x).tobytes() == _want_pad(x, desc).tobytes()
+        tile = dmlc.compile(_tile(dtype, (n, width), (2, 2)), dynamic=(0,))
+        assert tile.compiled.params and len(tile.program.kernels[0].effects) == 1
+        assert tile.reference(x).tobytes() == np.tile(x, (2, 2)).tobytes()
+    KERNELS.clear()

@@ -6,7 +6,8 @@ additions and comparisons only, no division by n). One reflection reaches every 
 exactly where validation holds (a pad at most n - 1, n for symmetric and wrap), so each size's
 range starts where validation lets it (a smaller size is not admitted: it compiles
 specialized, where validation refuses it); the final clamp into [0, n - 1] only proves it. The
-output coordinates come from `%` and `//` by the output's sizes, PARAMs of their own."""
+output coordinates come from `%` and `//` by the output's sizes, PARAMs of their own: once per
+block of a row (family/rows.py) unless its rows are shorter than a block, then per element."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
+from ...family.rows import by_rows, row_block_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from .desc import PaddingDesc
@@ -115,30 +117,37 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProg
         in_sizes.append(table.add(lo, hi, _input_size(i)))
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    _output_size(i)))
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
-    assert isinstance(items_hi, int)
-    count = table.add(1, items_hi, lambda d: d.output.element_count)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements)
-    gid = b.item_id(items_hi)
-    mapped: list[Node] = []
-    conds: list[Node] = []
-    for x, start, size in zip(unflatten_sym(gid, out_sizes), starts, in_sizes):
-        coord, inside = padded(desc.mode, x, start, size)
-        mapped.append(coord)
-        if inside is not None:
-            conds.append(inside)
-    value = b.load(b_in, clamped(address_sym(mapped, sym_strides(inp, in_sizes), inp.offset),
-                                 extent))
-    if conds:
+    strides = sym_strides(inp, in_sizes)
+    fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+
+    def element(outer: list[Node], col: Node) -> Node:
+        mapped: list[Node] = []
+        conds: list[Node] = []
+        for x, start, size in zip([*outer, col], starts, in_sizes):
+            coord, inside = padded(desc.mode, x, start, size)
+            mapped.append(coord)
+            if inside is not None:
+                conds.append(inside)
+        value = b.load(b_in, clamped(address_sym(mapped, strides, inp.offset), extent))
+        if not conds:
+            return value
         inside = conds[0]
         for more in conds[1:]:
             inside = b.logical_and(inside, more)
-        fill = b.const_data(inp.data_type,
-                            padding_bits(desc.operator, desc.value, inp.data_type))
-        value = b.where(inside, value, fill)
-    b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    kernel = Kernel("padding", items_hi, (b.store(b_out, gid, value),), count=count)
+        return b.where(inside, value, fill)
+    if by_rows(out_sizes):
+        kernel, b_out = row_block_kernel("padding", table, out_sizes, out.data_type, element)
+    else:
+        items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
+        assert isinstance(items_hi, int)
+        count = table.add(1, items_hi, lambda d: d.output.element_count)
+        gid = b.item_id(items_hi)
+        xs = unflatten_sym(gid, out_sizes)
+        b_out = Buffer("output", out.data_type, items_hi, "output", count)
+        kernel = Kernel("padding", items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
+                        count=count)
     program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))

@@ -2,7 +2,8 @@
 (family/generic.py). Output coordinate x along dimension d reads input coordinate x % n, n the
 input's size there (a PARAM >= 1 of a coordinate >= 0: GLSL's % is exact); a dimension repeated
 once reads x itself. The output's sizes (n times the repeats) are PARAMs of their own, the
-divisors that give the output coordinates."""
+divisors that give the output coordinates: once per block of a row (family/rows.py) unless
+its rows are shorter than a block, then once per element."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,6 +23,7 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
+from ...family.rows import by_rows, row_block_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from .desc import TileDesc
@@ -75,20 +77,26 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
         in_sizes.append(table.add(1, hi, _input_size(i)))
         out_sizes.append(in_sizes[-1] if repeats[i] == 1 else
                          table.add(repeats[i], hi * repeats[i], _output_size(i)))
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
-    assert isinstance(items_hi, int)
-    count = table.add(1, items_hi, lambda d: d.output.element_count)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements)
-    gid = b.item_id(items_hi)
-    coords: list[Node] = []
-    for x, size, r in zip(unflatten_sym(gid, out_sizes), in_sizes, repeats):
-        coords.append(b.const(0) if isinstance(size, int) and size == 1
-                      else x if r == 1 else b.floormod(x, size))
-    value = b.load(b_in, clamped(address_sym(coords, sym_strides(inp, in_sizes), inp.offset),
-                                 extent))
-    b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    kernel = Kernel("tile", items_hi, (b.store(b_out, gid, value),), count=count)
+    strides = sym_strides(inp, in_sizes)
+
+    def element(outer: list[Node], col: Node) -> Node:
+        coords = [b.const(0) if isinstance(size, int) and size == 1
+                  else x if r == 1 else b.floormod(x, size)
+                  for x, size, r in zip([*outer, col], in_sizes, repeats)]
+        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+    if by_rows(out_sizes):
+        kernel, b_out = row_block_kernel("tile", table, out_sizes, out.data_type, element)
+    else:
+        items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
+        assert isinstance(items_hi, int)
+        count = table.add(1, items_hi, lambda d: d.output.element_count)
+        gid = b.item_id(items_hi)
+        xs = unflatten_sym(gid, out_sizes)
+        b_out = Buffer("output", out.data_type, items_hi, "output", count)
+        kernel = Kernel("tile", items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
+                        count=count)
     program = Program("tile", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
