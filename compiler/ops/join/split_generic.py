@@ -45,9 +45,13 @@ def split_free(desc: SplitDesc) -> tuple[int, ...]:
 
 
 def split_key(desc: SplitDesc, dims: Sequence[int]) -> tuple[Any, ...]:
-    """Everything but the sizes at dims: the input's layout, the outputs' axis sizes."""
+    """Everything but the sizes at dims: the input's layout, the outputs' axis sizes, the
+    shared buffer's layout fields (its one size follows the others)."""
+    out = desc.output
+    assert out is not None
     return (desc.operator, masked(desc.input, dims),
-            tuple(masked(t, dims) for t in desc.outputs), desc.axis)
+            tuple(masked(t, dims) for t in desc.outputs), desc.axis,
+            (out.data_type, out.strides, out.total_bytes, out.offset))
 
 
 def split_layouts(desc: SplitDesc, dims: Sequence[int]) -> tuple[Any, ...]:
