@@ -6,9 +6,10 @@ the outputs before it), which a call's descriptor gives the host (output_regions
 Element gid of that buffer: its inner coordinates (the dimensions after the axis) come from
 gid itself, by `%` and `//` one size at a time (every region starts at a multiple of inner);
 R = gid // inner lies in output k's rows [outer * S_k, outer * S_{k+1}), where
-R - outer * S_k = o * m_k + a: the axis coordinate a + S_k and the outer index o (unflattened
-over the dimensions before the axis), both by constants but o's. The comparisons of R pick
-the address, so each element makes one load (clamped to the input's runtime extent)."""
+R - outer * S_k = o * m_k + a: the axis coordinate a + S_k and the outer index o, both by
+constants. The comparisons of R pick o and a, and the picked o is unflattened over the
+dimensions before the axis once (the divisions by push constants do not grow with the number
+of outputs): one address, one load (clamped to the input's runtime extent)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -98,7 +99,8 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
         rows = b.floordiv(rows, s)
     outer_sizes = sizes[:axis]
     outer = product(outer_sizes)
-    addresses: list[Node] = []
+    outs: list[Node] = []  # per output: its outer index o
+    along: list[Node] = []  # and its axis coordinate in the input, a + S_k
     bounds: list[Node | int] = []
     shift = 0
     for t in desc.outputs:
@@ -106,25 +108,32 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
         start = outer * shift if isinstance(outer, int) else b.mul(outer, shift)
         local = rows if shift == 0 else b.maximum(b.sub(rows, start), 0)
         if axis == 0:  # no outer dimensions: local < m where this output is chosen
-            coords = [b.add(b.minimum(local, m - 1), shift) if m > 1 else b.const(shift)]
+            outs.append(b.const(0))
+            along.append(b.add(b.minimum(local, m - 1), shift) if m > 1 else b.const(shift))
         else:
             a = b.const(0) if m == 1 else b.floormod(local, m)
-            o = local if m == 1 else b.floordiv(local, m)
-            coords = [*unflatten_sym(o, outer_sizes), a if shift == 0 else b.add(a, shift)]
-        coords += inner[::-1]
-        addresses.append(address_sym(coords, strides, inp.offset))
+            outs.append(local if m == 1 else b.floordiv(local, m))
+            along.append(a if shift == 0 else b.add(a, shift))
         if shift:
             bounds.append(start)
         shift += m
-    addr = addresses[-1]
-    for bound, piece in zip(reversed(bounds), reversed(addresses[:-1])):
-        addr = b.where(b.less(rows, bound), piece, addr)
+    o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
+    coords = [*(unflatten_sym(o, outer_sizes) if axis else []), a, *inner[::-1]]
+    addr = address_sym(coords, strides, inp.offset)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
     value = b.load(b_in, clamped(addr, extent))
     kernel = Kernel("split", items_hi, (b.store(b_out, gid, value),), count=count)
     program = Program("split", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _pick(rows: Node, bounds: Sequence[Node | int], pieces: Sequence[Node]) -> Node:
+    """pieces[k] where rows lies in output k's rows (bounds: where outputs 1, 2, ... start)."""
+    value = pieces[-1]
+    for bound, piece in zip(reversed(bounds), reversed(pieces[:-1])):
+        value = b.where(b.less(rows, bound), piece, value)
+    return value
 
 
 def _size_of(i: int) -> Any:
