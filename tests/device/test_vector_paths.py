@@ -61,9 +61,10 @@ FRESH = {"no-such-pass"}
 """dump_after naming no pass: compile() builds afresh (no cache) and prints nothing."""
 
 
-def checked(desc, args, expected, multi: bool = False, fresh: bool = False):
+def checked(desc, args, expected, multi: bool = False, fresh: bool = False, dynamic=None):
     """The compiled kernel's bits on the device and in the interpreter, and its guards."""
-    kernel = dmlc.compile(desc, guard_words=GUARD, dump_after=FRESH if fresh else None)
+    kernel = dmlc.compile(desc, guard_words=GUARD, dump_after=FRESH if fresh else None,
+                          dynamic=dynamic)
     got = kernel(*args)
     assert kernel.executable().guard_damage() == []
     interp = kernel.reference(*args)
@@ -92,7 +93,7 @@ def pad_case(dtype, shape, start, end, mode, seed=0, value=3, strides=None, offs
                             end_padding=tuple(end), value=value)
     fill = int(np.array(value).astype(dtype).view(f"uint{8 * dtype.itemsize}"))
     expected = rl.pad(np.ascontiguousarray(x), list(start), list(end), mode, fill)
-    return checked(desc, [buf], expected, fresh=fresh)
+    return checked(desc, [buf], expected, fresh=fresh, dynamic=False)  # the planner's vectors
 
 
 def parts(kernel) -> list[tuple[str, int, int]]:

@@ -1,9 +1,11 @@
 """DML_TILE (numpy.tile)."""
 from __future__ import annotations
 
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import tile
 from .desc import TileDesc
+from .generic import lower_tile_generic, tile_free, tile_key, tile_layouts, tile_sizes
 from .lower import lower_tile
 from .validate import validate_tile
 
@@ -12,6 +14,7 @@ __all__ = ['tile', 'TileDesc']
 FAMILY = Family(
     "tile",
     {
-        TileDesc: Rules(validate_tile, lower_tile),
+        TileDesc: Rules(validate_tile, lower_tile, generic=GenericRules(
+            tile_sizes, tile_free, tile_key, lower_tile_generic, tile_layouts)),
     },
     exports=tuple(__all__))

@@ -1,0 +1,72 @@
+"""Generic gather-form kernels by row blocks (README "Generic kernels"): each invocation writes
+BLOCK consecutive elements of one row of a packed output (its innermost dimension), so the
+divisions by push constants that give a row's outer coordinates run once per block, not once per
+element; what the family maps per element (a tile's x or a padding's where-chain along the row)
+stays cheap. Exact for every size: column c = min(BLOCK * block + j, row - 1) (a block past its
+row's end writes the row's last element again, the same value), stored at
+min(row * width + c, elements - 1) (clamped to the output's runtime extent: verify.py's proof;
+exact, since the row and column are inside the output)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..dtypes import DataType
+from ..ir import Buffer, Kernel, Node
+from ..ir import build as b
+from .generic import ParamTable, Size, product, unflatten_sym
+from .tensor import TensorDesc
+
+BLOCK = 8
+"""Elements of one row per invocation."""
+
+Element = Callable[[list[Node], Node], Node]
+"""(the row's outer output coordinates, the column) -> the element's value."""
+
+
+def by_rows(sizes: Sequence[Size]) -> bool:
+    """Whether row blocks suit an output of these sizes: its rows are not known to be shorter
+    than a block (a dynamic innermost size is taken as long)."""
+    inner = sizes[-1] if sizes else 1
+    return not isinstance(inner, int) or inner >= BLOCK
+
+
+def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
+                     element: Element, out_of: Callable[[Any], TensorDesc] = lambda d: d.output
+                     ) -> tuple[Kernel, Buffer]:
+    """The kernel `name` writing the packed output of `sizes` (some PARAMs) by row blocks, and
+    its output buffer (of runtime extent: the output's elements, a PARAM); each recipe reads
+    out_of(call's descriptor)."""
+    his = [s if isinstance(s, int) else s.vmax for s in sizes]
+    elements_hi = product(his)
+    assert isinstance(elements_hi, int)
+    inner = sizes[-1]
+    inner_hi = his[-1]
+    rows_hi = elements_hi // inner_hi
+    total = table.add(1, elements_hi, lambda d: out_of(d).element_count)
+    per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
+        1, -(-inner_hi // BLOCK), lambda d: -(-out_of(d).sizes[-1] // BLOCK))
+    per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
+    blocks_hi = rows_hi * per_row_hi
+    count = table.add(1, blocks_hi, lambda d: _blocks(out_of(d)))
+    gid = b.item_id(blocks_hi)
+    row = gid if per_row == 1 else b.floordiv(gid, per_row)
+    if row.vmax >= rows_hi:  # exact: gid < rows * per_row
+        row = b.minimum(row, rows_hi - 1)
+    block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
+    outer = unflatten_sym(row, sizes[:-1]) if len(sizes) > 1 else []
+    last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
+    first = b.mul(row, inner)
+    last = b.add(total, -1)
+    b_out = Buffer("output", dtype, elements_hi, "output", total)
+    effects = []
+    for j in range(BLOCK):
+        col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
+        effects.append(b.store(b_out, b.minimum(b.add(first, col), last), element(outer, col)))
+    return Kernel(name, blocks_hi, tuple(effects), count=count), b_out
+
+
+def _blocks(out: TensorDesc) -> int:
+    """Invocations: rows times blocks per row."""
+    inner = out.sizes[-1] if out.sizes else 1
+    return out.element_count // inner * -(-inner // BLOCK)

@@ -1,0 +1,161 @@
+"""DML_PADDING(1) as a generic kernel: the input's sizes push constants, the pads fixed
+(family/generic.py). Every mode: an output coordinate x maps to i = x - start, then as
+lower.py's where-chains with the input size n a PARAM (the constant's window start <= x <
+start + n; the edge's clamp to n - 1; the mirrors' 2n - 2 - i and 2n - 1 - i, the wrap's i -/+ n:
+additions and comparisons only, no division by n). One reflection reaches every output element
+exactly where validation holds (a pad at most n - 1, n for symmetric and wrap), so each size's
+range starts where validation lets it (a smaller size is not admitted: it compiles
+specialized, where validation refuses it); the final clamp into [0, n - 1] only proves it. The
+output coordinates come from `%` and `//` by the output's sizes, PARAMs of their own: once per
+block of a row (family/rows.py) unless its rows are shorter than a block, then per element."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    layouts,
+    masked,
+    product,
+    sym_buffer,
+    sym_strides,
+    unflatten_sym,
+)
+from ...family.rows import by_rows, row_block_kernel
+from ...ir import Buffer, Kernel, Node, Program
+from ...ir import build as b
+from .desc import PaddingDesc
+from .validate import padding_bits
+
+SMALLEST = {"DML_PADDING_MODE_REFLECTION": 1, "DML_PADDING_MODE_SYMMETRIC": 0,
+            "DML_PADDING_MODE_WRAP": 0}
+"""A mirror's or wrap's input size is at least its widest pad plus this (validation's rule)."""
+
+
+def padding_sizes(desc: PaddingDesc) -> tuple[int, ...]:
+    """The sizes a generic padding may take at dispatch: the input's."""
+    return desc.input.sizes
+
+
+def padding_free(desc: PaddingDesc) -> tuple[int, ...]:
+    return tuple(range(desc.input.rank))
+
+
+def padding_key(desc: PaddingDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    assert out is not None
+    return (desc.operator, masked(desc.input, dims), masked(out, dims), desc.mode,
+            desc.start_padding, desc.end_padding,
+            padding_bits(desc.operator, desc.value, desc.input.data_type))
+
+
+def padding_layouts(desc: PaddingDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "input", dims)
+
+
+def _minus_one(n: Size) -> Size:
+    return n - 1 if isinstance(n, int) else b.add(n, -1)
+
+
+def _twice_minus(n: Size, k: int) -> Size:
+    return 2 * n - k if isinstance(n, int) else b.add(b.mul(n, 2), -k)
+
+
+def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
+    """(input coordinate, inside condition or None) for output coordinate x along a dimension
+    of input size n (a constant or a PARAM) padded by `start` before it."""
+    i = b.sub(x, start)
+    if mode == "DML_PADDING_MODE_CONSTANT":
+        end = start + n if isinstance(n, int) else b.add(n, start)
+        inside = b.logical_and(b.less(start - 1, x), b.less(x, end))
+        return b.minimum(b.maximum(i, 0), _minus_one(n)), inside
+    if mode == "DML_PADDING_MODE_EDGE":
+        return b.minimum(b.maximum(i, 0), _minus_one(n)), None
+    neg_n = -n if isinstance(n, int) else b.mul(n, -1)
+    low, high = {"DML_PADDING_MODE_REFLECTION": (b.mul(i, -1), b.sub(_twice_minus(n, 2), i)),
+                 "DML_PADDING_MODE_SYMMETRIC": (b.sub(-1, i), b.sub(_twice_minus(n, 1), i)),
+                 "DML_PADDING_MODE_WRAP": (b.add(i, n), b.add(i, neg_n))}[mode]
+    mapped = b.where(b.less(i, 0), low, b.where(b.less(i, n), i, high))
+    return b.minimum(b.maximum(mapped, 0), _minus_one(n)), None
+
+
+def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | None:
+    """lower_padding (lower.py) with the input's sizes at `dims` dynamic; None for 8/16-bit
+    elements, a given output layout or TotalTensorSizeInBytes, a negative input stride."""
+    inp, out = desc.input, desc.output
+    assert out is not None, "validate() first"
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32 or inp.total_bytes is not None
+            or any(st < 0 for st in inp.element_strides)):
+        return None
+    starts, ends = desc.start_padding, desc.end_padding
+    widest = max((starts[i] + ends[i] for i in dims), default=0)
+    static_out = [s for i, s in enumerate(out.sizes) if i not in dims]
+    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
+    hi = min(dynamic_limit(static_out, len(dims)) - widest,
+             dynamic_limit([s for i, s in enumerate(inp.sizes) if i not in dims], len(dims),
+                           [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
+    table = ParamTable()
+    in_sizes: list[Size] = []
+    out_sizes: list[Size] = []
+    for i, (n, m) in enumerate(zip(inp.sizes, out.sizes)):
+        if i not in dims:
+            in_sizes.append(n)
+            out_sizes.append(m)
+            continue
+        extra = SMALLEST.get(desc.mode)
+        lo = max(1, starts[i] + extra, ends[i] + extra) if extra is not None else 1
+        if hi < lo + 1:
+            return None
+        in_sizes.append(table.add(lo, hi, _input_size(i)))
+        out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
+                                   _output_size(i)))
+    b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
+                              lambda d: d.input.buffer_elements)
+    strides = sym_strides(inp, in_sizes)
+    fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+
+    def element(outer: list[Node], col: Node) -> Node:
+        mapped: list[Node] = []
+        conds: list[Node] = []
+        for x, start, size in zip([*outer, col], starts, in_sizes):
+            coord, inside = padded(desc.mode, x, start, size)
+            mapped.append(coord)
+            if inside is not None:
+                conds.append(inside)
+        value = b.load(b_in, clamped(address_sym(mapped, strides, inp.offset), extent))
+        if not conds:
+            return value
+        inside = conds[0]
+        for more in conds[1:]:
+            inside = b.logical_and(inside, more)
+        return b.where(inside, value, fill)
+    if by_rows(out_sizes):
+        kernel, b_out = row_block_kernel("padding", table, out_sizes, out.data_type, element)
+    else:
+        items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
+        assert isinstance(items_hi, int)
+        count = table.add(1, items_hi, lambda d: d.output.element_count)
+        gid = b.item_id(items_hi)
+        xs = unflatten_sym(gid, out_sizes)
+        b_out = Buffer("output", out.data_type, items_hi, "output", count)
+        kernel = Kernel("padding", items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
+                        count=count)
+    program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
+                      params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _input_size(i: int) -> Any:
+    return lambda d: d.input.sizes[i]
+
+
+def _output_size(i: int) -> Any:
+    return lambda d: d.output.sizes[i]
