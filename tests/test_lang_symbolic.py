@@ -145,15 +145,13 @@ def test_an_output_size_no_input_gives():
 
 
 def test_compile_of_a_family_without_a_generic_kernel_is_refused():
-    _error("""DML_PADDING_OPERATOR_DESC
-InputTensor: (Sizes:{B, 4}, DataType:FLOAT32)
-OutputTensor: (Sizes:{B, 6}, DataType:FLOAT32)
-PaddingMode: DML_PADDING_MODE_CONSTANT
-PaddingValue: 0
-DimensionCount: 2
-StartPadding: {0, 1}
-EndPadding: {0, 1}
-""", "t.dml:2", "DML_PADDING", "InputTensor.Sizes", "no generic kernel", "got {B, 4}")
+    _error("""DML_DEPTH_TO_SPACE1_OPERATOR_DESC
+BlockSize: 2
+Order: DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW
+InputTensor: (Sizes:{B, 4, 1, 2}, DataType:FLOAT32)
+OutputTensor: (Sizes:{B, 1, 2, 4}, DataType:FLOAT32)
+""", "t.dml:4", "DML_DEPTH_TO_SPACE1", "InputTensor.Sizes", "no generic kernel",
+           "got {B, 4, 1, 2}")
 
 
 def test_compile_of_symbolic_expressions_is_refused():
