@@ -1,7 +1,8 @@
 """Generic kernels of the index families (README "Generic kernels"): gather_nd (a varying number
-of index tuples) and gather_elements (the indices' sizes), on the interpreter: the generic
-program against the specialized one and an independent numpy reference, for several sizes of
-one program, its proof of safety, the auto policy's compiles, and checked mode's errors."""
+of index tuples), gather_elements (the indices' sizes) and one_hot (a varying number of
+indices), on the interpreter: the generic program against the specialized one and an
+independent numpy reference, for several sizes of one program, its proof of safety, the auto
+policy's compiles, and checked mode's errors."""
 from __future__ import annotations
 
 import numpy as np
@@ -20,6 +21,7 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.verify import verify_program
 from dmlc.ops.gather.desc import GatherElementsDesc
 from dmlc.ops.gather_nd.desc import GatherND1Desc
+from dmlc.ops.one_hot.desc import OneHotDesc
 
 WIDE = [d for d in DataType if d.bits >= 32]
 
@@ -187,4 +189,85 @@ def test_generic_checked_gather_elements_raises_as_the_specialized_one():
         else:
             assert generic.reference(x, i).tobytes() == want.tobytes()
     assert dmlc.cache_info()["compiles"]["DML_GATHER_ELEMENTS generic"] == 1
+    KERNELS.clear()
+
+
+def _one_hot_desc(dtype: DataType, itype: np.dtype, shape: tuple[int, ...], depth: int,
+                  axis: int) -> OneHotDesc:
+    rank = len(shape) + 1
+    return validate(OneHotDesc(
+        indices=TensorDesc(data_type=DataType[itype.name.upper()],
+                           sizes=shape[:axis] + (1,) + shape[axis:]),
+        values=TensorDesc(data_type=dtype, sizes=(1,) * (rank - 1) + (2,)),
+        output=TensorDesc(data_type=dtype, sizes=shape[:axis] + (depth,) + shape[axis:]),
+        axis=axis))
+
+
+@given(st.data())
+def test_generic_one_hot_matches_specialized_and_numpy(data):
+    dtype = data.draw(st.sampled_from(WIDE))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    rank = data.draw(st.integers(1, 3))
+    axis = data.draw(st.integers(0, rank))
+    depth = data.draw(st.integers(1, 6))
+    dims = tuple(sorted(data.draw(st.sets(st.integers(0, rank - 1), min_size=1))))
+    values = random_bits(data.draw(st.integers(0, 99)), (2,), dtype.numpy)
+
+    def draw_shape(first: tuple[int, ...] | None = None) -> tuple[int, ...]:
+        s = tuple(data.draw(st.lists(st.integers(1, 6), min_size=rank, max_size=rank)))
+        return s if first is None else tuple(n if i in dims else first[i]
+                                             for i, n in enumerate(s))
+    first = draw_shape()
+    desc0 = _one_hot_desc(dtype, itype, first, depth, axis)
+    rules = rules_of(desc0).generic
+    gdims = tuple(i if i < axis else i + 1 for i in dims)  # the indices' dimensions
+    assert set(gdims) <= set(rules.free(desc0))
+    generic = rules.lower(desc0, gdims)
+    assert generic is not None
+    verify_program(generic.program)
+    for _ in range(3):  # one program, several sizes (1 and odd ones included)
+        shape = draw_shape(first)
+        ids = data.draw(index_arrays(shape, itype, depth))
+        desc = _one_hot_desc(dtype, itype, shape, depth, axis)
+        vals = values.reshape(desc.values.sizes)
+        ids = ids.reshape(desc.indices.sizes)
+        got = run_buffers(generic.program, ids, vals, params=generic.values(desc))["output"]
+        want = np.ascontiguousarray(reference_nd.one_hot(ids.reshape(shape), values, depth,
+                                                         axis))
+        assert got.tobytes() == want.tobytes()
+        special = dmlc.compile(desc, dynamic=False)
+        assert not special.compiled.params
+        assert special.reference(ids, vals).tobytes() == want.tobytes()
+
+
+def test_auto_one_hot_is_one_specialized_then_one_generic_kernel():
+    dmlc.clear_cache()
+    values = np.array([[0.0, 1.0]], np.float32)
+    for n in (3, 1, 7, 2, 5, 40):
+        ids = np.random.default_rng(n).integers(-7, 7, (n, 1)).astype(np.int32)
+        desc = _one_hot_desc(DataType.FLOAT32, ids.dtype, (n,), 5, 1)
+        want = reference_nd.one_hot(ids.reshape(n), values, 5, 1)
+        assert dmlc.compile(desc).reference(ids, values).tobytes() == want.tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_ONE_HOT": 1, "DML_ONE_HOT generic": 1}
+    KERNELS.clear()
+
+
+def test_generic_checked_one_hot_raises_as_the_specialized_one():
+    dmlc.clear_cache()
+    values = np.array([[0, 1]], np.int64)
+    for ids in ([1, 2, 3], [0, -6, 4, 5, 3], [4], [2, 4, -5, 1]):
+        i = np.array(ids, np.int64).reshape(-1, 1)
+        desc = _one_hot_desc(DataType.INT64, i.dtype, (len(ids),), 5, 1)
+        generic = dmlc.compile(desc, dynamic=True, check_indices=True)
+        special = dmlc.compile(desc, dynamic=False, check_indices=True)
+        assert generic.compiled.params and not special.compiled.params
+        try:
+            want = special.reference(i, values)
+        except dmlc.IndexOutOfRangeError as e:
+            with pytest.raises(dmlc.IndexOutOfRangeError) as got:
+                generic.reference(i, values)
+            assert str(got.value) == str(e)
+        else:
+            assert generic.reference(i, values).tobytes() == want.tobytes()
+    assert dmlc.cache_info()["compiles"]["DML_ONE_HOT generic"] == 1
     KERNELS.clear()
