@@ -62,11 +62,15 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
             or any(st < 0 for t in (inp, idx) for st in t.element_strides)
             or not dims or not set(dims) <= set(range(d))):
         return None
+    # the indices' (and output's) elements: their static sizes' times H^n; the input's: its
+    # static sizes' (its axis always) times H for each dynamic dimension but the axis
     static = [s for i, s in enumerate(idx.sizes) if i not in dims]
-    # every tensor's elements are at most the static sizes' times the input's axis times H^n
-    hi = min(dynamic_limit([*static, inp.sizes[axis]], len(dims),
-                           [st for i, st in enumerate(t.strides or ()) if i in dims and
-                            (t is idx or i != axis)], t.buffer_elements) for t in (idx, inp))
+    in_static = [s for i, s in enumerate(inp.sizes) if i not in dims or i == axis]
+    hi = min(dynamic_limit(in_static, len(dims) - (axis in dims),
+                           [st for i, st in enumerate(inp.strides or ()) if i in dims
+                            and i != axis], inp.buffer_elements),
+             dynamic_limit(static, len(dims), [st for i, st in enumerate(idx.strides or ())
+                                               if i in dims], idx.buffer_elements))
     if hi < 2:
         return None
     table = ParamTable()
