@@ -73,6 +73,30 @@ def test_generic_gather_nd_matches_specialized_and_numpy(data):
         assert special.reference(xs, ids).tobytes() == want.tobytes()
 
 
+
+@given(st.data())
+def test_generic_gather_nd_by_vectors_matches_numpy(data):
+    """Rows whose innermost size is a multiple of the vector width move as 16-byte vectors,
+    one tuple read per vector, for every number of tuples."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes = 16 // dtype.itemsize
+    x_shape = (data.draw(st.integers(1, 5)), data.draw(st.integers(1, 3)),
+               lanes * data.draw(st.integers(1, 3)))
+    k = data.draw(st.integers(1, 2))
+    x = random_bits(data.draw(st.integers(0, 99)), x_shape, dtype.numpy)
+    generic = rules_of(_nd_desc(dtype, itype, x_shape, (2, k), 0)).generic.lower(
+        _nd_desc(dtype, itype, x_shape, (2, k), 0), (1,))
+    assert generic is not None
+    assert generic.program.kernels[-1].effects[0].op.name == "VSTORE"
+    verify_program(generic.program)
+    for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        ids = data.draw(index_arrays((n, k), itype, max(x_shape[:k])))
+        desc = _nd_desc(dtype, itype, x_shape, ids.shape, 0)
+        got = run_buffers(generic.program, x, ids, params=generic.values(desc))["output"]
+        want = np.ascontiguousarray(reference_nd.gather_nd(x, ids))
+        assert got.tobytes() == want.tobytes()
+
 def test_auto_gather_nd_is_one_specialized_then_one_generic_kernel():
     dmlc.clear_cache()
     x = np.arange(60, dtype=np.float32).reshape(5, 4, 3)
