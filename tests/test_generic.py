@@ -239,14 +239,13 @@ def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
     """dynamic=True on a family with no generic lowering (or a descriptor without one): the
     specialized kernel, compiled once and then found (it was compiled on every call)."""
     dmlc.clear_cache()
-    desc = validate(dmlc.GatherElementsDesc(
-        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(3, 4)),
-        indices=TensorDesc(data_type=DataType.INT32, sizes=(3, 4)), axis=1))
+    desc = validate(dmlc.SpaceToDepthDesc(
+        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 2, 4, 4)), block_size=2))
     small = _view_desc(DataType.FLOAT16, (3, 8), (3, 5))  # 16-bit output: specialized
     for _ in range(3):
         assert not dmlc.compile(desc, dynamic=True).compiled.params
         assert not dmlc.compile(small, dynamic=(1,)).compiled.params
-    assert dmlc.cache_info()["compiles"] == {"DML_GATHER_ELEMENTS": 1,
+    assert dmlc.cache_info()["compiles"] == {"DML_SPACE_TO_DEPTH1": 1,
                                              "DML_ELEMENT_WISE_IDENTITY": 1}
     KERNELS.clear()
 

@@ -13,6 +13,13 @@ from .generic import (
     lower_gather_checked,
     lower_gather_generic,
 )
+from .generic_elements import (
+    elements_free,
+    elements_key,
+    elements_sizes,
+    lower_elements_checked,
+    lower_elements_generic,
+)
 from .lower import lower_gather, lower_gather_elements
 from .validate import validate_gather, validate_gather_elements
 
@@ -24,6 +31,9 @@ FAMILY = Family(
         GatherDesc: Rules(validate_gather, lower_gather, generic=GenericRules(
             gather_sizes, gather_free, gather_key, lower_gather_generic, gather_layouts,
             checked=lower_gather_checked)),
-        GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements),
+        GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements,
+                                  generic=GenericRules(
+                                      elements_sizes, elements_free, elements_key,
+                                      lower_elements_generic, checked=lower_elements_checked)),
     },
     exports=tuple(__all__))

@@ -1,0 +1,100 @@
+"""DML_ONE_HOT as a generic kernel: a varying number of indices (family/generic.py); the depth
+(the output's size along the axis) and the values stay static."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    layouts,
+    masked,
+    product,
+    sym_buffer,
+    sym_sizes,
+    sym_strides,
+    unflatten_sym,
+    with_index_check,
+)
+from ...family.lowering import address, replace
+from ...ir import Buffer, Kernel, Program
+from ...ir import build as b
+from .desc import OneHotDesc
+
+
+def one_hot_sizes(desc: OneHotDesc) -> tuple[int, ...]:
+    """The sizes a generic one_hot may take at dispatch: the indices' (the output's off the
+    axis)."""
+    return desc.indices.sizes
+
+
+def one_hot_free(desc: OneHotDesc) -> tuple[int, ...]:
+    """Every dimension but the axis (the indices' 1 there, the output's depth)."""
+    return tuple(i for i in range(desc.indices.rank) if i != desc.axis)
+
+
+def one_hot_layouts(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "indices", dims)
+
+
+def one_hot_key(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    return (desc.operator, masked(desc.indices, dims), masked(desc.values, ()),
+            (out.data_type, out.strides, out.total_bytes, out.offset, out.sizes[desc.axis]),
+            desc.axis)
+
+
+def lower_one_hot_checked(desc: OneHotDesc, dims: Sequence[int]) -> GenericProgram | None:
+    return lower_one_hot_generic(desc, dims, checked=True)
+
+
+def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
+                          checked: bool = False) -> GenericProgram | None:
+    """lower_one_hot (lower.py) with the indices' (and the output's) sizes at `dims` dynamic;
+    checked: with the index check's kernels in front (with_index_check)."""
+    idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
+            or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
+            or not dims or not set(dims) <= set(one_hot_free(desc))):
+        return None
+    depth = out.sizes[axis]
+    others = [s for i, s in enumerate(idx.sizes) if i not in dims]
+    # the output's elements: the indices' times the depth
+    hi = dynamic_limit([*others, depth], len(dims),
+                       [st for i, st in enumerate(idx.strides or ()) if i in dims],
+                       idx.buffer_elements)
+    if hi < 2:
+        return None
+    table = ParamTable()
+    isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
+    osizes: list[Size] = [depth if i == axis else s for i, s in enumerate(isizes)]
+    items = product([s if isinstance(s, int) else s.vmax for s in osizes])
+    assert isinstance(items, int)
+    count = table.add(1, items, lambda x: x.output.element_count)
+    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                               lambda x: x.indices.buffer_elements)
+    b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
+    b_out = Buffer("output", out.data_type, items, "output", count)
+    gid = b.item_id(items)
+    coords = unflatten_sym(gid, osizes)
+    at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes), idx.offset)
+    label = b.index(b.load(b_idx, clamped(at, extent)), depth,
+                    "mask")  # -1 outside [-depth, depth): no class
+    zeros = [b.const(0)] * (values.rank - 1)
+    on = b.load(b_val, address(zeros + [b.const(1)], values))
+    off = b.load(b_val, address(zeros + [b.const(0)], values))
+    hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
+                        b.less(coords[axis], b.add(label, 1)))  # label == coordinate
+    kernel = Kernel("one_hot", items, (b.store(b_out, gid, b.where(hit, on, off)),),
+                    count=count)
+    program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
+                      "output", out.sizes, params=tuple(table.params))
+    if checked:
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+    return GenericProgram(program, tuple(table.recipes))
