@@ -97,7 +97,7 @@ def test_the_guards_detect_a_stray_write():
                           guard_words=GUARD)
     kernel(x, idx)
     exe = kernel.executable()
-    exe.slot_tensor("output").data()[GUARD + kernel.program.buffer("output").words] ^= 1
+    exe.slot_tensor("output").data()[GUARD + exe.plan.buffer("output").words] ^= 1
     exe.slot_tensor("input").data()[GUARD - 1] ^= 1
     assert exe.guard_damage() == ["input before[0]", "output after[0]"]
 
