@@ -1,0 +1,56 @@
+"""The tile variants of the generic copy on the device (family/view_tile.py): transposed,
+stepped and offset views of every 32/64-bit type, the generic kernel (forced mode: "tilev"
+where the innermost size is a multiple of the vector width, else "tile") bit for bit the
+specialized one and numpy, guard words intact; a slice of a transposed input too."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.strategies import random_bits
+from tests.test_generic_tile import transposed_view
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.family.registry import validate
+from dmlc.family.view_tile import tile_dim
+from dmlc.ops.copy.desc import IdentityDesc
+from dmlc.ops.slice.desc import Slice1Desc
+
+pytestmark = pytest.mark.vulkan
+
+
+@settings(max_examples=8, deadline=None)
+@given(st.data())
+def test_generic_tile_copy_equals_specialized(data):
+    dtype, full, strides, offset, n = transposed_view(data, max_size=40)
+    x = random_bits(data.draw(st.integers(0, 99)), (n,), dtype.numpy)
+    for _ in range(3):
+        sizes = tuple(data.draw(st.integers(1, s)) for s in full)
+        desc = validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes,
+                                                      strides=tuple(strides), offset=offset)))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        tiled = tile_dim(desc.input, range(len(sizes))) is not None
+        if generic.compiled.params:  # (a view of one element compiles specialized)
+            assert tiled == (generic.ir.count("store") >= 32), generic.ir  # a tile's stores
+        special = dmlc.compile(desc, dynamic=False)
+        want = np.lib.stride_tricks.as_strided(x[offset:], sizes,
+                                               [dtype.itemsize * s for s in strides])
+        got, ref = generic(x), special(x)
+        assert got.tobytes() == ref.tobytes() == np.ascontiguousarray(want).tobytes()
+        assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("n", [1, 3, 4, 8, 17, 64])
+def test_generic_slice_of_a_transposed_input(n):
+    """The bench's slice rows::2 of a transposed input at small sizes, edges included."""
+    x = random_bits(n, (n * n,), np.dtype(np.float32))
+    desc = validate(Slice1Desc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(n, n),
+                                                strides=(1, n)),
+                               offsets=(0, 0), sizes=(n, n), strides=(2, 1)))
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    special = dmlc.compile(desc, dynamic=False)
+    want = np.ascontiguousarray(x.reshape(n, n).T[::2])
+    assert generic(x).tobytes() == special(x).tobytes() == want.tobytes()
+    assert generic.executable().guard_damage() == []
