@@ -147,13 +147,14 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
                 effects.append(b.store(b_out, dst, values[i, j], pred=preds[i]))
     else:
         vstrides = sym_strides(out, vsizes)  # in vectors
-        below: list[Node] = []
+        below: dict[int, Node] = {}  # group -> the vector stored in the row before
         for i, r in enumerate(rows):
+            pred = preds[i]
             for k, grp in enumerate(groups):
                 vec = b.vpack([values[i, j] for j in range(k * lanes_out, (k + 1) * lanes_out)])
-                if preds[i] is not None and i:  # past the edge: the row before's vector
-                    vec = b.where(preds[i], vec, below[k])
-                below[k:k + 1] = [vec]
+                if pred is not None and i:  # past the edge: the row before's vector
+                    vec = b.where(pred, vec, below[k])
+                below[k] = vec
                 x = b.minimum(address_sym(_at(coords, a, r, grp), vstrides, 0),
                               b.add(elements, -1))
                 effects.append(b.vstore("output", b.mul(x, lanes_out), vec))
