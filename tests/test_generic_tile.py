@@ -1,6 +1,7 @@
 """The tile variants of the generic copy (family/view_tile.py; README "Generic kernels"): views
 whose innermost dimension steps more than another (transposed, sliced, offset), every variant
-lowered, proven by verify.py and run by the interpreter against numpy over random sizes."""
+lowered, proven by verify.py and run by the interpreter against numpy over random sizes; and
+the generic gather's "strips" variant of a transposed table (ops/gather/strips.py)."""
 from __future__ import annotations
 
 import numpy as np
@@ -15,6 +16,8 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
 from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
+from dmlc.ops.gather.desc import GatherDesc
+from dmlc.ops.gather.generic import gather_variants, lower_gather_generic
 
 WIDE = [d for d in DataType if d.bits >= 32]
 
@@ -52,6 +55,7 @@ def test_tile_variants_match_numpy(data):
         assert not {"tile", "tilev"} & set(variants)
         return
     last = len(full) - 1  # "tilev" alone: a static innermost size, a multiple of the width
+    assert variants[0] == ("tile" if full[-1] % lanes else "tilev")
     assert variants[-1] == ("tile" if last in dims or full[-1] % lanes else "tilev")
     x = random_bits(data.draw(st.integers(0, 99)), (n,), dtype.numpy)
     for variant in variants:
@@ -86,3 +90,36 @@ def test_tile_kernel_of_a_transpose_moves_vectors_and_admits_its_range():
         hi = generic.program.params[0].vmax
         assert generic.values(_desc(DataType.FLOAT32, (hi, 4), (1, hi), 0)) is not None
         assert generic.values(_desc(DataType.FLOAT32, (hi + 1, 4), (1, hi + 1), 0)) is None
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.data())
+def test_gather_strips_match_numpy(data):
+    """The generic gather of a transposed (maybe stepped, offset) table, "strips": every count
+    of ids, ids negative and out of range (clamped), bit for bit numpy."""
+    dtype = data.draw(st.sampled_from(WIDE))
+    n, m = data.draw(st.integers(2, 19)), data.draw(st.integers(2, 37))
+    step, offset = data.draw(st.sampled_from([1, 2])), data.draw(st.sampled_from([0, 1, 4]))
+    strides = (step, step * n + data.draw(st.integers(0, 3)))
+    size = offset + (n - 1) * strides[0] + (m - 1) * strides[1] + 1
+    x = random_bits(data.draw(st.integers(0, 99)), (size,), dtype.numpy)
+    table = np.lib.stride_tricks.as_strided(x[offset:], (n, m),
+                                            [dtype.itemsize * s for s in strides])
+
+    def desc(k: int) -> GatherDesc:
+        return validate(GatherDesc(
+            input=TensorDesc(data_type=dtype, sizes=(n, m), strides=strides, offset=offset),
+            indices=TensorDesc(data_type=DataType.INT32, sizes=(1, k)), axis=0,
+            index_dimensions=1))
+    first = desc(data.draw(st.integers(1, 9)))
+    assert gather_variants(first, (1,)) == ("strips",)
+    generic = lower_gather_generic(first, (1,), "strips")
+    assert generic is not None
+    verify_program(generic.program)
+    for _ in range(3):
+        k = data.draw(st.sampled_from([1, 3, 4, 5, 17, data.draw(st.integers(1, 40))]))
+        ids = np.array(data.draw(st.lists(st.integers(-n - 2, n + 2), min_size=k, max_size=k)),
+                       dtype=np.int32)
+        raw = run_buffers(generic.program, x, ids, params=generic.values(desc(k)))["output"]
+        normal = np.where(ids < 0, ids + n, ids).clip(0, n - 1)
+        assert raw.tobytes() == np.ascontiguousarray(table[normal]).tobytes()

@@ -44,13 +44,14 @@ runs): 4 x 4 0.50-0.78, 8 x 8 0.47-0.81, 8 x 16 0.70-0.85, 16 x 8 0.67-0.95, 16 
 
 def tile_dim(inp: TensorDesc, dims: Sequence[int]) -> int | None:
     """The dimension a (not the innermost) a tile spans besides the innermost: the one of the
-    smallest stride, where it steps less than the innermost (static facts of the key); None
-    where no such dimension exists (the innermost steps least: the other variants)."""
+    smallest positive stride, where it steps less than the innermost (static facts of the key);
+    None where no such dimension exists (the innermost steps least, or only broadcast
+    dimensions, stride 0, step less: the other variants)."""
     if inp.rank < 2 or any(st < 0 for st in inp.element_strides):
         return None
     strides = inp.element_strides
     last = inp.rank - 1
-    live = [i for i in range(last) if i in dims or inp.sizes[i] > 1]
+    live = [i for i in range(last) if (i in dims or inp.sizes[i] > 1) and strides[i] > 0]
     if not live or not (last in dims or inp.sizes[last] > 1):
         return None
     a = min(live, key=lambda i: (strides[i], -i))
@@ -61,11 +62,10 @@ def tile_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """The tile variants of a view tile_dim admits, best first: "tilev" (the output's rows
     stored as 16-byte vectors: a 32/64-bit type whose innermost size is a multiple of the
     vector width; where it is dynamic, the kernel takes only such sizes, which the host checks)
-    and "tile" (any sizes)."""
+    and "tile" (any sizes; the last where the innermost size is dynamic)."""
     lanes = vector_width(inp.data_type)
     last = inp.rank - 1
-    if inp.data_type.bits < 32 or TILE_C % lanes or (
-            last not in dims and inp.sizes[last] % lanes):
+    if inp.data_type.bits < 32 or TILE_C % lanes or inp.sizes[last] % lanes:
         return ("tile",)
     return ("tilev", "tile") if last in dims else ("tilev",)
 

@@ -16,6 +16,7 @@ from dmlc import DataType, TensorDesc
 from dmlc.family.registry import validate
 from dmlc.family.view_tile import tile_dim
 from dmlc.ops.copy.desc import IdentityDesc
+from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.slice.desc import Slice1Desc
 
 pytestmark = pytest.mark.vulkan
@@ -54,3 +55,26 @@ def test_generic_slice_of_a_transposed_input(n):
     want = np.ascontiguousarray(x.reshape(n, n).T[::2])
     assert generic(x).tobytes() == special(x).tobytes() == want.tobytes()
     assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@pytest.mark.parametrize("n, m", [(2, 3), (7, 16), (33, 20)])
+def test_generic_gather_strips_of_a_transposed_table(dtype, n, m):
+    """The generic gather's "strips" variant (ops/gather/strips.py) of a transposed table, ids
+    of every count (edges of its tiles), negative and out of range: bit for bit the specialized
+    kernel and numpy."""
+    x = random_bits(n + m, (n * m,), dtype.numpy)
+    table = x.reshape(m, n).T
+    for k in (1, 4, 5, 37):
+        ids = np.random.default_rng(k).integers(-n - 1, n + 1, (1, k)).astype(np.int32)
+        desc = validate(GatherDesc(input=TensorDesc(data_type=dtype, sizes=(n, m),
+                                                    strides=(1, n)),
+                                   indices=TensorDesc(data_type=DataType.INT32, sizes=(1, k)),
+                                   axis=0, index_dimensions=1))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert generic.compiled.params
+        special = dmlc.compile(desc, dynamic=False)
+        want = table[np.where(ids[0] < 0, ids[0] + n, ids[0]).clip(0, n - 1)]
+        got, ref = generic(x, ids), special(x, ids)
+        assert got.tobytes() == ref.tobytes() == np.ascontiguousarray(want).tobytes()
+        assert generic.executable().guard_damage() == []
