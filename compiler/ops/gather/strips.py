@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...family.generic import GenericProgram, ParamTable, Size, clamped, product, unflatten_sym
+from ...family.generic import ParamTable, Size, clamped, product, unflatten_sym
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -35,7 +35,7 @@ def gather_strips(desc: GatherDesc, table: ParamTable, osizes: list[Size], b_in:
                   b_idx: Buffer, source: Callable[[list[Node]], Node]) -> Program:
     """The strips program over the output's symbolic sizes; source(output coords) is the
     input element those coordinates gather (its index load clamped to the indices' extent)."""
-    inp, out = desc.input, desc.output
+    out = desc.output
     assert out is not None
     inner = osizes[-1]
     assert isinstance(inner, int)  # the input's innermost size
