@@ -24,6 +24,7 @@ from .generic import (
     unflatten_sym,
 )
 from .tensor import TensorDesc
+from .view_tile import tile_copy, tile_dim, tile_variants
 
 ViewOf = Callable[[Any], tuple[TensorDesc, TensorDesc]]
 """A call's validated descriptor -> (the view copied, the packed output)."""
@@ -33,7 +34,10 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """The generic kernels this call may run, best first: "vector" (16-byte vectors: the input
     contiguous innermost, its innermost size, other strides and offset multiples of the vector
     width; when the innermost size is dynamic, the kernel takes only such sizes, which the host
-    checks: a guarded assumption) and "scalar" (any sizes)."""
+    checks: a guarded assumption), "tile" (any sizes: tiles of elements over the innermost
+    dimension and one that steps less, family/view_tile.py) and "scalar" (any sizes)."""
+    if tile_dim(inp, dims) is not None:
+        return tile_variants(inp, dims)
     lanes = vector_width(inp.data_type)
     strides = inp.element_strides
     vector = (inp.data_type.bits >= 32 and inp.rank > 0 and inp.sizes[-1] % lanes == 0
@@ -59,9 +63,9 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
             or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)):
         return None
-    if variant == "vector" and "vector" not in view_variants(inp, dims):
+    if variant != "scalar" and variant not in view_variants(inp, dims):
         return None
-    lanes = vector_width(out.data_type) if variant == "vector" else 1
+    lanes = vector_width(out.data_type) if variant in ("vector", "tilev") else 1
     last = inp.rank - 1
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
     fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
@@ -85,6 +89,10 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
             p = table.add(1, hi, _size_of(view_of, i))
             sizes.append(p)
             vsizes.append(p)
+    if variant in ("tile", "tilev"):
+        a = tile_dim(inp, dims)
+        assert a is not None
+        return tile_copy(name, view_of, inp, out, table, sizes, vsizes, dims, a, lanes)
     items_hi = product([s if isinstance(s, int) else s.vmax for s in vsizes])
     assert isinstance(items_hi, int)
     if lanes > 1:

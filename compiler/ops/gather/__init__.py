@@ -10,6 +10,7 @@ from .generic import (
     gather_key,
     gather_layouts,
     gather_sizes,
+    gather_variants,
     lower_gather_checked,
     lower_gather_generic,
 )
@@ -30,7 +31,7 @@ FAMILY = Family(
     {
         GatherDesc: Rules(validate_gather, lower_gather, generic=GenericRules(
             gather_sizes, gather_free, gather_key, lower_gather_generic, gather_layouts,
-            checked=lower_gather_checked)),
+            variants=gather_variants, checked=lower_gather_checked)),
         GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements,
                                   generic=GenericRules(
                                       elements_sizes, elements_free, elements_key,

@@ -25,7 +25,9 @@ from ...family.lowering import address
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
+from ...ir.ops import Node
 from .desc import GatherDesc
+from .strips import gather_strips, strips_apply
 
 
 def gather_sizes(desc: GatherDesc) -> tuple[int, ...]:
@@ -52,14 +54,21 @@ def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
             desc.index_dimensions)
 
 
+def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """"strips" where the input steps more along its innermost dimension than along the axis
+    (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
+    16-byte vector per invocation); either serves every size."""
+    return ("strips",) if strips_apply(desc) else ("rows",)
+
+
 def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
     return lower_gather_generic(desc, dims, checked=True)
 
 
-def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
+def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "rows",
                          checked: bool = False) -> GenericProgram | None:
     """lower_gather (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
-    index check's kernels in front (with_index_check)."""
+    index check's kernels in front (with_index_check); variant: gather_variants'."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
@@ -82,6 +91,17 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
         return None
     pad: list[Size] = [1] * (d - len(full))
     osizes = full[len(full) - d:] if len(full) >= d else pad + full
+    if variant == "strips" and not checked:
+        if not strips_apply(desc):
+            return None
+        b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+        b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                                   lambda x: x.indices.buffer_elements)
+
+        def source(coords: list[Node]) -> Node:
+            return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent), inp))
+        program = gather_strips(desc, table, osizes, b_in, b_idx, source)
+        return GenericProgram(program, tuple(table.recipes))
     lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
     vsizes = list(osizes)
     if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
@@ -100,13 +120,7 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
     coords = unflatten_sym(gid, vsizes)
     if lanes > 1 and not coords[-1].is_const:  # a vector's first element
         coords[-1] = b.mul(coords[-1], lanes)
-    length = d + k - 1
-    fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
-    icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
-    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), idx.offset),
-                                extent))
-    i = b.index(raw, inp.sizes[axis], "clamp")
-    at = fcoords[:axis] + [i] + fcoords[axis + k:]
+    at = _gathered(desc, coords, isizes, b_idx, extent)
     if lanes == 1:
         effect = b.store(b_out, gid, b.load(b_in, address(at, inp)))
     else:  # one index read per vector; verify proves the vector inside the runtime extent
@@ -117,6 +131,21 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int],
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size], b_idx: Buffer,
+              extent: Node | None) -> list[Node]:
+    """The input coordinates output `coords` gather: the index read at the indices' coordinates
+    among them (clamped to the indices' runtime extent), clamped to the axis."""
+    inp, idx = desc.input, desc.indices
+    d, axis, k = inp.rank, desc.axis, desc.index_dimensions
+    length = d + k - 1
+    fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
+    icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
+    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), idx.offset),
+                                extent))
+    i = b.index(raw, inp.sizes[axis], "clamp")
+    return fcoords[:axis] + [i] + fcoords[axis + k:]
 
 
 def _rows_of_vectors(desc: GatherDesc) -> bool:
