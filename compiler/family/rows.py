@@ -66,6 +66,28 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     return Kernel(name, blocks_hi, tuple(effects), count=count), b_out
 
 
+def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
+                  element: Element) -> tuple[Kernel, Buffer]:
+    """The kernel `name` writing the packed output of `sizes`, each element `element(outer
+    coordinates, column)`: by row blocks where by_rows(sizes), else one element per
+    invocation; with its output buffer (of runtime extent: the output's elements)."""
+    if by_rows(sizes):
+        return row_block_kernel(name, table, sizes, dtype, element)
+    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(items_hi, int)
+    count = table.add(1, items_hi, lambda d: d.output.element_count)
+    gid = b.item_id(items_hi)
+    xs = unflatten_sym(gid, sizes)
+    b_out = Buffer("output", dtype, items_hi, "output", count)
+    return Kernel(name, items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
+                  count=count), b_out
+
+
+def size_of(field: str, i: int) -> Callable[[Any], int]:
+    """The recipe of a call's `field` tensor's size i."""
+    return lambda d: getattr(d, field).sizes[i]
+
+
 def _blocks(out: TensorDesc) -> int:
     """Invocations: rows times blocks per row."""
     inner = out.sizes[-1] if out.sizes else 1

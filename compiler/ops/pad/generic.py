@@ -22,13 +22,11 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    product,
     sym_buffer,
     sym_strides,
-    unflatten_sym,
 )
-from ...family.rows import by_rows, row_block_kernel
-from ...ir import Buffer, Kernel, Node, Program
+from ...family.rows import output_kernel, size_of
+from ...ir import Node, Program
 from ...ir import build as b
 from .desc import PaddingDesc
 from .validate import padding_bits
@@ -114,9 +112,9 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProg
         lo = max(1, starts[i] + extra, ends[i] + extra) if extra is not None else 1
         if hi < lo + 1:
             return None
-        in_sizes.append(table.add(lo, hi, _input_size(i)))
+        in_sizes.append(table.add(lo, hi, size_of("input", i)))
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
-                                   _output_size(i)))
+                                   size_of("output", i)))
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements)
     strides = sym_strides(inp, in_sizes)
@@ -137,25 +135,8 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProg
         for more in conds[1:]:
             inside = b.logical_and(inside, more)
         return b.where(inside, value, fill)
-    if by_rows(out_sizes):
-        kernel, b_out = row_block_kernel("padding", table, out_sizes, out.data_type, element)
-    else:
-        items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
-        assert isinstance(items_hi, int)
-        count = table.add(1, items_hi, lambda d: d.output.element_count)
-        gid = b.item_id(items_hi)
-        xs = unflatten_sym(gid, out_sizes)
-        b_out = Buffer("output", out.data_type, items_hi, "output", count)
-        kernel = Kernel("padding", items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
-                        count=count)
+    kernel, b_out = output_kernel("padding", table, out_sizes, out.data_type, element)
     program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
-
-def _input_size(i: int) -> Any:
-    return lambda d: d.input.sizes[i]
-
-
-def _output_size(i: int) -> Any:
-    return lambda d: d.output.sizes[i]

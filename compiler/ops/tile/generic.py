@@ -18,13 +18,11 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    product,
     sym_buffer,
     sym_strides,
-    unflatten_sym,
 )
-from ...family.rows import by_rows, row_block_kernel
-from ...ir import Buffer, Kernel, Node, Program
+from ...family.rows import output_kernel, size_of
+from ...ir import Node, Program
 from ...ir import build as b
 from .desc import TileDesc
 
@@ -74,9 +72,9 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
             in_sizes.append(n)
             out_sizes.append(m)
             continue
-        in_sizes.append(table.add(1, hi, _input_size(i)))
+        in_sizes.append(table.add(1, hi, size_of("input", i)))
         out_sizes.append(in_sizes[-1] if repeats[i] == 1 else
-                         table.add(repeats[i], hi * repeats[i], _output_size(i)))
+                         table.add(repeats[i], hi * repeats[i], size_of("output", i)))
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements)
     strides = sym_strides(inp, in_sizes)
@@ -86,25 +84,8 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
                   else x if r == 1 else b.floormod(x, size)
                   for x, size, r in zip([*outer, col], in_sizes, repeats)]
         return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
-    if by_rows(out_sizes):
-        kernel, b_out = row_block_kernel("tile", table, out_sizes, out.data_type, element)
-    else:
-        items_hi = product([s if isinstance(s, int) else s.vmax for s in out_sizes])
-        assert isinstance(items_hi, int)
-        count = table.add(1, items_hi, lambda d: d.output.element_count)
-        gid = b.item_id(items_hi)
-        xs = unflatten_sym(gid, out_sizes)
-        b_out = Buffer("output", out.data_type, items_hi, "output", count)
-        kernel = Kernel("tile", items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
-                        count=count)
+    kernel, b_out = output_kernel("tile", table, out_sizes, out.data_type, element)
     program = Program("tile", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
-
-def _input_size(i: int) -> Any:
-    return lambda d: d.input.sizes[i]
-
-
-def _output_size(i: int) -> Any:
-    return lambda d: d.output.sizes[i]
