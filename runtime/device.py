@@ -31,6 +31,7 @@ from ..errors import DeviceError
 from ..plan import PlanLimits
 from .limits import CPU_TYPE, Limits, device_limits, probe
 from .pool import BufferPool
+from .validation_log import before_instance
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 def check_kp_size(what: str, nbytes: int) -> None:
@@ -178,30 +179,11 @@ def dispatch_grid(invocations: int, local_size: int,
     return gx, gy, 1
 
 
-def _route_validation_messages() -> None:
-    """Under `tools/validation.sh` (DMLC_VALIDATION_DIR set), point the validation layer at a
-    settings file of this process's own, so that every process logs to its own file (the layer
-    truncates its log file when an instance opens it)."""
-    run_dir = os.environ.get("DMLC_VALIDATION_DIR")
-    if not run_dir:
-        return
-    mine = os.path.join(run_dir, f"process-{os.getpid()}")
-    if os.environ.get("VK_LAYER_SETTINGS_PATH") == mine:
-        return  # the layer reads its settings once per process; later instances share them
-    os.makedirs(mine, exist_ok=True)
-    with open(os.path.join(run_dir, "vk_layer_settings.txt")) as f:
-        settings = f.read().replace("messages.txt", f"messages-{os.getpid()}.txt")
-    with open(os.path.join(mine, "vk_layer_settings.txt"), "w") as f:
-        f.write(settings)
-    os.environ["VK_LAYER_SETTINGS_PATH"] = mine
-
-
 class Device:
     """A kp Manager on one physical device, with the limits dmlc must respect."""
 
     def __init__(self, index: int = 0) -> None:
         kp = _import_kp()
-        _route_validation_messages()
         found = probe()  # before kp: without a driver, kp.Manager() aborts the process
         if found.problem:
             raise DeviceError(f"no usable Vulkan device: {found.problem}")
@@ -210,6 +192,7 @@ class Device:
             raise DeviceError(f"Vulkan device {index} does not exist (DMLC_DEVICE or "
                               f"set_device()); this machine has {names}")
         try:
+            before_instance()  # kp's instance would truncate what the probe's logged
             self.manager = kp.Manager(index)
         except RuntimeError as e:
             raise DeviceError(f"cannot open Vulkan device {index}: {e}; {INSTALL_HINT}") from e

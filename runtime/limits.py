@@ -15,6 +15,8 @@ import os
 import struct
 from dataclasses import dataclass, fields, replace
 
+from .validation_log import before_instance
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -126,6 +128,7 @@ def probe() -> Probe:
     app = _AppInfo(0, None, b"dmlc-limits", 0, b"dmlc", 0, (1 << 22))  # Vulkan 1.0
     info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
     instance = ctypes.c_void_p()
+    before_instance()
     result = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance))
     if result != 0:
         why = "no Vulkan driver found" if result == -9 else f"vkCreateInstance failed ({result})"

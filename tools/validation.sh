@@ -25,18 +25,24 @@ fi
 
 RUN=$(mktemp -d)
 trap '[ -n "${DMLC_VALIDATION_KEEP:-}" ] || rm -rf "$RUN"' EXIT
+# Known and not dmlc's to fix, so filtered (the one message filtered):
+# - QueryNotReset: kp 0.9.0 makes a timestamp query pool per sequence and never resets it
+#   (PLATFORM.md); only the bench's timings (runtime/timing.py) ask kp for timestamps.
+KNOWN=UNASSIGNED-CoreValidation-DrawState-QueryNotReset
 cat > "$RUN/vk_layer_settings.txt" <<EOF
 khronos_validation.debug_action = VK_DBG_LAYER_ACTION_LOG_MSG
 khronos_validation.log_filename = $RUN/messages.txt
 khronos_validation.report_flags = error,warn,info
 khronos_validation.enables = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT,VALIDATION_CHECK_ENABLE_SYNCHRONIZATION_VALIDATION_QUEUE_SUBMIT
+khronos_validation.message_id_filter = $KNOWN
 EOF
 
 status=0
 VK_LAYER_PATH="$(dirname "$LAYER_JSON")" VK_LAYER_SETTINGS_PATH="$RUN" \
 VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation DMLC_VALIDATION_DIR="$RUN" "$@" || status=$?
 
-# dmlc gives each process its own log (the layer truncates a shared one); others share one.
+# dmlc gives each process its own log (the layer truncates a shared one) and keeps each
+# instance's (runtime/validation_log.py); others share one.
 touch "$RUN/messages.txt"
 loaded=$(cat "$RUN"/messages*.txt | grep -c "Current Enables: .*SYNCHRONIZATION_VALIDATION" || true)
 problems=$(cat "$RUN"/messages*.txt | grep -E "^[^ ]+\((ERROR|WARN)" || true)
@@ -49,5 +55,5 @@ if [ -n "$problems" ]; then
   printf '%s\n' "$problems" | sed -E 's/ - Validation.*MessageID = 0x[0-9a-f]+ \|/:/' | sort | uniq -c | sort -rn | head -40 >&2
   exit 1
 fi
-log "validation layer active in $loaded processes (synchronization validation on): 0 errors, 0 warnings"
+log "validation layer active in $loaded instances (synchronization validation on): 0 errors, 0 warnings"
 exit "$status"
