@@ -3,7 +3,7 @@ token ids from an embedding table, an in-place one-row KV scatter_nd into a cach
 the growing window cache[:, :, :t]. Reports the compiles per operator and the per-step host time
 after warm-up, with the automatic policy and with dynamic=False (DMLC_DYNAMIC=never).
 
-    .venv/bin/python tools/decode_loop.py [--steps 200] [--json]
+    .venv/bin/python tools/decode_loop.py [--steps 200] [--dtype float16] [--json]
 """
 from __future__ import annotations
 
@@ -15,12 +15,12 @@ import time
 import numpy as np
 
 
-def run(steps: int, mode: str, seed: int = 0) -> dict[str, object]:
+def run(steps: int, mode: str, seed: int = 0, dtype: str = "float32") -> dict[str, object]:
     """The loop under DMLC_DYNAMIC=mode, checked against numpy at every step."""
     before = os.environ.get("DMLC_DYNAMIC")
     os.environ["DMLC_DYNAMIC"] = mode
     try:
-        return _loop(steps, mode, seed)
+        return _loop(steps, mode, seed, np.dtype(dtype))
     finally:
         if before is None:
             os.environ.pop("DMLC_DYNAMIC", None)
@@ -28,20 +28,20 @@ def run(steps: int, mode: str, seed: int = 0) -> dict[str, object]:
             os.environ["DMLC_DYNAMIC"] = before
 
 
-def _loop(steps: int, mode: str, seed: int) -> dict[str, object]:
+def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object]:
     import dmlc
     dmlc.clear_cache()
     rng = np.random.default_rng(seed)
     vocab, width, heads, window = 512, 64, 4, steps
-    table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(np.float32))
-    host_cache = np.zeros((heads, width, window), np.float32)
+    table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(dtype))
+    host_cache = np.zeros((heads, width, window), dtype)
     cache = dmlc.to_device(host_cache)
     times = []
     for t in range(1, steps + 1):
         start = time.perf_counter()
         ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
         emb = dmlc.gather(table, ids, axis=0)                     # [n, width], n varies
-        row = rng.standard_normal((heads, width, 1)).astype(np.float32)
+        row = rng.standard_normal((heads, width, 1)).astype(dtype)
         where = np.array([[[t - 1]]], np.int64)                   # the step's column of the cache
         # cache[:, :, t-1] = row, in place: a scatter_nd over the last axis (transposed view)
         dmlc.scatter_nd(cache.reshape(heads * width, window).T,
@@ -55,7 +55,7 @@ def _loop(steps: int, mode: str, seed: int) -> dict[str, object]:
         assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
     info = dmlc.cache_info()
     warm = times[10:]
-    return {"mode": mode, "steps": steps, "compiles": info["compiles"],
+    return {"mode": mode, "dtype": dtype.name, "steps": steps, "compiles": info["compiles"],
             "generic": info["generic"],
             "host_ms_per_step": {"median": 1e3 * float(np.median(warm)),
                                  "mean": 1e3 * float(np.mean(warm))}}
@@ -64,16 +64,19 @@ def _loop(steps: int, mode: str, seed: int) -> dict[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
+    ap.add_argument("--dtype", default="float32",
+                    help="the table's and the cache's (float16: a KV cache as engines keep it)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
-    results = [run(args.steps, "auto"), run(args.steps, "never")]
+    results = [run(args.steps, mode, dtype=args.dtype) for mode in ("auto", "never")]
     if args.json:
         print(json.dumps(results, indent=2))
         return
     for r in results:
         host = r["host_ms_per_step"]
         assert isinstance(host, dict)
-        print(f"DMLC_DYNAMIC={r['mode']:6} steps={r['steps']} compiles={r['compiles']}")
+        print(f"DMLC_DYNAMIC={r['mode']:6} {r['dtype']} steps={r['steps']} "
+              f"compiles={r['compiles']}")
         print(f"    per-step host time after 10 warm-up steps: median {host['median']:.2f} ms, "
               f"mean {host['mean']:.2f} ms; generic kernels: {r['generic']}")
 
