@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from tests.strategies import random_bits
+from tests.twins import assert_checked_twins
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -18,7 +19,7 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.ops import IRError, Op
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import lower_identity_generic
+from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 
 NARROW = [d for d in DataType if d.bits < 32]
@@ -143,4 +144,40 @@ def test_narrow_gather_of_a_varying_number_of_ids_compiles_twice(dtype, width):
         got = dmlc.compile(desc, dynamic="auto").reference(table, ids)
         assert got.tobytes() == np.ascontiguousarray(table[ids[0]]).tobytes()
     assert dmlc.cache_info()["compiles"] == {"DML_GATHER": 1, "DML_GATHER generic": 1}
+    KERNELS.clear()
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT16, DataType.UINT8], ids=lambda d: d.name)
+@pytest.mark.parametrize("offset", [0, 1, 3])
+def test_narrow_transposed_copy_runs_words(dtype, offset):
+    """A transposed view (the tile variants are 32/64-bit only): the "scalar" generic kernel,
+    words of elements read down the input's columns, for sizes of 1 and odd counts."""
+    x = _data(dtype, (offset + 35,), 9)
+    full, strides = (5, 7), (1, 5)
+
+    def desc(sizes: tuple[int, ...]) -> IdentityDesc:
+        return validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes,
+                                                      strides=strides, offset=offset)))
+    assert identity_variants(desc(full), (0, 1)) == ("scalar",)
+    generic = lower_identity_generic(desc(full), (0, 1))
+    assert generic is not None
+    verify_program(generic.program)
+    for sizes in ((1, 1), (5, 7), (3, 5), (1, 7), (5, 1), (2, 3)):
+        want = np.lib.stride_tricks.as_strided(x[offset:], sizes,
+                                               [dtype.itemsize * s for s in strides])
+        values = generic.values(desc(sizes))
+        assert values is not None
+        raw = run_buffers(generic.program, x, params=values)["output"]
+        assert raw.tobytes() == np.ascontiguousarray(want).tobytes(), sizes
+
+
+def test_narrow_checked_gather_raises_as_the_specialized_one():
+    table = _data(DataType.FLOAT16, (5, 3), 8)
+    for ids in ([[0, 4, 1]], [[2, 7, -9]], [[-5]], [[3, 3, 3, 3, 3]]):
+        i = np.array(ids, np.int32)
+        desc = validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT16, sizes=(5, 3)),
+                                   indices=TensorDesc(data_type=DataType.INT32, sizes=i.shape),
+                                   axis=0, index_dimensions=1))
+        assert_checked_twins(dmlc.compile(desc, dynamic=True, check_indices=True),
+                             dmlc.compile(desc, dynamic=False, check_indices=True), table, i)
     KERNELS.clear()

@@ -37,7 +37,8 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     contiguous innermost, its innermost size, other strides and offset multiples of the vector
     width; when the innermost size is dynamic, the kernel takes only such sizes, which the host
     checks: a guarded assumption), "tile" (any sizes: tiles of elements over the innermost
-    dimension and one that steps less, family/view_tile.py) and "scalar" (any sizes)."""
+    dimension and one that steps less, family/view_tile.py; 32/64-bit types) and "scalar" (any
+    sizes; 8/16-bit elements by words, family/words.py)."""
     if tile_dim(inp, dims) is not None:  # 8/16-bit elements: words (family/words.py)
         return tile_variants(inp, dims) if inp.data_type.bits >= 32 else ("scalar",)
     lanes = vector_width(inp.data_type)
