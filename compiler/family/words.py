@@ -32,7 +32,7 @@ from .generic import ParamTable
 
 
 def element_kernel(name: str, table: ParamTable, count: Node, out: Buffer,
-                  value_of: Callable[[Node], Node]) -> Kernel:
+                   value_of: Callable[[Node], Node]) -> Kernel:
     """The kernel that stores out[i] = value_of(i) for every i < count (a declared PARAM, the
     output's runtime extent): item gid stores element gid (32/64-bit types; the shader's guard
     gid < count), or for 8/16-bit types item g stores word g (module docstring)."""

@@ -99,6 +99,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
                                lambda x: x.indices.buffer_elements)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
+
     def source(u: Node) -> list[Node]:
         """The input coordinates of output element (or vector) u."""
         coords = unflatten_sym(u, vsizes)
@@ -114,7 +115,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
         return [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
     if lanes == 1:  # an element per item (a word of 8/16-bit ones: family/words.py)
         kernel = element_kernel("gather_nd", table, count, b_out,
-                               lambda u: b.load(b_in, address(source(u), inp)))
+                                lambda u: b.load(b_in, address(source(u), inp)))
     else:  # one tuple read per vector; verify proves the vector inside the runtime extent
         gid = b.item_id(items)
         effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(source(gid),
