@@ -80,6 +80,11 @@ class ShapePolicy:
 
     def __init__(self) -> None:
         self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...] | None]] = {}
+        self.wild: list[tuple[Any, Any]] = []
+        """(a WILD form, the signature it was seen as) for each signature first seen with a
+        size 1 at some dimension: a later call of that signature with another size there (a
+        view gives that dimension its real stride then, not explicit()'s guess) finds it by a
+        scan (cache[:, :, :1], then cache[:, :, :2]: one signature)."""
 
     def dims(self, rules: GenericRules | None, checked: Any, options: Any,
              mode: str | tuple[int, ...], eligible: bool) -> tuple[int, ...] | None:
@@ -95,7 +100,10 @@ class ShapePolicy:
         every = tuple(range(len(sizes)))
         signatures = [(rules.key(d, every), options) for d in rules.forms(checked, every)]
         signature = next((s for s in signatures if s in self.seen), None) or next(
-            (k for s in signatures if has_wild(s) for k in self.seen if k == s), signatures[0])
+            (k for s in signatures if has_wild(s) for k in self.seen if k == s), None) or next(
+            (k for w, k in self.wild for s in signatures if w == s), signatures[0])
+        if signature not in self.seen:
+            self.wild += [(s, signature) for s in signatures[1:] if has_wild(s)]
         first, chosen = self.seen.setdefault(signature, (sizes, None))
         differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
         if not differ and chosen is None:
@@ -109,6 +117,7 @@ class ShapePolicy:
 
     def clear(self) -> None:
         self.seen.clear()
+        self.wild.clear()
 
 
 

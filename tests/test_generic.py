@@ -27,7 +27,7 @@ from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.generic import lower_gather_generic
 
-WIDE = [d for d in DataType if d.bits >= 32]
+DTYPES = list(DataType)  # 8/16-bit outputs too: stored by words (family/words.py)
 
 
 def _view_desc(dtype: DataType, full: tuple[int, ...], sizes: tuple[int, ...]) -> IdentityDesc:
@@ -48,7 +48,7 @@ def test_param_ranges_and_divisors():
 
 @given(st.data())
 def test_generic_copy_of_views_matches_numpy(data):
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     full = tuple(data.draw(st.lists(st.integers(1, 6), min_size=1, max_size=4)))
     dims = tuple(sorted(data.draw(st.sets(st.integers(0, len(full) - 1), min_size=1))))
     generic = lower_identity_generic(_view_desc(dtype, full, full), dims)
@@ -69,7 +69,7 @@ def test_generic_copy_of_views_matches_numpy(data):
 
 @given(st.data())
 def test_generic_gather_matches_specialized(data):
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     itype = data.draw(st.sampled_from([DataType.INT32, DataType.INT64, DataType.UINT32,
                                        DataType.UINT64]))
     rows, width = data.draw(st.integers(1, 9)), data.draw(st.integers(1, 5))
@@ -146,9 +146,12 @@ def test_compile_dynamic_true_shares_one_program():
     assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY generic": 1}
     x = np.arange(24, dtype=np.float32)
     assert np.array_equal(c.reference(x), x.reshape(3, 8)[:2, :7])
-    # checked mode, 8/16-bit outputs and in-place writes stay specialized
+    # an 8/16-bit output too: one kernel storing words (family/words.py)
     small = dmlc.compile(_view_desc(DataType.FLOAT16, (3, 8), (3, 5)), dynamic=True)
-    assert not small.compiled.params
+    other = dmlc.compile(_view_desc(DataType.FLOAT16, (3, 8), (1, 7)), dynamic=True)
+    assert small.program is other.program and small.compiled.params
+    h = np.arange(24, dtype=np.float16)
+    assert other.reference(h).tobytes() == h.reshape(3, 8)[:1, :7].tobytes()
     KERNELS.clear()
 
 
@@ -242,10 +245,11 @@ def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
     dmlc.clear_cache()
     desc = validate(dmlc.SpaceToDepthDesc(
         input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 2, 4, 4)), block_size=2))
-    small = _view_desc(DataType.FLOAT16, (3, 8), (3, 5))  # 16-bit output: specialized
+    sized = validate(IdentityDesc(input=TensorDesc(data_type=DataType.FLOAT16, sizes=(3, 5),
+                                                   total_bytes=32)))  # no generic form
     for _ in range(3):
         assert not dmlc.compile(desc, dynamic=True).compiled.params
-        assert not dmlc.compile(small, dynamic=(1,)).compiled.params
+        assert not dmlc.compile(sized, dynamic=(1,)).compiled.params
     assert dmlc.cache_info()["compiles"] == {"DML_SPACE_TO_DEPTH1": 1,
                                              "DML_ELEMENT_WISE_IDENTITY": 1}
     KERNELS.clear()
@@ -257,7 +261,7 @@ def test_generic_gather_by_vectors_matches_specialized(data):
     and offset allow it (a static fact: every size of the indices then has aligned vectors),
     element by element elsewhere; both bit for bit the specialized kernel's result over random
     index counts, padded rows and offsets included."""
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     rows = data.draw(st.integers(1, 9))
     width = data.draw(st.sampled_from([1, 2, 3, 4, 6, 8, 12]))
     pad, offset = data.draw(st.sampled_from([0, 1, 2, 4])), data.draw(st.sampled_from([0, 2, 4]))
@@ -305,7 +309,7 @@ def test_generic_copy_variants_match_numpy(data):
     """Both generic copies, "vector" (16-byte vectors, blocks of a row; a dynamic innermost
     size admitted only as a multiple of the vector width, which values() checks) and "scalar",
     against numpy over random sizes: every admitted call exact, every refused one refused."""
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     lanes = 16 // dtype.itemsize
     full = tuple(data.draw(st.lists(st.integers(1, 5), min_size=0, max_size=2))) + (
         lanes * data.draw(st.integers(1, 11)),)
@@ -376,7 +380,7 @@ def _join_desc(dtype: DataType, batch: int, widths: tuple[int, ...], axis_len: i
 def test_generic_join_matches_specialized(data):
     """DML_JOIN with the batch (every dimension but the axis) dynamic: bit for bit the
     specialized kernel over random batch sizes, a strided input (a sliced view) included."""
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     widths = tuple(data.draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)))
     strided = data.draw(st.booleans())
     dmlc.clear_cache()
@@ -455,7 +459,7 @@ def test_generic_slice_matches_specialized(data):
     """DML_SLICE1 with its window's sizes dynamic (the window read as a view of the input, both
     variants): bit for bit the specialized kernel over random windows; a negative window
     stride (its start moves with the size) stays specialized."""
-    dtype = data.draw(st.sampled_from(WIDE))
+    dtype = data.draw(st.sampled_from(DTYPES))
     shape = tuple(data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)))
     x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
     dmlc.clear_cache()

@@ -16,6 +16,7 @@ from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
 from .generic import ParamTable, Size, product, unflatten_sym
 from .tensor import TensorDesc
+from .words import element_kernel
 
 BLOCK = 8
 """Elements of one row per invocation."""
@@ -69,18 +70,20 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
 def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
                   element: Element) -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes`, each element `element(outer
-    coordinates, column)`: by row blocks where by_rows(sizes), else one element per
-    invocation; with its output buffer (of runtime extent: the output's elements)."""
-    if by_rows(sizes):
+    coordinates, column)`: by row blocks where by_rows(sizes) (32/64-bit types), else one
+    element (or word of 8/16-bit elements: family/words.py) per invocation; with its output
+    buffer (of runtime extent: the output's elements)."""
+    if by_rows(sizes) and dtype.bits >= 32:
         return row_block_kernel(name, table, sizes, dtype, element)
     items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.output.element_count)
-    gid = b.item_id(items_hi)
-    xs = unflatten_sym(gid, sizes)
     b_out = Buffer("output", dtype, items_hi, "output", count)
-    return Kernel(name, items_hi, (b.store(b_out, gid, element(xs[:-1], xs[-1])),),
-                  count=count), b_out
+
+    def value_of(i: Node) -> Node:
+        xs = unflatten_sym(i, sizes)
+        return element(xs[:-1], xs[-1])
+    return element_kernel(name, table, count, b_out, value_of), b_out
 
 
 def size_of(field: str, i: int) -> Callable[[Any], int]:

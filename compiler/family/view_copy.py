@@ -10,6 +10,7 @@ from typing import Any
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.kernel import vector_width
+from ..ir.ops import Node
 from .generic import (
     GenericProgram,
     ParamTable,
@@ -25,6 +26,7 @@ from .generic import (
 )
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
+from .words import element_kernel
 
 ViewOf = Callable[[Any], tuple[TensorDesc, TensorDesc]]
 """A call's validated descriptor -> (the view copied, the packed output)."""
@@ -35,12 +37,13 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     contiguous innermost, its innermost size, other strides and offset multiples of the vector
     width; when the innermost size is dynamic, the kernel takes only such sizes, which the host
     checks: a guarded assumption), "tile" (any sizes: tiles of elements over the innermost
-    dimension and one that steps less, family/view_tile.py) and "scalar" (any sizes)."""
-    if tile_dim(inp, dims) is not None:
-        return tile_variants(inp, dims)
+    dimension and one that steps less, family/view_tile.py; 32/64-bit types) and "scalar" (any
+    sizes; 8/16-bit elements by words, family/words.py)."""
+    if tile_dim(inp, dims) is not None:  # 8/16-bit elements: words (family/words.py)
+        return tile_variants(inp, dims) if inp.data_type.bits >= 32 else ("scalar",)
     lanes = vector_width(inp.data_type)
     strides = inp.element_strides
-    vector = (inp.data_type.bits >= 32 and inp.rank > 0 and inp.sizes[-1] % lanes == 0
+    vector = (inp.rank > 0 and inp.sizes[-1] % lanes == 0
               and strides[-1] == 1 and all(st % lanes == 0 for st in strides[:-1])
               and inp.offset % lanes == 0)
     if not vector:
@@ -57,10 +60,9 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     output's vector gid (verify proves it inside count vectors), the input's aligned vector
     whose address is clamped to the last vector holding an element of the runtime extent
     (only the clamp keeps a vector in the binding, as 16-byte padding does; exact for every
-    element of the view)."""
+    element of the view). An 8/16-bit output is stored by words (family/words.py)."""
     inp, out = view_of(desc)
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)):
         return None
     if variant != "scalar" and variant not in view_variants(inp, dims):
@@ -101,10 +103,12 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
                               lambda d: view_of(d)[0].buffer_elements)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    gid = b.item_id(items_hi)
-    coords = unflatten_sym(gid, vsizes)
-    value = b.load(b_in, clamped(address_sym(coords, sym_strides(inp, sizes), inp.offset), extent))
-    kernel = Kernel(name, items_hi, (b.store(b_out, gid, value),), count=count)
+    strides = sym_strides(inp, sizes)
+
+    def value_of(i: Node) -> Node:
+        coords = unflatten_sym(i, vsizes)
+        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+    kernel = element_kernel(name, table, count, b_out, value_of)
     program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))

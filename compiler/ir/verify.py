@@ -76,10 +76,12 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             buf = p.buffer(n.buffer)
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
-        if buf.extent is not None:
-            fail("a buffer of runtime extent is written element by element")
-        words = -(-buf.count // word_lanes(buf.dtype))
-        addr = n.src[0]
+        lanes, addr = word_lanes(buf.dtype), n.src[0]
+        if buf.extent is not None and not _clamped_word(addr, buf.extent, lanes):
+            fail(f"word store not proven inside {buf.name}'s runtime extent (one holds for "
+                 "every size only clamped to the extent's last word: min(x, (extent - 1) // "
+                 f"{lanes}))")
+        words = -(-buf.count // lanes)
         if buf.dtype.bits >= 32 or n.src[1].dtype is not DataType.UINT32:
             fail("wstore writes a uint32 word into an 8/16-bit buffer")
         if addr.vmin < 0 or addr.vmax >= words:
@@ -141,6 +143,15 @@ def _clamped_to_whole_vectors(addr: Node, extent: Node, width: int) -> bool:
         return False
     return any(bound.op is Op.ADD and bound.src[0] is count and bound.src[1].is_const
                and bound.src[1].value == -1 for bound in inner.src)
+
+
+def _clamped_word(addr: Node, extent: Node, lanes: int) -> bool:
+    """A word store clamped to the last word that holds an element of a runtime extent:
+    min(x, (extent - 1) // lanes). Its first element is then below the extent, so the word lies
+    in the buffer's words for every admissible extent; its lanes past the extent are the
+    padding of the last word (family/words.py: only an output that is a buffer of its own is
+    stored by words, so that padding is no other tensor's)."""
+    return addr.op is Op.MIN and any(_last_vector(bound, extent, lanes) for bound in addr.src)
 
 
 def _factor(n: Node, c: int) -> Node | None:

@@ -22,6 +22,7 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import address
+from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -73,7 +74,6 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
             or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
         return None
@@ -116,16 +116,19 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
                                lambda x: x.indices.buffer_elements)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
-    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-        coords[-1] = b.mul(coords[-1], lanes)
-    at = _gathered(desc, coords, isizes, b_idx, extent)
-    if lanes == 1:
-        effect = b.store(b_out, gid, b.load(b_in, address(at, inp)))
+    if lanes == 1:  # an element per item (a word of 8/16-bit ones: family/words.py)
+        def value_of(i: Node) -> Node:
+            at = _gathered(desc, unflatten_sym(i, vsizes), isizes, b_idx, extent)
+            return b.load(b_in, address(at, inp))
+        kernel = element_kernel("gather", table, count, b_out, value_of)
     else:  # one index read per vector; verify proves the vector inside the runtime extent
+        gid = b.item_id(items)
+        coords = unflatten_sym(gid, vsizes)
+        if not coords[-1].is_const:  # a vector's first element
+            coords[-1] = b.mul(coords[-1], lanes)
+        at = _gathered(desc, coords, isizes, b_idx, extent)
         effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(at, inp)))
-    kernel = Kernel("gather", items, (effect,), count=count)
+        kernel = Kernel("gather", items, (effect,), count=count)
     program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

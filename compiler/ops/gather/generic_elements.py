@@ -22,8 +22,10 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import replace
-from ...ir import Buffer, Kernel, Program
+from ...family.words import element_kernel
+from ...ir import Buffer, Program
 from ...ir import build as b
+from ...ir.ops import Node
 from .desc import GatherElementsDesc
 
 
@@ -57,7 +59,6 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     assert out is not None, "validate() first"
     d, axis = inp.rank, desc.axis
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or inp.total_bytes is not None or idx.total_bytes is not None
             or any(st < 0 for t in (inp, idx) for st in t.element_strides)
             or not dims or not set(dims) <= set(range(d))):
@@ -84,14 +85,15 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements)
     b_out = Buffer("output", out.data_type, items, "output", count)
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, isizes)
-    raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), idx.offset),
-                                extent))
-    i = b.index(raw, inp.sizes[axis], "clamp")
-    at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), inp.offset)
-    value = b.load(b_in, clamped(at, in_extent))
-    kernel = Kernel("gather_elements", items, (b.store(b_out, gid, value),), count=count)
+
+    def value_of(u: Node) -> Node:
+        coords = unflatten_sym(u, isizes)
+        raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), idx.offset),
+                                    extent))
+        i = b.index(raw, inp.sizes[axis], "clamp")
+        at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), inp.offset)
+        return b.load(b_in, clamped(at, in_extent))
+    kernel = element_kernel("gather_elements", table, count, b_out, value_of)
     program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

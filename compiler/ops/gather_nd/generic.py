@@ -24,9 +24,11 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import address
+from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
+from ...ir.ops import Node
 from .desc import GatherND1Desc
 
 
@@ -68,7 +70,6 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
     bd, k = desc.batch_dimension_count, desc.tuple_size
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
             or not set(dims) <= set(gather_nd_free(desc))):
         return None
@@ -98,23 +99,28 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
                                lambda x: x.indices.buffer_elements)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
-    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-        coords[-1] = b.mul(coords[-1], lanes)
-    full = coords[d - real:]  # batch, rest (of the indices), tail
-    zero = b.const(0)
-    lead = [zero] * (d - q) + full[:q - 1]
-    istrides = sym_strides(idx, isizes)
-    tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
-                                                        idx.offset), extent)),
-                      inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
-    src = [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
-    if lanes == 1:
-        effect = b.store(b_out, gid, b.load(b_in, address(src, inp)))
+
+    def source(u: Node) -> list[Node]:
+        """The input coordinates of output element (or vector) u."""
+        coords = unflatten_sym(u, vsizes)
+        if lanes > 1 and not coords[-1].is_const:  # a vector's first element
+            coords[-1] = b.mul(coords[-1], lanes)
+        full = coords[d - real:]  # batch, rest (of the indices), tail
+        zero = b.const(0)
+        lead = [zero] * (d - q) + full[:q - 1]
+        istrides = sym_strides(idx, isizes)
+        tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
+                                                            idx.offset), extent)),
+                          inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
+        return [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
+    if lanes == 1:  # an element per item (a word of 8/16-bit ones: family/words.py)
+        kernel = element_kernel("gather_nd", table, count, b_out,
+                                lambda u: b.load(b_in, address(source(u), inp)))
     else:  # one tuple read per vector; verify proves the vector inside the runtime extent
-        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(src, inp)))
-    kernel = Kernel("gather_nd", items, (effect,), count=count)
+        gid = b.item_id(items)
+        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(source(gid),
+                                                                                inp)))
+        kernel = Kernel("gather_nd", items, (effect,), count=count)
     program = Program("gather_nd", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

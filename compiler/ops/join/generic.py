@@ -23,8 +23,10 @@ from ...family.generic import (
 )
 from ...family.lowering import replace
 from ...family.tensor import list_argument
-from ...ir import Buffer, Kernel, Program
+from ...family.words import element_kernel
+from ...ir import Buffer, Program
 from ...ir import build as b
+from ...ir.ops import Node
 from .desc import JoinDesc
 from .lower import GROUP, piecewise
 
@@ -63,12 +65,12 @@ def join_layouts(desc: JoinDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 
 def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | None:
     """lower_join (lower.py) with the sizes at `dims` (never the axis) dynamic, one kernel of
-    at most GROUP inputs; None otherwise (more inputs, 8/16-bit elements, an output view, a
-    negative stride, a given TotalTensorSizeInBytes)."""
+    at most GROUP inputs (an 8/16-bit output stored by words: family/words.py); None otherwise
+    (more inputs, an output view, a negative stride, a given TotalTensorSizeInBytes)."""
     out, axis, inputs = desc.output, desc.axis, desc.inputs
     assert out is not None, "validate() first"
     if (axis in dims or len(inputs) > GROUP or out.strides is not None or out.offset
-            or out.total_bytes is not None or out.data_type.bits < 32
+            or out.total_bytes is not None
             or any(t.total_bytes is not None or any(st < 0 for st in t.element_strides)
                    for t in inputs)):
         return None
@@ -89,21 +91,25 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | 
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.output.element_count)
     names = [list_argument("inputs", k) for k in range(len(inputs))]
-    gid = b.item_id(items_hi)
-    coords = unflatten_sym(gid, sizes)
-    bufs, starts, loads, at = [], [], [], 0
+    bufs, extents, starts, at = [], [], [], 0
     for k, (name, t) in enumerate(zip(names, inputs)):
         isizes = replace_size(sizes, axis, t.sizes[axis])
         buf, extent = sym_buffer(name, t, "input", isizes, table, _elements_of(k))
-        local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
-        addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), t.offset)
-        loads.append(b.load(buf, clamped(addr, extent)))
         bufs.append(buf)
+        extents.append((extent, isizes))
         starts.append(at)
         at += t.sizes[axis]
+
+    def value_of(u: Node) -> Node:
+        coords = unflatten_sym(u, sizes)
+        loads = []
+        for t, buf, (extent, isizes), start in zip(inputs, bufs, extents, starts):
+            local = b.clamp(b.sub(coords[axis], start), 0, t.sizes[axis] - 1)
+            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), t.offset)
+            loads.append(b.load(buf, clamped(addr, extent)))
+        return piecewise(coords[axis], starts, loads)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    kernel = Kernel("join", items_hi, (b.store(b_out, gid, piecewise(coords[axis], starts,
-                                                                     loads)),), count=count)
+    kernel = element_kernel("join", table, count, b_out, value_of)
     program = Program("join", (*bufs, b_out), (kernel,), tuple(names), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))

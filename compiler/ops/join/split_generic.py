@@ -29,7 +29,8 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
-from ...ir import Buffer, Kernel, Node, Program
+from ...family.words import element_kernel
+from ...ir import Buffer, Node, Program
 from ...ir import build as b
 from .desc import SplitDesc
 
@@ -62,13 +63,15 @@ def split_layouts(desc: SplitDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 
 
 def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram | None:
-    """lower_split (lower.py) with the sizes at `dims` (never the axis) dynamic; None for
-    8/16-bit elements, a given output or TotalTensorSizeInBytes, a negative input stride. One
-    kernel of two buffers whatever the number of outputs (the binding limits do not apply)."""
+    """lower_split (lower.py) with the sizes at `dims` (never the axis) dynamic; None for a
+    given output or TotalTensorSizeInBytes, a negative input stride. One kernel of two buffers
+    whatever the number of outputs (the binding limits do not apply); 8/16-bit elements stored
+    by words of the outputs' one buffer (family/words.py: a word whose lanes belong to two
+    outputs is stored whole by one invocation)."""
     inp, out, axis = desc.input, desc.output, desc.axis
     assert out is not None, "validate() first"
     if (axis in dims or out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32 or inp.total_bytes is not None
+            or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
@@ -87,42 +90,44 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
                               lambda d: d.input.buffer_elements)
     strides = sym_strides(inp, sizes)
-    gid = b.item_id(items_hi)
-    inner: list[Node] = []  # innermost first
-    rows = gid
-    for k in range(inp.rank - 1, axis, -1):
-        s = sizes[k]
-        if isinstance(s, int) and s == 1:
-            inner.append(b.const(0))
-            continue
-        inner.append(b.floormod(rows, s))
-        rows = b.floordiv(rows, s)
-    outer_sizes = sizes[:axis]
-    outer = product(outer_sizes)
-    outs: list[Node] = []  # per output: its outer index o
-    along: list[Node] = []  # and its axis coordinate in the input, a + S_k
-    bounds: list[Node | int] = []
-    shift = 0
-    for t in desc.outputs:
-        m = t.sizes[axis]
-        start = outer * shift if isinstance(outer, int) else b.mul(outer, shift)
-        local = rows if shift == 0 else b.maximum(b.sub(rows, start), 0)
-        if axis == 0:  # no outer dimensions: local < m where this output is chosen
-            outs.append(b.const(0))
-            along.append(b.add(b.minimum(local, m - 1), shift) if m > 1 else b.const(shift))
-        else:
-            a = b.const(0) if m == 1 else b.floormod(local, m)
-            outs.append(local if m == 1 else b.floordiv(local, m))
-            along.append(a if shift == 0 else b.add(a, shift))
-        if shift:
-            bounds.append(start)
-        shift += m
-    o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
-    coords = [*(unflatten_sym(o, outer_sizes) if axis else []), a, *inner[::-1]]
-    addr = address_sym(coords, strides, inp.offset)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    value = b.load(b_in, clamped(addr, extent))
-    kernel = Kernel("split", items_hi, (b.store(b_out, gid, value),), count=count)
+
+    def value_of(u: Node) -> Node:
+        """Element u of the outputs' buffer: where the input holds it."""
+        inner: list[Node] = []  # innermost first
+        rows = u
+        for k in range(inp.rank - 1, axis, -1):
+            s = sizes[k]
+            if isinstance(s, int) and s == 1:
+                inner.append(b.const(0))
+                continue
+            inner.append(b.floormod(rows, s))
+            rows = b.floordiv(rows, s)
+        outer_sizes = sizes[:axis]
+        outer = product(outer_sizes)
+        outs: list[Node] = []  # per output: its outer index o
+        along: list[Node] = []  # and its axis coordinate in the input, a + S_k
+        bounds: list[Node | int] = []
+        shift = 0
+        for t in desc.outputs:
+            m = t.sizes[axis]
+            start = outer * shift if isinstance(outer, int) else b.mul(outer, shift)
+            local = rows if shift == 0 else b.maximum(b.sub(rows, start), 0)
+            if axis == 0:  # no outer dimensions: local < m where this output is chosen
+                outs.append(b.const(0))
+                along.append(b.add(b.minimum(local, m - 1), shift) if m > 1 else b.const(shift))
+            else:
+                a = b.const(0) if m == 1 else b.floormod(local, m)
+                outs.append(local if m == 1 else b.floordiv(local, m))
+                along.append(a if shift == 0 else b.add(a, shift))
+            if shift:
+                bounds.append(start)
+            shift += m
+        o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
+        coords = [*(unflatten_sym(o, outer_sizes) if axis else []), a, *inner[::-1]]
+        addr = address_sym(coords, strides, inp.offset)
+        return b.load(b_in, clamped(addr, extent))
+    kernel = element_kernel("split", table, count, b_out, value_of)
     program = Program("split", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))

@@ -22,8 +22,10 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import address, replace
-from ...ir import Buffer, Kernel, Program
+from ...family.words import element_kernel
+from ...ir import Buffer, Program
 from ...ir import build as b
+from ...ir.ops import Node
 from .desc import OneHotDesc
 
 
@@ -59,7 +61,6 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     checked: with the index check's kernels in front (with_index_check)."""
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
             or not dims or not set(dims) <= set(one_hot_free(desc))):
         return None
@@ -81,18 +82,20 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
                                lambda x: x.indices.buffer_elements)
     b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
     b_out = Buffer("output", out.data_type, items, "output", count)
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, osizes)
-    at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes), idx.offset)
-    label = b.index(b.load(b_idx, clamped(at, extent)), depth,
-                    "mask")  # -1 outside [-depth, depth): no class
     zeros = [b.const(0)] * (values.rank - 1)
     on = b.load(b_val, address(zeros + [b.const(1)], values))
     off = b.load(b_val, address(zeros + [b.const(0)], values))
-    hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
-                        b.less(coords[axis], b.add(label, 1)))  # label == coordinate
-    kernel = Kernel("one_hot", items, (b.store(b_out, gid, b.where(hit, on, off)),),
-                    count=count)
+
+    def value_of(u: Node) -> Node:
+        coords = unflatten_sym(u, osizes)
+        at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes),
+                         idx.offset)
+        label = b.index(b.load(b_idx, clamped(at, extent)), depth,
+                        "mask")  # -1 outside [-depth, depth): no class
+        hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
+                            b.less(coords[axis], b.add(label, 1)))  # label == coordinate
+        return b.where(hit, on, off)
+    kernel = element_kernel("one_hot", table, count, b_out, value_of)
     program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

@@ -84,12 +84,13 @@ def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
 
 
 def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | None:
-    """lower_padding (lower.py) with the input's sizes at `dims` dynamic; None for 8/16-bit
-    elements, a given output layout or TotalTensorSizeInBytes, a negative input stride."""
+    """lower_padding (lower.py) with the input's sizes at `dims` dynamic (an 8/16-bit output
+    stored by words: family/words.py); None for a given output layout or
+    TotalTensorSizeInBytes, a negative input stride."""
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32 or inp.total_bytes is not None
+            or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
     starts, ends = desc.start_padding, desc.end_padding

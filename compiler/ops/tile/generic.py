@@ -47,12 +47,13 @@ def tile_layouts(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 
 
 def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | None:
-    """lower_tile (lower.py) with the input's sizes at `dims` dynamic; None for 8/16-bit
-    elements, a given output layout or TotalTensorSizeInBytes, a negative input stride."""
+    """lower_tile (lower.py) with the input's sizes at `dims` dynamic (an 8/16-bit output
+    stored by words: family/words.py); None for a given output layout or
+    TotalTensorSizeInBytes, a negative input stride."""
     inp, out, repeats = desc.input, desc.output, desc.repeats
     assert out is not None, "validate() first"
     if (out.strides is not None or out.offset or out.total_bytes is not None
-            or out.data_type.bits < 32 or inp.total_bytes is not None
+            or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
     fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
