@@ -113,7 +113,10 @@ def test_device_tensor_smaller_than_the_pushed_extent_is_refused():
         kernel(small)
 
 
-def test_decode_loop_compiles_at_most_two_kernels_per_signature():
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_decode_loop_compiles_at_most_two_kernels_per_signature(dtype):
+    """The loop of tools/decode_loop.py (every step checked against numpy), float32 and a
+    float16 table and cache (8/16-bit outputs: a generic kernel stores words)."""
     import importlib.util
     import pathlib
     path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "decode_loop.py"
@@ -122,7 +125,7 @@ def test_decode_loop_compiles_at_most_two_kernels_per_signature():
     loop = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loop)
     for mode in ("auto", "always"):
-        result = loop.run(40, mode)
+        result = loop.run(40, mode, dtype=dtype)
         compiles = result["compiles"]
         per_op: dict[str, int] = {}
         for name, n in compiles.items():
