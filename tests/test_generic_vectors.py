@@ -1,0 +1,135 @@
+"""Vector variants of generic kernels (README "Generic kernels": "Vectors") without a device:
+sizes and layouts drawn to hit the variant's guard (16-byte vectors) and to miss it (a size or
+stride off the vector width: the general variant), each run by the interpreter bit for bit
+against the specialized kernel and numpy, with the variant the call got checked from how the
+sizes were drawn, and every admissible size proven in-bounds by verify.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests import reference
+from tests.strategies import random_bits
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.compiled import KERNELS
+from dmlc.family.registry import rules_of, validate
+from dmlc.ir.ops import Op
+from dmlc.ir.verify import verify_program
+
+WIDE = [d for d in DataType if d.bits >= 32]
+WIDTHS = {4: 4, 8: 2}
+"""Elements per 16-byte vector by item size."""
+
+
+def moves_vectors(compiled: dmlc.CompiledKernel) -> bool:
+    """Whether a compiled (generic) kernel stores 16-byte vectors."""
+    return any(e.op is Op.VSTORE for k in compiled.compiled.program.kernels for e in k.effects)
+
+
+def _packed_strides(owner: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(np.prod(owner[i + 1:])) for i in range(len(owner)))
+
+
+def split_case(data, lanes: int) -> tuple[tuple[int, ...], int, tuple[int, ...],
+                                          tuple[int, ...] | None, bool]:
+    """(shape, axis, pieces, owner or None, whether the vector guard holds): rows of whole
+    vectors or not, an owner padded by whole vectors or not."""
+    rank = data.draw(st.integers(2, 4))
+    axis = data.draw(st.integers(0, rank - 1))
+    whole = data.draw(st.booleans())  # the innermost rows whole vectors
+    unit = lanes if whole else 1
+    pieces = tuple(unit * data.draw(st.integers(1, 3))
+                   for _ in range(data.draw(st.integers(1, 4))))
+    if not whole and axis == rank - 1 and all(m % lanes == 0 for m in pieces):
+        pieces = (*pieces[:-1], pieces[-1] + 1)
+    shape = []
+    for i in range(rank):
+        if i == axis:
+            shape.append(sum(pieces))
+        elif i == rank - 1:
+            n = unit * data.draw(st.integers(1, 3))
+            shape.append(n + 1 if not whole and n % lanes == 0 else n)
+        else:
+            shape.append(data.draw(st.integers(1, 4)))
+    strided = data.draw(st.booleans())
+    aligned = data.draw(st.booleans())
+    owner = None
+    if strided:  # a view of a wider owner: padded by whole vectors (aligned) or by one element
+        owner = tuple(n + (0 if i == rank - 1 and not aligned else
+                           lanes * data.draw(st.integers(0, 1)) if aligned else
+                           data.draw(st.integers(0, 1)))
+                      for i, n in enumerate(shape))
+        if not aligned and owner[-1] % lanes == 0:
+            owner = (*owner[:-1], owner[-1] + 1)
+    hit = whole and (not strided or aligned)
+    return tuple(shape), axis, pieces, owner, hit
+
+
+def _split(dtype: DataType, shape, axis: int, pieces, owner) -> dmlc.SplitDesc:
+    strides = None if owner is None else _packed_strides(owner)
+    outs = tuple(TensorDesc(data_type=dtype, sizes=tuple(m if i == axis else s
+                                                         for i, s in enumerate(shape)))
+                 for m in pieces)
+    return validate(dmlc.SplitDesc(input=TensorDesc(data_type=dtype, sizes=tuple(shape),
+                                                    strides=strides),
+                                   outputs=outs, axis=axis))
+
+
+def _same(got, want) -> bool:
+    return len(got) == len(want) and all(
+        g.shape == w.shape and g.tobytes() == np.ascontiguousarray(w).tobytes()
+        for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_split_vector_variant(dtype, data):
+    """DML_SPLIT forced generic: "vector" where the rows are whole vectors and the input
+    aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, axis, pieces, owner, hit = split_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
+    desc = _split(dtype, shape, axis, pieces, owner)
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    arg = x if owner is None else x.reshape(-1)
+    want = reference.split(x[tuple(slice(0, n) for n in shape)], list(pieces), axis)
+    assert _same(generic.reference(arg), want)
+    assert _same(dmlc.compile(desc, dynamic=False).reference(arg), want)
+    KERNELS.clear()
+
+
+def test_split_vector_guard_and_ranges():
+    """A dynamic innermost size is admitted by the vector kernel as a multiple of the width
+    only (the host's guard: values() is None otherwise, and that call's variants are the
+    scalar one alone); verify.py proves the kernel for every admissible size."""
+    desc = _split(DataType.FLOAT32, (3, 2, 8), 1, (1, 1), None)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0, 2)) == ("vector", "scalar")
+    generic = rules.build(desc, (0, 2), "vector")
+    assert generic is not None and verify_program(generic.program)
+    assert generic.values(_split(DataType.FLOAT32, (5, 2, 12), 1, (1, 1), None)) is not None
+    odd = _split(DataType.FLOAT32, (5, 2, 6), 1, (1, 1), None)
+    assert generic.values(odd) is None and rules.choices(odd, (0, 2)) == ("scalar",)
+    along = _split(DataType.INT64, (3, 6), 1, (2, 4), None)  # the axis innermost: static rows
+    assert rules.choices(along, (0,)) == ("vector",)
+    assert rules.choices(_split(DataType.INT64, (3, 6), 1, (3, 3), None), (0,)) == ("scalar",)
+
+
+def test_split_auto_compiles_the_general_variant(monkeypatch):
+    """`auto` compiles the most general variant for a dynamic innermost size (one kernel for
+    every later size, multiples of the width or not)."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    for n in (8, 12, 5, 16):
+        x = random_bits(n, (3, 4, n), np.dtype(np.float32))
+        got = dmlc.compile(_split(DataType.FLOAT32, (3, 4, n), 1, (1, 3), None)).reference(x)
+        assert _same(got, reference.split(x, [1, 3], 1))
+    assert dmlc.cache_info()["compiles"] == {"DML_SPLIT": 1, "DML_SPLIT generic": 1}
+    kernels = list(dmlc.cache_info()["generic"])
+    assert len(kernels) == 1 and " scalar #" in kernels[0]
+    KERNELS.clear()
