@@ -133,3 +133,72 @@ def test_split_auto_compiles_the_general_variant(monkeypatch):
     kernels = list(dmlc.cache_info()["generic"])
     assert len(kernels) == 1 and " scalar #" in kernels[0]
     KERNELS.clear()
+
+
+def tile_case(data, lanes: int) -> tuple[tuple[int, ...], tuple[int, ...],
+                                         tuple[int, ...] | None, bool]:
+    """(shape, repeats, owner or None, whether the vector guard holds): an innermost size of
+    whole vectors or not, an owner padded by whole vectors or not."""
+    rank = data.draw(st.integers(1, 4))
+    whole = data.draw(st.booleans())
+    repeats = tuple(data.draw(st.integers(1, 3)) for _ in range(rank))
+    inner = data.draw(st.integers(1, 3)) * lanes if whole else \
+        data.draw(st.integers(1, 3 * lanes).filter(lambda n: n % lanes))
+    shape = (*(data.draw(st.integers(1, 4)) for _ in range(rank - 1)), inner)
+    strided = data.draw(st.booleans())
+    aligned = data.draw(st.booleans())
+    owner = None
+    if strided:
+        owner = tuple(n + (lanes * data.draw(st.integers(0, 1)) if aligned else
+                           data.draw(st.integers(0, 1)) if i < rank - 1 else 1)
+                      for i, n in enumerate(shape))
+        if rank == 1:
+            aligned = True  # no stride but the innermost's: still aligned
+    hit = whole and (not strided or aligned or all(
+        st_ % lanes == 0 for st_ in _packed_strides(owner or shape)[:-1]))
+    return shape, repeats, owner, hit
+
+
+def _tile(dtype: DataType, shape, repeats, owner) -> dmlc.TileDesc:
+    strides = None if owner is None else _packed_strides(owner)
+    return validate(dmlc.TileDesc(input=TensorDesc(data_type=dtype, sizes=tuple(shape),
+                                                   strides=strides), repeats=tuple(repeats)))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_tile_vector_variant(dtype, data):
+    """DML_TILE forced generic: "vector" (row blocks of vectors, output vector c of a row
+    reading the input's vector c % n) where the innermost size is whole vectors and the input
+    aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, repeats, owner, hit = tile_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
+    desc = _tile(dtype, shape, repeats, owner)
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    arg = x if owner is None else x.reshape(-1)
+    want = np.tile(x[tuple(slice(0, n) for n in shape)], repeats)
+    assert generic.reference(arg).tobytes() == want.tobytes()
+    assert dmlc.compile(desc, dynamic=False).reference(arg).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+def test_tile_vector_guard_and_ranges():
+    """The vector kernel admits a dynamic innermost size as a multiple of the width only;
+    verify.py proves it for every admissible size, its range edges included."""
+    desc = _tile(DataType.FLOAT32, (3, 8), (2, 3), None)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0, 1)) == ("vector", "scalar")
+    assert rules.choices(desc, (0,)) == ("scalar",)  # static rows of 6 vectors: < a block
+    assert rules.choices(_tile(DataType.FLOAT32, (3, 16), (2, 2), None), (0,)) == ("vector",)
+    generic = rules.build(desc, (0, 1), "vector")
+    assert generic is not None and verify_program(generic.program)
+    hi = generic.program.params[0].vmax
+    assert generic.values(_tile(DataType.FLOAT32, (1, 4), (2, 3), None)) is not None
+    assert generic.values(_tile(DataType.FLOAT32, (hi, 4), (2, 3), None)) is not None
+    assert generic.values(_tile(DataType.FLOAT32, (hi + 1, 4), (2, 3), None)) is None
+    odd = _tile(DataType.FLOAT32, (3, 6), (2, 3), None)
+    assert generic.values(odd) is None and rules.choices(odd, (0, 1)) == ("scalar",)
+    assert rules.choices(_tile(DataType.FLOAT32, (3, 32), (1, 1), (3, 33)), (0,)) == ("scalar",)

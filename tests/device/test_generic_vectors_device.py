@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests import reference
 from tests.strategies import random_bits
-from tests.test_generic_vectors import WIDTHS, _split, moves_vectors, split_case
+from tests.test_generic_vectors import (
+    WIDTHS,
+    _split,
+    _tile,
+    moves_vectors,
+    split_case,
+    tile_case,
+)
 
 import dmlc
 from dmlc import DataType
@@ -33,4 +40,22 @@ def test_split_vector_variant_on_device(dtype, data):
     want = reference.split(x[tuple(slice(0, n) for n in shape)], list(pieces), axis)
     for g, s, w in zip(got, special, want, strict=True):
         assert g.tobytes() == s.tobytes() == np.ascontiguousarray(w).tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_tile_vector_variant_on_device(dtype, data):
+    lanes = WIDTHS[dtype.itemsize]
+    shape, repeats, owner, hit = tile_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
+    desc = _tile(dtype, shape, repeats, owner)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    arg = x if owner is None else x.reshape(-1)
+    got = generic(arg)
+    special = dmlc.compile(desc, dynamic=False)(arg)
+    want = np.tile(x[tuple(slice(0, n) for n in shape)], repeats)
+    assert got.tobytes() == special.tobytes() == want.tobytes()
     assert generic.executable().guard_damage() == []
