@@ -12,13 +12,12 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    gather_rows,
     layouts,
     masked,
-    product,
     sym_buffer,
     sym_sizes,
     sym_strides,
-    unflatten_sym,
     with_index_check,
 )
 from ...family.lowering import address
@@ -102,31 +101,11 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
             return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent), inp))
         program = gather_strips(desc, table, osizes, b_in, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
-    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
-    vsizes = list(osizes)
-    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
-        inner = osizes[-1]
-        assert isinstance(inner, int) and inner % lanes == 0
-        vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
-    assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items * lanes, "output",
-                   count if lanes == 1 else b.mul(count, lanes))
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
-    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-        coords[-1] = b.mul(coords[-1], lanes)
-    at = _gathered(desc, coords, isizes, b_idx, extent)
-    if lanes == 1:
-        effect = b.store(b_out, gid, b.load(b_in, address(at, inp)))
-    else:  # one index read per vector; verify proves the vector inside the runtime extent
-        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(at, inp)))
-    kernel = Kernel("gather", items, (effect,), count=count)
-    program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
+    rows = gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc))
+    b_idx, extent = rows.b_idx, rows.extent
+    at = _gathered(desc, rows.coords, isizes, b_idx, extent)
+    kernel = Kernel("gather", rows.items, (rows.effect(address(at, inp)),), count=rows.count)
+    program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)

@@ -14,17 +14,15 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    gather_rows,
     layouts,
     masked,
-    product,
-    sym_buffer,
     sym_sizes,
     sym_strides,
-    unflatten_sym,
     with_index_check,
 )
 from ...family.lowering import address
-from ...ir import Buffer, Kernel, Program
+from ...ir import Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import GatherND1Desc
@@ -84,25 +82,9 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     real = (q - 1) + (r - bd - k)
     osizes: list[Size] = [1] * (d - real) + isizes[d - q:d - 1] + list(tail)
-    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
-    vsizes = list(osizes)
-    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
-        inner = osizes[-1]
-        assert isinstance(inner, int) and inner % lanes == 0
-        vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
-    assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items * lanes, "output",
-                   count if lanes == 1 else b.mul(count, lanes))
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
-    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-        coords[-1] = b.mul(coords[-1], lanes)
-    full = coords[d - real:]  # batch, rest (of the indices), tail
+    rows = gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc))
+    b_idx, extent = rows.b_idx, rows.extent
+    full = rows.coords[d - real:]  # batch, rest (of the indices), tail
     zero = b.const(0)
     lead = [zero] * (d - q) + full[:q - 1]
     istrides = sym_strides(idx, isizes)
@@ -110,13 +92,10 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
                                                         idx.offset), extent)),
                       inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
     src = [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
-    if lanes == 1:
-        effect = b.store(b_out, gid, b.load(b_in, address(src, inp)))
-    else:  # one tuple read per vector; verify proves the vector inside the runtime extent
-        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(src, inp)))
-    kernel = Kernel("gather_nd", items, (effect,), count=count)
-    program = Program("gather_nd", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
-                      "output", out.sizes, params=tuple(table.params))
+    kernel = Kernel("gather_nd", rows.items, (rows.effect(address(src, inp)),),
+                    count=rows.count)
+    program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
+                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
     return GenericProgram(program, tuple(table.recipes))
