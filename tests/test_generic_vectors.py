@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from tests import reference
-from tests.strategies import random_bits
+from tests import reference, reference_nd
+from tests.strategies import INDEX_TYPES, index_arrays, random_bits
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -18,6 +18,8 @@ from dmlc.compiled import KERNELS
 from dmlc.family.registry import rules_of, validate
 from dmlc.ir.ops import Op
 from dmlc.ir.verify import verify_program
+from dmlc.ops.gather.desc import GatherDesc
+from dmlc.ops.gather_nd.desc import GatherND1Desc
 
 WIDE = [d for d in DataType if d.bits >= 32]
 WIDTHS = {4: 4, 8: 2}
@@ -202,3 +204,112 @@ def test_tile_vector_guard_and_ranges():
     odd = _tile(DataType.FLOAT32, (3, 6), (2, 3), None)
     assert generic.values(odd) is None and rules.choices(odd, (0, 1)) == ("scalar",)
     assert rules.choices(_tile(DataType.FLOAT32, (3, 32), (1, 1), (3, 33)), (0,)) == ("scalar",)
+
+
+def vstores(compiled: dmlc.CompiledKernel) -> int:
+    """The vector stores of a compiled kernel's last kernel (an item's)."""
+    return sum(e.op is Op.VSTORE for e in compiled.compiled.program.kernels[-1].effects)
+
+
+def block_width(inner: int, lanes: int) -> int:
+    """Vectors an item of the "blocks" variant moves: a row of inner // lanes vectors in
+    ceil(v / 8) blocks."""
+    v = inner // lanes
+    return -(-v // -(-v // 8))
+
+
+def gather_case(data, lanes: int) -> tuple[tuple[int, ...], int, bool]:
+    """(table shape, pad of its rows, whether the rows are whole aligned vectors): rows of up to
+    24 vectors (several blocks, a last one clamped) or a width off the vector width."""
+    whole = data.draw(st.booleans())
+    width = lanes * data.draw(st.integers(1, 24)) if whole else \
+        data.draw(st.integers(1, 3 * lanes).filter(lambda n: n % lanes))
+    pad = data.draw(st.sampled_from([0, 0, lanes, 1]))
+    shape = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 9)), width)
+    return shape, pad, whole and pad % lanes == 0
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_gather_blocks_variant(dtype, data):
+    """DML_GATHER forced generic: "blocks" (up to 8 vectors of a gathered row an item, one
+    index read) where the rows are whole aligned vectors, element by element elsewhere; over
+    several index counts, bit for bit the specialized kernel and numpy."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, pad, hit = gather_case(data, lanes)
+    axis = data.draw(st.integers(0, 1))
+    owner = (*shape[:-1], shape[-1] + pad)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        ids = data.draw(index_arrays((1, 1, n), itype, shape[axis]))
+        desc = validate(GatherDesc(
+            input=TensorDesc(data_type=dtype, sizes=shape,
+                             strides=_packed_strides(owner) if pad else None),
+            indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=(1, 1, n)),
+            axis=axis, index_dimensions=1))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        assert vstores(generic) == (block_width(shape[-1], lanes) if hit else 0)
+        arg = x.reshape(-1) if pad else x
+        want = reference.gather(x[..., :shape[-1]], ids, axis, 1)
+        assert generic.reference(arg, ids).tobytes() == want.tobytes()
+        assert dmlc.compile(desc, dynamic=False).reference(arg, ids).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.FLOAT64])
+@given(data=st.data())
+def test_gather_nd_blocks_variant(dtype, data):
+    """DML_GATHER_ND forced generic: "blocks" where the gathered slices' rows are whole
+    vectors (one tuple read a block), elements elsewhere; over several numbers of tuples, bit
+    for bit the specialized kernel and numpy."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, _, _ = gather_case(data, lanes)  # packed: its rows' width decides
+    hit = shape[-1] % lanes == 0
+    k = data.draw(st.integers(1, 2))
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        ids = data.draw(index_arrays((n, k), itype, max(shape[:k])))
+        desc = validate(GatherND1Desc(
+            input=TensorDesc(data_type=dtype, sizes=shape),
+            indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=(1, n, k)),
+            input_dimension_count=3, indices_dimension_count=2, batch_dimension_count=0))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        assert vstores(generic) == (block_width(shape[-1], lanes) if hit else 0)
+        want = np.ascontiguousarray(reference_nd.gather_nd(x, ids))
+        got = generic.reference(x, ids.reshape(1, n, k))
+        assert got.reshape(-1).tobytes() == want.reshape(-1).tobytes()
+        special = dmlc.compile(desc, dynamic=False).reference(x, ids.reshape(1, n, k))
+        assert special.reshape(-1).tobytes() == want.reshape(-1).tobytes()
+    KERNELS.clear()
+
+
+def test_gather_blocks_are_proven_and_auto_compiles_rows(monkeypatch):
+    """The blocks variants are proven by verify.py for every admissible count; `auto` compiles
+    the most general variant ("rows"), forced mode the best ("blocks")."""
+    def rows_of(n: int) -> GatherND1Desc:  # n rows of a [50, 52] table
+        return validate(GatherND1Desc(
+            input=TensorDesc(data_type=DataType.FLOAT32, sizes=(50, 52)),
+            indices=TensorDesc(data_type=DataType.INT64, sizes=(n, 1)),
+            input_dimension_count=2, indices_dimension_count=2, batch_dimension_count=0))
+    desc = rows_of(3)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0,)) == ("blocks", "rows")
+    generic = rules.build(desc, (0,), "blocks")
+    assert generic is not None and verify_program(generic.program)
+    assert len(generic.program.kernels[0].effects) == 7  # 13 vectors: blocks of 7
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    x = random_bits(1, (50, 52), np.dtype(np.float32))
+    for n in (3, 5, 2):
+        ids = np.arange(n, dtype=np.int64)[::-1].reshape(n, 1)
+        got = dmlc.compile(rows_of(n)).reference(x, ids)
+        assert got.tobytes() == x[n - 1::-1].tobytes()
+    kernels = list(dmlc.cache_info()["generic"])
+    assert len(kernels) == 1 and " rows #" in kernels[0]
+    KERNELS.clear()

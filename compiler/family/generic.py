@@ -24,7 +24,6 @@ from typing import Any, cast
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
-from ..ir.kernel import vector_width
 from ..ir.ops import INT32_MAX, Node
 from .tensor import TensorDesc
 
@@ -135,59 +134,6 @@ def with_index_check(program: Program, table: ParamTable, desc: Any, idx: Tensor
     return Program(program.name, (*program.buffers, b_first, b_value),
                    (k_check, k_report, *program.kernels), program.inputs, program.output,
                    program.output_shape, params=tuple(table.params))
-
-
-@dataclass(frozen=True)
-class GatherRows:
-    """A generic gather's output kernel skeleton (ops/gather, ops/gather_nd): one element, or
-    one 16-byte vector of a gathered row, per item; the three buffers, the item id and the
-    output coordinates of the item's first element."""
-
-    lanes: int
-    """Elements per item: the vector width, or 1."""
-    items: int
-    count: Node
-    b_in: Buffer
-    b_idx: Buffer
-    extent: Node | None
-    """The indices' runtime extent (None: static)."""
-    b_out: Buffer
-    gid: Node
-    coords: list[Node]
-
-    def effect(self, src: Node) -> Node:
-        """The item's store: the element, or the vector (one index read per vector), at input
-        address `src` (verify proves a vector store inside the runtime extent)."""
-        if self.lanes == 1:
-            return b.store(self.b_out, self.gid, b.load(self.b_in, src))
-        return b.vstore("output", b.mul(self.gid, self.lanes), b.vload("input", src))
-
-
-def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamTable,
-                isizes: Sequence[Size], osizes: Sequence[Size], vectors: bool) -> GatherRows:
-    """GatherRows of output sizes `osizes` (some PARAMs), gathering from the static `inp` by
-    the indices `idx` of sizes `isizes`: by 16-byte vectors where `vectors` (the innermost
-    output size, the input's and static, a multiple of the width; the input aligned: the
-    caller's static facts), else by elements."""
-    lanes = vector_width(out.data_type) if vectors else 1
-    vsizes = list(osizes)
-    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
-        inner = osizes[-1]
-        assert isinstance(inner, int) and inner % lanes == 0
-        vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
-    assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items * lanes, "output",
-                   count if lanes == 1 else b.mul(count, lanes))
-    gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
-    if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-        coords[-1] = b.mul(coords[-1], lanes)
-    return GatherRows(lanes, items, count, b_in, b_idx, extent, b_out, gid, coords)
 
 
 def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = (),

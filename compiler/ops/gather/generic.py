@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...family.gather_rows import gather_blocks, gather_rows
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -12,7 +13,6 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
-    gather_rows,
     layouts,
     masked,
     sym_buffer,
@@ -57,7 +57,9 @@ def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """"strips" where the input steps more along its innermost dimension than along the axis
     (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
     16-byte vector per invocation); either serves every size."""
-    return ("strips",) if strips_apply(desc) else ("rows",)
+    if strips_apply(desc):
+        return ("strips",)
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
 
 
 def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
@@ -101,10 +103,14 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
             return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent), inp))
         program = gather_strips(desc, table, osizes, b_in, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
-    rows = gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc))
+    if variant not in gather_variants(desc, dims) and not checked:
+        return None
+    rows = (gather_blocks(inp, idx, out, table, isizes, osizes)
+            if variant == "blocks" and not checked else
+            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
     b_idx, extent = rows.b_idx, rows.extent
     at = _gathered(desc, rows.coords, isizes, b_idx, extent)
-    kernel = Kernel("gather", rows.items, (rows.effect(address(at, inp)),), count=rows.count)
+    kernel = Kernel("gather", rows.items, rows.effects(address(at, inp)), count=rows.count)
     program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ...family.gather_rows import gather_blocks, gather_rows
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -14,7 +15,6 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
-    gather_rows,
     layouts,
     masked,
     sym_sizes,
@@ -57,10 +57,17 @@ def lower_gather_nd_checked(desc: GatherND1Desc, dims: Sequence[int]) -> Generic
     return lower_gather_nd_generic(desc, dims, checked=True)
 
 
-def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
+def gather_nd_variants(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[str, ...]:
+    """"blocks" where the gathered slices are rows of whole 16-byte vectors (up to 8 of one row
+    an item, its tuple read once: family/generic.py's gather_blocks), then "rows" (one element
+    or vector an item); either serves every size."""
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
+
+
+def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: str = "rows",
                             checked: bool = False) -> GenericProgram | None:
     """lower_gather_nd (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
-    index check's kernels in front (with_index_check)."""
+    index check's kernels in front (with_index_check); variant: gather_nd_variants'."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
@@ -82,7 +89,10 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     real = (q - 1) + (r - bd - k)
     osizes: list[Size] = [1] * (d - real) + isizes[d - q:d - 1] + list(tail)
-    rows = gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc))
+    if variant not in gather_nd_variants(desc, dims):
+        return None
+    rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
+            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
     b_idx, extent = rows.b_idx, rows.extent
     full = rows.coords[d - real:]  # batch, rest (of the indices), tail
     zero = b.const(0)
@@ -92,8 +102,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
                                                         idx.offset), extent)),
                       inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
     src = [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
-    kernel = Kernel("gather_nd", rows.items, (rows.effect(address(src, inp)),),
-                    count=rows.count)
+    kernel = Kernel("gather_nd", rows.items, rows.effects(address(src, inp)), count=rows.count)
     program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
                       ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
