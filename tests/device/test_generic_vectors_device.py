@@ -11,10 +11,12 @@ from tests import reference, reference_nd
 from tests.strategies import INDEX_TYPES, index_arrays, random_bits
 from tests.test_generic_vectors import (
     WIDTHS,
+    _elements,
     _packed_strides,
     _split,
     _tile,
     block_width,
+    elements_case,
     gather_case,
     moves_vectors,
     split_case,
@@ -117,4 +119,24 @@ def test_gather_nd_blocks_variant_on_device(dtype, data):
     want = np.ascontiguousarray(reference_nd.gather_nd(x, ids))
     assert got.reshape(-1).tobytes() == special.reshape(-1).tobytes() \
         == want.reshape(-1).tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_gather_elements_vector_variant_on_device(dtype, data):
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes, ilanes = WIDTHS[dtype.itemsize], WIDTHS[itype.itemsize]
+    x_shape, idx_shape, owner, axis, hit = elements_case(data, lanes, ilanes)
+    x = random_bits(data.draw(st.integers(0, 99)), x_shape, dtype.numpy)
+    ids = data.draw(index_arrays(owner or idx_shape, itype, x_shape[axis]))
+    desc = _elements(dtype, itype, x_shape, idx_shape, owner, axis)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert (vstores(generic) == 8) == hit
+    arg = ids if owner is None else ids.reshape(-1)
+    got = generic(x, arg)
+    special = dmlc.compile(desc, dynamic=False)(x, arg)
+    want = reference.gather_elements(x, ids[..., :idx_shape[-1]], axis)
+    assert got.tobytes() == special.tobytes() == want.tobytes()
     assert generic.executable().guard_damage() == []
