@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests import reference, reference_nd
 from tests.strategies import INDEX_TYPES, index_arrays, random_bits
+from tests.test_generic_families import _pad, _want_pad
 from tests.test_generic_vectors import (
     WIDTHS,
     _elements,
@@ -19,6 +20,7 @@ from tests.test_generic_vectors import (
     elements_case,
     gather_case,
     moves_vectors,
+    pad_case,
     split_case,
     tile_case,
     vstores,
@@ -139,4 +141,20 @@ def test_gather_elements_vector_variant_on_device(dtype, data):
     special = dmlc.compile(desc, dynamic=False)(x, arg)
     want = reference.gather_elements(x, ids[..., :idx_shape[-1]], axis)
     assert got.tobytes() == special.tobytes() == want.tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_padding_vector_variant_on_device(dtype, data):
+    lanes = WIDTHS[dtype.itemsize]
+    mode, shape, start, end, hit = pad_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    desc = _pad(dtype, shape, mode, start, end, data.draw(st.integers(0, 100)))
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    got = generic(x)
+    special = dmlc.compile(desc, dynamic=False)(x)
+    assert got.tobytes() == special.tobytes() == _want_pad(x, desc).tobytes()
     assert generic.executable().guard_damage() == []
