@@ -10,11 +10,12 @@ import pytest
 import dmlc
 from dmlc.cli import main
 from dmlc.compiled import build_program
-from dmlc.family.registry import LowerContext, lower, validate
+from dmlc.family.registry import LowerContext, lower, rules_of, validate
 from dmlc.ir import Op
+from dmlc.ir.verify import verify_program
 from dmlc.passes.cost import bound
 from dmlc.passes.pipeline import env_names, run_pipeline
-from dmlc.passes.planner import BOUNDED, MIN_ITEMS, describe
+from dmlc.passes.planner import BOUNDED, MIN_ITEMS, STRIDE_MIN_ITEMS, describe, moves_blocks
 from dmlc.target import resolve
 
 GATHER = Path(__file__).resolve().parent.parent / "examples/seeds/gather_2_concatenate_rows.dml"
@@ -139,3 +140,24 @@ def test_compile_emits_the_plan(capsys):
     assert main(["compile", str(GATHER), "--emit", "plan"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("kernel gather (") and "considered:" in out and "cost per item" in out
+
+
+def test_generic_blocks_of_vectors_run_one_item_per_invocation():
+    """A generic kernel whose item stores BLOCK_VECTORS vectors (row blocks: the split's
+    vector variant, the gather's blocks) is not strided; a generic gather of rows of vectors
+    by one vector an item (its "rows" variant) keeps its stride of 4."""
+    split = dmlc.SplitDesc(input=T("FLOAT32", (4096, 4096)), axis=1, outputs=tuple(
+        T("FLOAT32", (4096, n)) for n in (1024, 2048, 1024)))
+    gather = dmlc.GatherDesc(input=T("FLOAT32", (65536, 256)), indices=T("INT32", (1, 65536)),
+                             axis=0, index_dimensions=1)
+    strides = {}
+    for name, desc, variant in (("split", split, "vector"), ("gather", gather, "blocks"),
+                                ("gather rows", gather, "rows")):
+        rules = rules_of(validate(desc)).generic
+        dims = rules.free(validate(desc))
+        generic = rules.build(validate(desc), dims, variant)
+        program = run_pipeline(verify_program(generic.program), disabled={"all"})
+        (k,) = program.kernels
+        assert k.count is not None and k.items >= STRIDE_MIN_ITEMS
+        strides[name] = (k.schedule.stride, moves_blocks(k))
+    assert strides == {"split": (1, True), "gather": (1, True), "gather rows": (4, False)}

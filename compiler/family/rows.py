@@ -19,7 +19,7 @@ from .tensor import TensorDesc
 from .words import element_kernel
 
 BLOCK = 8
-"""Elements of one row per invocation."""
+"""Elements (or 16-byte vectors) of one row per invocation."""
 
 Element = Callable[[list[Node], Node], Node]
 """(the row's outer output coordinates, the column) -> the element's value."""
@@ -33,23 +33,26 @@ def by_rows(sizes: Sequence[Size]) -> bool:
 
 
 def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
-                     element: Element, out_of: Callable[[Any], TensorDesc] = lambda d: d.output
-                     ) -> tuple[Kernel, Buffer]:
+                     element: Element, out_of: Callable[[Any], TensorDesc] = lambda d: d.output,
+                     lanes: int = 1) -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes` (some PARAMs) by row blocks, and
     its output buffer (of runtime extent: the output's elements, a PARAM); each recipe reads
-    out_of(call's descriptor)."""
+    out_of(call's descriptor). With lanes > 1 the innermost size is counted in vectors of
+    `lanes` elements (the output's innermost size a multiple of them, which the caller
+    guarantees), `element` gives a 16-byte vector and each is stored at min(row * width + c,
+    vectors - 1) * lanes (the extent `vectors * lanes`: verify.py's whole-vector clamp)."""
     his = [s if isinstance(s, int) else s.vmax for s in sizes]
     elements_hi = product(his)
     assert isinstance(elements_hi, int)
     inner = sizes[-1]
     inner_hi = his[-1]
     rows_hi = elements_hi // inner_hi
-    total = table.add(1, elements_hi, lambda d: out_of(d).element_count)
+    total = table.add(1, elements_hi, lambda d: out_of(d).element_count // lanes)
     per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
-        1, -(-inner_hi // BLOCK), lambda d: -(-out_of(d).sizes[-1] // BLOCK))
+        1, -(-inner_hi // BLOCK), lambda d: -(-(out_of(d).sizes[-1] // lanes) // BLOCK))
     per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
     blocks_hi = rows_hi * per_row_hi
-    count = table.add(1, blocks_hi, lambda d: _blocks(out_of(d)))
+    count = table.add(1, blocks_hi, lambda d: _blocks(out_of(d), lanes))
     gid = b.item_id(blocks_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
     if row.vmax >= rows_hi:  # exact: gid < rows * per_row
@@ -59,11 +62,16 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     first = b.mul(row, inner)
     last = b.add(total, -1)
-    b_out = Buffer("output", dtype, elements_hi, "output", total)
+    if lanes == 1:
+        b_out = Buffer("output", dtype, elements_hi, "output", total)
+    else:
+        b_out = Buffer("output", dtype, elements_hi * lanes, "output", b.mul(total, lanes))
     effects = []
     for j in range(BLOCK):
         col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
-        effects.append(b.store(b_out, b.minimum(b.add(first, col), last), element(outer, col)))
+        at = b.minimum(b.add(first, col), last)
+        effects.append(b.store(b_out, at, element(outer, col)) if lanes == 1 else
+                       b.vstore("output", b.mul(at, lanes), element(outer, col)))
     return Kernel(name, blocks_hi, tuple(effects), count=count), b_out
 
 
@@ -91,7 +99,7 @@ def size_of(field: str, i: int) -> Callable[[Any], int]:
     return lambda d: getattr(d, field).sizes[i]
 
 
-def _blocks(out: TensorDesc) -> int:
-    """Invocations: rows times blocks per row."""
+def _blocks(out: TensorDesc, lanes: int = 1) -> int:
+    """Invocations: rows times blocks per row (of vectors of `lanes` elements)."""
     inner = out.sizes[-1] if out.sizes else 1
-    return out.element_count // inner * -(-inner // BLOCK)
+    return out.element_count // inner * -(-(inner // lanes) // BLOCK)

@@ -91,6 +91,21 @@ STRIDE, STRIDE_MIN_ITEMS = 4, 1 << 16
 """Items a workgroup apart per invocation, for kernels of STRIDE_MIN_ITEMS items or more that
 run one item each (not 8/16-bit stores: those run one word per invocation, legalize.py)."""
 
+BLOCK_VECTORS = 8
+"""A kernel whose item stores this many 16-byte vectors or more (a generic kernel's blocks of a
+row and tiles: family/view_copy.py, family/view_tile.py, ops/join/split_generic.py) runs one
+item per invocation: with a stride its blocks, a workgroup apart, ran at about half the speed.
+Measured 2026-11-26 on lavapipe (load about 3 on 2 cores), generic against specialized kernel
+(`dmlc bench --only`), two runs each, stride 4 -> 1: split f32 [4096,4096] into 3 0.80-0.83 ->
+0.99-1.02, copy of a row-broadcast 0.53-0.66 -> 0.88, copy of x.T 0.79-0.82 -> 0.90-1.02. A
+gather of rows, one vector an item, keeps its stride (0.80-0.90; 0.58-0.59 without)."""
+
+
+def moves_blocks(k: Kernel) -> bool:
+    """Whether each item of k stores BLOCK_VECTORS vectors or more."""
+    return sum(e.op is Op.VSTORE for e in k.effects) >= BLOCK_VECTORS
+
+
 CARRIERS = ("vectorize", "tile", "unroll")
 """The passes that carry plans out: a disabled one's candidates are not considered."""
 TIE = 1 + 1e-9
@@ -161,7 +176,7 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         maps += _runs(d, p, columns, vector) if "unroll" in passes else []
         maps += _tiles(d, p, where) if "tile" in passes else []
     label = f"vectors of {vector}" if vector > 1 else "elements"
-    strided = not packed and d.items >= STRIDE_MIN_ITEMS
+    strided = not packed and d.items >= STRIDE_MIN_ITEMS and not moves_blocks(d)
     bounds = {m: min((bound(d, Piece(columns, m, stride))
                       for stride in ([1, STRIDE] if strided and m.count == 1 else [1])),
                      key=lambda x: x.total) for m in maps}

@@ -18,6 +18,7 @@ from .generic_elements import (
     elements_free,
     elements_key,
     elements_sizes,
+    elements_variants,
     lower_elements_checked,
     lower_elements_generic,
 )
@@ -35,6 +36,7 @@ FAMILY = Family(
         GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements,
                                   generic=GenericRules(
                                       elements_sizes, elements_free, elements_key,
-                                      lower_elements_generic, checked=lower_elements_checked)),
+                                      lower_elements_generic, variants=elements_variants,
+                                      checked=lower_elements_checked)),
     },
     exports=tuple(__all__))

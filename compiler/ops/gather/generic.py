@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...family.gather_rows import gather_blocks, gather_rows
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -14,16 +15,13 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    product,
     sym_buffer,
     sym_sizes,
     sym_strides,
-    unflatten_sym,
     with_index_check,
 )
 from ...family.lowering import address
-from ...family.words import element_kernel
-from ...ir import Buffer, Kernel, Program
+from ...ir import Buffer, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
@@ -59,7 +57,9 @@ def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """"strips" where the input steps more along its innermost dimension than along the axis
     (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
     16-byte vector per invocation); either serves every size."""
-    return ("strips",) if strips_apply(desc) else ("rows",)
+    if strips_apply(desc):
+        return ("strips",)
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
 
 
 def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
@@ -102,34 +102,15 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
             return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent), inp))
         program = gather_strips(desc, table, osizes, b_in, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
-    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
-    vsizes = list(osizes)
-    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
-        inner = osizes[-1]
-        assert isinstance(inner, int) and inner % lanes == 0
-        vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
-    assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items * lanes, "output",
-                   count if lanes == 1 else b.mul(count, lanes))
-    if lanes == 1:  # an element per item (a word of 8/16-bit ones: family/words.py)
-        def value_of(i: Node) -> Node:
-            at = _gathered(desc, unflatten_sym(i, vsizes), isizes, b_idx, extent)
-            return b.load(b_in, address(at, inp))
-        kernel = element_kernel("gather", table, count, b_out, value_of)
-    else:  # one index read per vector; verify proves the vector inside the runtime extent
-        gid = b.item_id(items)
-        coords = unflatten_sym(gid, vsizes)
-        if not coords[-1].is_const:  # a vector's first element
-            coords[-1] = b.mul(coords[-1], lanes)
-        at = _gathered(desc, coords, isizes, b_idx, extent)
-        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(at, inp)))
-        kernel = Kernel("gather", items, (effect,), count=count)
-    program = Program("gather", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
+    if variant not in gather_variants(desc, dims) and not checked:
+        return None
+    rows = (gather_blocks(inp, idx, out, table, isizes, osizes)
+            if variant == "blocks" and not checked else
+            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
+    b_idx, extent = rows.b_idx, rows.extent
+    kernel = rows.kernel("gather", table, lambda coords: address(
+        _gathered(desc, coords, isizes, b_idx, extent), inp))
+    program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)

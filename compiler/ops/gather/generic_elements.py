@@ -22,10 +22,11 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import replace
+from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel
-from ...ir import Buffer, Program
+from ...ir import Buffer, Node, Program
 from ...ir import build as b
-from ...ir.ops import Node
+from ...ir.kernel import vector_width
 from .desc import GatherElementsDesc
 
 
@@ -51,10 +52,37 @@ def lower_elements_checked(desc: GatherElementsDesc,
     return lower_elements_generic(desc, dims, checked=True)
 
 
+def elements_variants(desc: GatherElementsDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "vectors" (row blocks of 16-byte
+    vectors of the output, each from whole vectors of the indices, family/rows.py: the indices
+    contiguous innermost with their other strides and offset multiples of their vector width,
+    an index no narrower than an element, the innermost size a multiple of the output's vector
+    width, a dynamic one only admitted as such, the host checking it: a guarded assumption),
+    "blocks" (8 elements of an output row an item; 32/64-bit) where the rows are not known to
+    be shorter than a block, and "elements" (one an item, or a word of 8/16-bit ones: any
+    sizes)."""
+    idx, out = desc.indices, desc.output
+    assert out is not None
+    if idx.rank == 0:
+        return ("elements",)
+    last = idx.rank - 1
+    inner = idx.sizes[-1]
+    ilanes, lanes = vector_width(idx.data_type), vector_width(out.data_type)
+    strides = idx.element_strides
+    # row blocks store elements: an 8/16-bit output goes by words ("elements": family/words.py)
+    long = out.data_type.bits >= 32 and (last in dims or inner >= BLOCK)
+    vector = (out.data_type.bits >= 32 and lanes >= ilanes and inner % lanes == 0
+              and strides[-1] == 1 and all(st % ilanes == 0 for st in strides[:-1])
+              and idx.offset % ilanes == 0 and (last in dims or inner // lanes >= BLOCK))
+    return (("vectors",) if vector else ()) + (("blocks",) if long else ()) + ("elements",)
+
+
 def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
+                           variant: str = "elements",
                            checked: bool = False) -> GenericProgram | None:
     """lower_gather_elements (lower.py) with the indices' sizes at `dims` dynamic (and the
-    input's there, but on the axis); checked: with the index check's kernels in front."""
+    input's there, but on the axis); checked: with the index check's kernels in front;
+    variant: elements_variants'."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis = inp.rank, desc.axis
@@ -74,9 +102,31 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
                                                if i in dims], idx.buffer_elements))
     if hi < 2:
         return None
+    if variant not in elements_variants(desc, dims) and not checked:
+        return None
     table = ParamTable()
+    if variant == "vectors" and not checked:
+        return _vectors(desc, dims, table, hi)
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
+    if variant == "blocks" and not checked:
+        b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
+                                     lambda x: x.input.buffer_elements)
+        b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                                   lambda x: x.indices.buffer_elements)
+        istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
+
+        def element(outer: list[Node], col: Node) -> Node:
+            coords = [*outer, col]
+            raw = b.load(b_idx, clamped(address_sym(coords, istrides, idx.offset), extent))
+            at = address_sym(replace(coords, axis, b.index(raw, inp.sizes[axis], "clamp")),
+                             strides, inp.offset)
+            return b.load(b_in, clamped(at, in_extent))
+        kernel, b_out = row_block_kernel("gather_elements", table, isizes, out.data_type,
+                                         element)
+        program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,),
+                          ("input", "indices"), "output", out.sizes, params=tuple(table.params))
+        return GenericProgram(program, tuple(table.recipes))
     items = product([s if isinstance(s, int) else s.vmax for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
@@ -99,3 +149,72 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
+             hi: int) -> GenericProgram | None:
+    """The "vectors" variant: family/rows.py's row blocks of the output's 16-byte vectors; the
+    vector at output element c (c a multiple of the width) takes the indices' vectors from c
+    (whole ones: the indices contiguous and aligned, an index no narrower than an element),
+    each load clamped to the last vector of the indices' runtime extent (exact); each lane's
+    index is clamped to the axis and read from the input (clamped to its runtime extent), and
+    the lanes packed into the stored vector."""
+    inp, idx, out = desc.input, desc.indices, desc.output
+    assert out is not None
+    axis, last = desc.axis, idx.rank - 1
+    lanes, ilanes = vector_width(out.data_type), vector_width(idx.data_type)
+    if hi < 2 * lanes:
+        return None
+    isizes: list[Size] = []
+    vsizes: list[Size] = []  # the output's, in vectors innermost
+    for i, n in enumerate(idx.sizes):
+        if i not in dims:
+            isizes.append(n)
+            vsizes.append(n // lanes if i == last else n)
+        elif i == last:  # a count of vectors: the host admits multiples only
+            q = table.add(1, hi // lanes, _vectors_of(i, lanes))
+            isizes.append(b.mul(q, lanes))
+            vsizes.append(q)
+        else:
+            isizes.append(table.add(1, hi, _size_of(i)))
+            vsizes.append(isizes[-1])
+    insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
+    b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
+                                 lambda x: x.input.buffer_elements)
+    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                               lambda x: x.indices.buffer_elements)
+    istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
+
+    def vector(outer: list[Node], col: Node) -> Node:
+        first = b.mul(col, lanes)  # the vector's first element along the row
+        start = address_sym([*outer, first], istrides, idx.offset)
+        vecs = []
+        for m in range(lanes // ilanes):
+            at = b.add(start, m * ilanes) if m else start
+            if extent is not None:
+                at = b.mul(b.minimum(b.floordiv(at, ilanes),
+                                     b.floordiv(b.add(extent, -1), ilanes)), ilanes)
+            vecs.append(b.vload("indices", at))
+        elements = []
+        for lane in range(lanes):
+            raw = b.vextract(vecs[lane // ilanes], idx.data_type, lane % ilanes)
+            coords = [*outer, b.add(first, lane) if lane else first]
+            coords[axis] = b.index(raw, inp.sizes[axis], "clamp")
+            elements.append(b.load(b_in, clamped(address_sym(coords, strides, inp.offset),
+                                                 in_extent)))
+        return b.vpack(elements)
+    kernel, b_out = row_block_kernel("gather_elements", table, vsizes, out.data_type, vector,
+                                     lanes=lanes)
+    program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
+                      "output", out.sizes, params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _size_of(i: int) -> Any:
+    return lambda x: x.indices.sizes[i]
+
+
+def _vectors_of(i: int, lanes: int) -> Any:
+    """The indices' size i (the innermost) in vectors; 0 (outside every range: not admitted)
+    for a size that is not a multiple of the vector width."""
+    return lambda x: x.indices.sizes[i] // lanes if x.indices.sizes[i] % lanes == 0 else 0

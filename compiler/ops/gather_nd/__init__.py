@@ -10,6 +10,7 @@ from .generic import (
     gather_nd_key,
     gather_nd_layouts,
     gather_nd_sizes,
+    gather_nd_variants,
     lower_gather_nd_checked,
     lower_gather_nd_generic,
 )
@@ -19,7 +20,7 @@ from .validate import validate_gather_nd
 __all__ = ['gather_nd', 'GatherND1Desc', 'GatherNDDesc']
 
 GENERIC = GenericRules(gather_nd_sizes, gather_nd_free, gather_nd_key, lower_gather_nd_generic,
-                       gather_nd_layouts, checked=lower_gather_nd_checked)
+                       gather_nd_layouts, gather_nd_variants, checked=lower_gather_nd_checked)
 
 FAMILY = Family(
     "gather_nd",

@@ -7,6 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from ...family.gather_rows import gather_blocks, gather_rows
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -16,16 +17,12 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    product,
-    sym_buffer,
     sym_sizes,
     sym_strides,
-    unflatten_sym,
     with_index_check,
 )
 from ...family.lowering import address
-from ...family.words import element_kernel
-from ...ir import Buffer, Kernel, Program
+from ...ir import Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
@@ -61,10 +58,17 @@ def lower_gather_nd_checked(desc: GatherND1Desc, dims: Sequence[int]) -> Generic
     return lower_gather_nd_generic(desc, dims, checked=True)
 
 
-def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
+def gather_nd_variants(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[str, ...]:
+    """"blocks" where the gathered slices are rows of whole 16-byte vectors (up to 8 of one row
+    an item, its tuple read once: family/generic.py's gather_blocks), then "rows" (one element
+    or vector an item); either serves every size."""
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
+
+
+def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: str = "rows",
                             checked: bool = False) -> GenericProgram | None:
     """lower_gather_nd (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
-    index check's kernels in front (with_index_check)."""
+    index check's kernels in front (with_index_check); variant: gather_nd_variants'."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
@@ -85,44 +89,25 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     real = (q - 1) + (r - bd - k)
     osizes: list[Size] = [1] * (d - real) + isizes[d - q:d - 1] + list(tail)
-    lanes = vector_width(out.data_type) if _rows_of_vectors(desc) else 1
-    vsizes = list(osizes)
-    if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
-        inner = osizes[-1]
-        assert isinstance(inner, int) and inner % lanes == 0
-        vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
-    assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
-    b_out = Buffer("output", out.data_type, items * lanes, "output",
-                   count if lanes == 1 else b.mul(count, lanes))
+    if variant not in gather_nd_variants(desc, dims):
+        return None
+    rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
+            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
+    b_idx, extent = rows.b_idx, rows.extent
+    istrides = sym_strides(idx, isizes)
 
-    def source(u: Node) -> list[Node]:
-        """The input coordinates of output element (or vector) u."""
-        coords = unflatten_sym(u, vsizes)
-        if lanes > 1 and not coords[-1].is_const:  # a vector's first element
-            coords[-1] = b.mul(coords[-1], lanes)
+    def source(coords: list[Node]) -> Node:
+        """The input address of the output element at `coords`."""
         full = coords[d - real:]  # batch, rest (of the indices), tail
         zero = b.const(0)
         lead = [zero] * (d - q) + full[:q - 1]
-        istrides = sym_strides(idx, isizes)
         tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
                                                             idx.offset), extent)),
                           inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
-        return [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
-    if lanes == 1:  # an element per item (a word of 8/16-bit ones: family/words.py)
-        kernel = element_kernel("gather_nd", table, count, b_out,
-                                lambda u: b.load(b_in, address(source(u), inp)))
-    else:  # one tuple read per vector; verify proves the vector inside the runtime extent
-        gid = b.item_id(items)
-        effect = b.vstore("output", b.mul(gid, lanes), b.vload("input", address(source(gid),
-                                                                                inp)))
-        kernel = Kernel("gather_nd", items, (effect,), count=count)
-    program = Program("gather_nd", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
-                      "output", out.sizes, params=tuple(table.params))
+        return address([zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:], inp)
+    kernel = rows.kernel("gather_nd", table, source)
+    program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
+                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
     return GenericProgram(program, tuple(table.recipes))

@@ -7,7 +7,14 @@ from .api import join, split
 from .desc import JoinDesc, SplitDesc
 from .generic import join_free, join_key, join_layouts, join_sizes, lower_join_generic
 from .lower import lower_join, lower_split
-from .split_generic import lower_split_generic, split_free, split_key, split_layouts, split_sizes
+from .split_generic import (
+    lower_split_generic,
+    split_free,
+    split_key,
+    split_layouts,
+    split_sizes,
+    split_variants,
+)
 from .validate import validate_join, validate_split
 
 __all__ = ['join', 'split', 'JoinDesc', 'SplitDesc']
@@ -18,6 +25,7 @@ FAMILY = Family(
         JoinDesc: Rules(validate_join, lower_join, generic=GenericRules(
             join_sizes, join_free, join_key, lower_join_generic, join_layouts)),
         SplitDesc: Rules(validate_split, lower_split, generic=GenericRules(
-            split_sizes, split_free, split_key, lower_split_generic, split_layouts)),
+            split_sizes, split_free, split_key, lower_split_generic, split_layouts,
+            split_variants)),
     },
     exports=tuple(__all__))

@@ -11,6 +11,7 @@ from .generic import (
     padding_key,
     padding_layouts,
     padding_sizes,
+    padding_variants,
 )
 from .lower import lower_padding
 from .validate import validate_padding
@@ -18,7 +19,7 @@ from .validate import validate_padding
 __all__ = ['pad', 'PaddingDesc', 'Padding0Desc']
 
 GENERIC = GenericRules(padding_sizes, padding_free, padding_key, lower_padding_generic,
-                       padding_layouts)
+                       padding_layouts, padding_variants)
 
 FAMILY = Family(
     "pad",

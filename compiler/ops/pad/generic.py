@@ -25,9 +25,10 @@ from ...family.generic import (
     sym_buffer,
     sym_strides,
 )
-from ...family.rows import output_kernel, size_of
+from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
 from .desc import PaddingDesc
 from .validate import padding_bits
 
@@ -83,16 +84,38 @@ def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
     return b.minimum(b.maximum(mapped, 0), _minus_one(n)), None
 
 
-def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | None:
+def padding_variants(desc: PaddingDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "vector" (family/rows.py's row blocks
+    of 16-byte output vectors, each packed from its lanes' elements, mapped and read as the
+    scalar kernel's: the output's innermost size a multiple of the vector width, which a
+    dynamic one is only admitted as, the host checking it: a guarded assumption; a static one
+    of a block of vectors or more) and "scalar" (any sizes)."""
+    out = desc.output
+    assert out is not None
+    lanes = vector_width(out.data_type)
+    last = out.rank - 1
+    if (out.rank == 0 or out.data_type.bits < 32 or out.sizes[-1] % lanes
+            or (last not in dims and out.sizes[-1] // lanes < BLOCK)):
+        return ("scalar",)
+    return ("vector", "scalar") if last in dims else ("vector",)
+
+
+def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
+                          variant: str = "scalar") -> GenericProgram | None:
     """lower_padding (lower.py) with the input's sizes at `dims` dynamic (an 8/16-bit output
     stored by words: family/words.py); None for a given output layout or
-    TotalTensorSizeInBytes, a negative input stride."""
+    TotalTensorSizeInBytes, a negative input stride, a variant this call does not allow
+    (padding_variants)."""
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
+    if variant != "scalar" and variant not in padding_variants(desc, dims):
+        return None
+    lanes = vector_width(out.data_type) if variant == "vector" else 1
+    last = out.rank - 1
     starts, ends = desc.start_padding, desc.end_padding
     widest = max((starts[i] + ends[i] for i in dims), default=0)
     static_out = [s for i, s in enumerate(out.sizes) if i not in dims]
@@ -114,6 +137,11 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProg
         if hi < lo + 1:
             return None
         in_sizes.append(table.add(lo, hi, size_of("input", i)))
+        if i == last and lanes > 1:  # in vectors: the host admits multiples only
+            pads = starts[i] + ends[i]
+            out_sizes.append(table.add(-(-(lo + pads) // lanes), (hi + pads) // lanes,
+                                       _vectors_of(i, lanes)))
+            continue
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
@@ -136,8 +164,25 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int]) -> GenericProg
         for more in conds[1:]:
             inside = b.logical_and(inside, more)
         return b.where(inside, value, fill)
-    kernel, b_out = output_kernel("padding", table, out_sizes, out.data_type, element)
+    if lanes > 1:
+        if isinstance(out_sizes[-1], int):
+            out_sizes[-1] //= lanes
+
+        def vector(outer: list[Node], col: Node) -> Node:
+            first = b.mul(col, lanes)
+            return b.vpack([element(outer, b.add(first, j) if j else first)
+                            for j in range(lanes)])
+        kernel, b_out = row_block_kernel("padding", table, out_sizes, out.data_type, vector,
+                                         lanes=lanes)
+    else:
+        kernel, b_out = output_kernel("padding", table, out_sizes, out.data_type, element)
     program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
+
+
+def _vectors_of(i: int, lanes: int) -> Any:
+    """The output's size i (the innermost) in vectors; 0 (outside every range: not admitted)
+    for a size that is not a multiple of the vector width."""
+    return lambda d: d.output.sizes[i] // lanes if d.output.sizes[i] % lanes == 0 else 0

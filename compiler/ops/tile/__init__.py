@@ -5,7 +5,14 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import tile
 from .desc import TileDesc
-from .generic import lower_tile_generic, tile_free, tile_key, tile_layouts, tile_sizes
+from .generic import (
+    lower_tile_generic,
+    tile_free,
+    tile_key,
+    tile_layouts,
+    tile_sizes,
+    tile_variants,
+)
 from .lower import lower_tile
 from .validate import validate_tile
 
@@ -15,6 +22,6 @@ FAMILY = Family(
     "tile",
     {
         TileDesc: Rules(validate_tile, lower_tile, generic=GenericRules(
-            tile_sizes, tile_free, tile_key, lower_tile_generic, tile_layouts)),
+            tile_sizes, tile_free, tile_key, lower_tile_generic, tile_layouts, tile_variants)),
     },
     exports=tuple(__all__))

@@ -21,9 +21,10 @@ from ...family.generic import (
     sym_buffer,
     sym_strides,
 )
-from ...family.rows import output_kernel, size_of
+from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
 from .desc import TileDesc
 
 
@@ -46,16 +47,48 @@ def tile_layouts(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     return layouts(desc, "input", dims)
 
 
-def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | None:
+def tile_variants(desc: TileDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "vector" (row blocks of 16-byte
+    vectors: the input contiguous innermost, its other strides and offset multiples of the
+    vector width and its innermost size too, so that output vector c of a row reads the
+    input's aligned vector c % (size / width); a dynamic innermost size is admitted only as
+    such a multiple, the host checking it: a guarded assumption; a static one makes output rows
+    of BLOCK vectors or more, as family/rows.py's by_rows) and "scalar" (any sizes)."""
+    inp = desc.input
+    lanes = vector_width(inp.data_type)
+    strides = inp.element_strides
+    vector = (inp.data_type.bits >= 32 and inp.rank > 0 and strides[-1] == 1
+              and inp.sizes[-1] % lanes == 0
+              and inp.offset % lanes == 0
+              and all(st % lanes == 0 for st in strides[:-1]))
+    if not vector:
+        return ("scalar",)
+    if inp.rank - 1 not in dims:  # static rows shorter than a block: one element an item
+        out = desc.output
+        assert out is not None
+        return ("vector",) if out.sizes[-1] // lanes >= BLOCK else ("scalar",)
+    return ("vector", "scalar")
+
+
+def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
+                       variant: str = "scalar") -> GenericProgram | None:
     """lower_tile (lower.py) with the input's sizes at `dims` dynamic (an 8/16-bit output
     stored by words: family/words.py); None for a given output layout or
-    TotalTensorSizeInBytes, a negative input stride."""
+    TotalTensorSizeInBytes, a negative input stride, a variant this descriptor does not allow
+    (tile_variants). The "vector" variant counts the
+    innermost sizes in vectors (family/rows.py's row blocks of vectors): output vector c of a
+    row reads the input's vector c % n (n its innermost size in vectors), each load clamped to
+    the last vector of the input's runtime extent (exact: an aligned vector of elements)."""
     inp, out, repeats = desc.input, desc.output, desc.repeats
     assert out is not None, "validate() first"
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
+    if variant != "scalar" and variant not in tile_variants(desc, dims):
+        return None
+    lanes = vector_width(inp.data_type) if variant == "vector" else 1
+    last = inp.rank - 1
     fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     widest = max((repeats[i] for i in dims), default=1)
@@ -63,30 +96,67 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
                            len(dims)) // widest,
              dynamic_limit([s for i, s in enumerate(inp.sizes) if i not in dims], len(dims),
                            [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
-    if hi < 2:
+    if hi < 2 * lanes:
         return None
     table = ParamTable()
     in_sizes: list[Size] = []
     out_sizes: list[Size] = []
+    vin: list[Size] = []  # in vectors innermost
+    vout: list[Size] = []
     for i, (n, m) in enumerate(zip(inp.sizes, out.sizes)):
         if i not in dims:
             in_sizes.append(n)
             out_sizes.append(m)
+            vin.append(n // lanes if i == last else n)
+            vout.append(m // lanes if i == last else m)
+            continue
+        if i == last and lanes > 1:  # counts of vectors: the host admits multiples only
+            q = table.add(1, hi // lanes, _vectors_of("input", i, lanes))
+            in_sizes.append(b.mul(q, lanes))
+            vin.append(q)
+            vout.append(q if repeats[i] == 1 else table.add(
+                repeats[i], hi // lanes * repeats[i], _vectors_of("output", i, lanes)))
+            out_sizes.append(vout[-1] if repeats[i] == 1 else b.mul(vout[-1], lanes))
             continue
         in_sizes.append(table.add(1, hi, size_of("input", i)))
         out_sizes.append(in_sizes[-1] if repeats[i] == 1 else
                          table.add(repeats[i], hi * repeats[i], size_of("output", i)))
+        vin.append(in_sizes[-1])
+        vout.append(out_sizes[-1])
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements)
     strides = sym_strides(inp, in_sizes)
 
+    def coords_of(outer: list[Node], col: Node, sizes: Sequence[Size]) -> list[Node]:
+        return [b.const(0) if isinstance(size, int) and size == 1
+                else x if r == 1 else b.floormod(x, size)
+                for x, size, r in zip([*outer, col], sizes, repeats)]
+
     def element(outer: list[Node], col: Node) -> Node:
-        coords = [b.const(0) if isinstance(size, int) and size == 1
-                  else x if r == 1 else b.floormod(x, size)
-                  for x, size, r in zip([*outer, col], in_sizes, repeats)]
+        coords = coords_of(outer, col, in_sizes)
         return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
-    kernel, b_out = output_kernel("tile", table, out_sizes, out.data_type, element)
+
+    def vector(outer: list[Node], col: Node) -> Node:
+        coords = coords_of(outer, col, vin)
+        row = b.floordiv(address_sym(coords[:-1], strides[:-1], inp.offset), lanes)
+        at = b.add(row, coords[-1])  # in vectors: the row's first element is aligned
+        if extent is not None:
+            at = b.minimum(at, b.floordiv(b.add(extent, -1), lanes))
+        return b.vload("input", b.mul(at, lanes))
+    if lanes > 1:
+        kernel, b_out = row_block_kernel("tile", table, vout, out.data_type, vector,
+                                         lanes=lanes)
+    else:
+        kernel, b_out = output_kernel("tile", table, out_sizes, out.data_type, element)
     program = Program("tile", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
+
+def _vectors_of(field: str, i: int, lanes: int) -> Any:
+    """A call's `field` tensor's size i (the innermost) in vectors; 0 (outside every range: not
+    admitted) for a size that is not a multiple of the vector width."""
+    def recipe(d: Any) -> int:
+        n = getattr(d, field).sizes[i]
+        return n // lanes if n % lanes == 0 else 0
+    return recipe

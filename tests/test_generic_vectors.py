@@ -1,0 +1,462 @@
+"""Vector variants of generic kernels (README "Generic kernels": "Vectors") without a device:
+sizes and layouts drawn to hit the variant's guard (16-byte vectors) and to miss it (a size or
+stride off the vector width: the general variant), each run by the interpreter bit for bit
+against the specialized kernel and numpy, with the variant the call got checked from how the
+sizes were drawn, and every admissible size proven in-bounds by verify.py."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from tests import reference, reference_nd
+from tests.strategies import INDEX_TYPES, index_arrays, random_bits
+from tests.test_generic_families import MODES, SMALLEST, _pad, _want_pad
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.compiled import KERNELS
+from dmlc.family.registry import rules_of, validate
+from dmlc.ir.interp import run_buffers
+from dmlc.ir.ops import Op
+from dmlc.ir.verify import verify_program
+from dmlc.ops.gather.desc import GatherDesc
+from dmlc.ops.gather_nd.desc import GatherND1Desc
+
+WIDE = [d for d in DataType if d.bits >= 32]
+WIDTHS = {4: 4, 8: 2}
+"""Elements per 16-byte vector by item size."""
+
+
+def moves_vectors(compiled: dmlc.CompiledKernel) -> bool:
+    """Whether a compiled (generic) kernel stores 16-byte vectors."""
+    return any(e.op is Op.VSTORE for k in compiled.compiled.program.kernels for e in k.effects)
+
+
+def _packed_strides(owner: tuple[int, ...]) -> tuple[int, ...]:
+    return tuple(int(np.prod(owner[i + 1:])) for i in range(len(owner)))
+
+
+def split_case(data, lanes: int) -> tuple[tuple[int, ...], int, tuple[int, ...],
+                                          tuple[int, ...] | None, bool]:
+    """(shape, axis, pieces, owner or None, whether the vector guard holds): rows of whole
+    vectors or not, an owner padded by whole vectors or not."""
+    rank = data.draw(st.integers(2, 4))
+    axis = data.draw(st.integers(0, rank - 1))
+    whole = data.draw(st.booleans())  # the innermost rows whole vectors
+    unit = lanes if whole else 1
+    pieces = tuple(unit * data.draw(st.integers(1, 3))
+                   for _ in range(data.draw(st.integers(1, 4))))
+    if not whole and axis == rank - 1 and all(m % lanes == 0 for m in pieces):
+        pieces = (*pieces[:-1], pieces[-1] + 1)
+    shape = []
+    for i in range(rank):
+        if i == axis:
+            shape.append(sum(pieces))
+        elif i == rank - 1:
+            n = unit * data.draw(st.integers(1, 3))
+            shape.append(n + 1 if not whole and n % lanes == 0 else n)
+        else:
+            shape.append(data.draw(st.integers(1, 4)))
+    strided = data.draw(st.booleans())
+    aligned = data.draw(st.booleans())
+    owner = None
+    if strided:  # a view of a wider owner: padded by whole vectors (aligned) or by one element
+        owner = tuple(n + (0 if i == rank - 1 and not aligned else
+                           lanes * data.draw(st.integers(0, 1)) if aligned else
+                           data.draw(st.integers(0, 1)))
+                      for i, n in enumerate(shape))
+        if not aligned and owner[-1] % lanes == 0:
+            owner = (*owner[:-1], owner[-1] + 1)
+    hit = whole and (not strided or aligned)
+    return tuple(shape), axis, pieces, owner, hit
+
+
+def _split(dtype: DataType, shape, axis: int, pieces, owner) -> dmlc.SplitDesc:
+    strides = None if owner is None else _packed_strides(owner)
+    outs = tuple(TensorDesc(data_type=dtype, sizes=tuple(m if i == axis else s
+                                                         for i, s in enumerate(shape)))
+                 for m in pieces)
+    return validate(dmlc.SplitDesc(input=TensorDesc(data_type=dtype, sizes=tuple(shape),
+                                                    strides=strides),
+                                   outputs=outs, axis=axis))
+
+
+def _same(got, want) -> bool:
+    return len(got) == len(want) and all(
+        g.shape == w.shape and g.tobytes() == np.ascontiguousarray(w).tobytes()
+        for g, w in zip(got, want))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_split_vector_variant(dtype, data):
+    """DML_SPLIT forced generic: "vector" where the rows are whole vectors and the input
+    aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, axis, pieces, owner, hit = split_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
+    desc = _split(dtype, shape, axis, pieces, owner)
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    arg = x if owner is None else x.reshape(-1)
+    want = reference.split(x[tuple(slice(0, n) for n in shape)], list(pieces), axis)
+    assert _same(generic.reference(arg), want)
+    assert _same(dmlc.compile(desc, dynamic=False).reference(arg), want)
+    KERNELS.clear()
+
+
+def test_split_vector_guard_and_ranges():
+    """A dynamic innermost size is admitted by the vector kernel as a multiple of the width
+    only (the host's guard: values() is None otherwise, and that call's variants are the
+    scalar one alone); verify.py proves the kernel for every admissible size."""
+    desc = _split(DataType.FLOAT32, (3, 2, 8), 1, (1, 1), None)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0, 2)) == ("vector", "scalar")
+    generic = rules.build(desc, (0, 2), "vector")
+    assert generic is not None and verify_program(generic.program)
+    assert generic.values(_split(DataType.FLOAT32, (5, 2, 12), 1, (1, 1), None)) is not None
+    odd = _split(DataType.FLOAT32, (5, 2, 6), 1, (1, 1), None)
+    assert generic.values(odd) is None and rules.choices(odd, (0, 2)) == ("scalar",)
+    along = _split(DataType.INT64, (3, 6), 1, (2, 4), None)  # the axis innermost: static rows
+    assert rules.choices(along, (0,)) == ("vector",)
+    assert rules.choices(_split(DataType.INT64, (3, 6), 1, (3, 3), None), (0,)) == ("scalar",)
+
+
+def test_split_auto_compiles_the_general_variant(monkeypatch):
+    """`auto` compiles the most general variant for a dynamic innermost size (one kernel for
+    every later size, multiples of the width or not)."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    for n in (8, 12, 5, 16):
+        x = random_bits(n, (3, 4, n), np.dtype(np.float32))
+        got = dmlc.compile(_split(DataType.FLOAT32, (3, 4, n), 1, (1, 3), None)).reference(x)
+        assert _same(got, reference.split(x, [1, 3], 1))
+    assert dmlc.cache_info()["compiles"] == {"DML_SPLIT": 1, "DML_SPLIT generic": 1}
+    kernels = list(dmlc.cache_info()["generic"])
+    assert len(kernels) == 1 and " scalar #" in kernels[0]
+    KERNELS.clear()
+
+
+def tile_case(data, lanes: int) -> tuple[tuple[int, ...], tuple[int, ...],
+                                         tuple[int, ...] | None, bool]:
+    """(shape, repeats, owner or None, whether the vector guard holds): an innermost size of
+    whole vectors or not, an owner padded by whole vectors or not."""
+    rank = data.draw(st.integers(1, 4))
+    whole = data.draw(st.booleans())
+    repeats = tuple(data.draw(st.integers(1, 3)) for _ in range(rank))
+    inner = data.draw(st.integers(1, 3)) * lanes if whole else \
+        data.draw(st.integers(1, 3 * lanes).filter(lambda n: n % lanes))
+    shape = (*(data.draw(st.integers(1, 4)) for _ in range(rank - 1)), inner)
+    strided = data.draw(st.booleans())
+    aligned = data.draw(st.booleans())
+    owner = None
+    if strided:
+        owner = tuple(n + (lanes * data.draw(st.integers(0, 1)) if aligned else
+                           data.draw(st.integers(0, 1)) if i < rank - 1 else 1)
+                      for i, n in enumerate(shape))
+        if rank == 1:
+            aligned = True  # no stride but the innermost's: still aligned
+    hit = whole and (not strided or aligned or all(
+        st_ % lanes == 0 for st_ in _packed_strides(owner or shape)[:-1]))
+    return shape, repeats, owner, hit
+
+
+def _tile(dtype: DataType, shape, repeats, owner) -> dmlc.TileDesc:
+    strides = None if owner is None else _packed_strides(owner)
+    return validate(dmlc.TileDesc(input=TensorDesc(data_type=dtype, sizes=tuple(shape),
+                                                   strides=strides), repeats=tuple(repeats)))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_tile_vector_variant(dtype, data):
+    """DML_TILE forced generic: "vector" (row blocks of vectors, output vector c of a row
+    reading the input's vector c % n) where the innermost size is whole vectors and the input
+    aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, repeats, owner, hit = tile_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
+    desc = _tile(dtype, shape, repeats, owner)
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    arg = x if owner is None else x.reshape(-1)
+    want = np.tile(x[tuple(slice(0, n) for n in shape)], repeats)
+    assert generic.reference(arg).tobytes() == want.tobytes()
+    assert dmlc.compile(desc, dynamic=False).reference(arg).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+def test_tile_vector_guard_and_ranges():
+    """The vector kernel admits a dynamic innermost size as a multiple of the width only;
+    verify.py proves it for every admissible size, its range edges included."""
+    desc = _tile(DataType.FLOAT32, (3, 8), (2, 3), None)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0, 1)) == ("vector", "scalar")
+    assert rules.choices(desc, (0,)) == ("scalar",)  # static rows of 6 vectors: < a block
+    assert rules.choices(_tile(DataType.FLOAT32, (3, 16), (2, 2), None), (0,)) == ("vector",)
+    generic = rules.build(desc, (0, 1), "vector")
+    assert generic is not None and verify_program(generic.program)
+    hi = generic.program.params[0].vmax
+    assert generic.values(_tile(DataType.FLOAT32, (1, 4), (2, 3), None)) is not None
+    assert generic.values(_tile(DataType.FLOAT32, (hi, 4), (2, 3), None)) is not None
+    assert generic.values(_tile(DataType.FLOAT32, (hi + 1, 4), (2, 3), None)) is None
+    odd = _tile(DataType.FLOAT32, (3, 6), (2, 3), None)
+    assert generic.values(odd) is None and rules.choices(odd, (0, 1)) == ("scalar",)
+    assert rules.choices(_tile(DataType.FLOAT32, (3, 32), (1, 1), (3, 33)), (0,)) == ("scalar",)
+
+
+def vstores(compiled: dmlc.CompiledKernel) -> int:
+    """The vector stores of a compiled kernel's last kernel (an item's)."""
+    return sum(e.op is Op.VSTORE for e in compiled.compiled.program.kernels[-1].effects)
+
+
+def block_width(inner: int, lanes: int) -> int:
+    """Vectors an item of the "blocks" variant moves: a row of inner // lanes vectors in
+    ceil(v / 8) blocks."""
+    v = inner // lanes
+    return -(-v // -(-v // 8))
+
+
+def gather_case(data, lanes: int) -> tuple[tuple[int, ...], int, bool]:
+    """(table shape, pad of its rows, whether the rows are whole aligned vectors): rows of up to
+    24 vectors (several blocks, a last one clamped) or a width off the vector width."""
+    whole = data.draw(st.booleans())
+    width = lanes * data.draw(st.integers(1, 24)) if whole else \
+        data.draw(st.integers(1, 3 * lanes).filter(lambda n: n % lanes))
+    pad = data.draw(st.sampled_from([0, 0, lanes, 1]))
+    shape = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 9)), width)
+    return shape, pad, whole and pad % lanes == 0
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_gather_blocks_variant(dtype, data):
+    """DML_GATHER forced generic: "blocks" (up to 8 vectors of a gathered row an item, one
+    index read) where the rows are whole aligned vectors, element by element elsewhere; over
+    several index counts, bit for bit the specialized kernel and numpy."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, pad, hit = gather_case(data, lanes)
+    axis = data.draw(st.integers(0, 1))
+    owner = (*shape[:-1], shape[-1] + pad)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        ids = data.draw(index_arrays((1, 1, n), itype, shape[axis]))
+        desc = validate(GatherDesc(
+            input=TensorDesc(data_type=dtype, sizes=shape,
+                             strides=_packed_strides(owner) if pad else None),
+            indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=(1, 1, n)),
+            axis=axis, index_dimensions=1))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        assert vstores(generic) == (block_width(shape[-1], lanes) if hit else 0)
+        arg = x.reshape(-1) if pad else x
+        want = reference.gather(x[..., :shape[-1]], ids, axis, 1)
+        assert generic.reference(arg, ids).tobytes() == want.tobytes()
+        assert dmlc.compile(desc, dynamic=False).reference(arg, ids).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.FLOAT64])
+@given(data=st.data())
+def test_gather_nd_blocks_variant(dtype, data):
+    """DML_GATHER_ND forced generic: "blocks" where the gathered slices' rows are whole
+    vectors (one tuple read a block), elements elsewhere; over several numbers of tuples, bit
+    for bit the specialized kernel and numpy."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes = WIDTHS[dtype.itemsize]
+    shape, _, _ = gather_case(data, lanes)  # packed: its rows' width decides
+    hit = shape[-1] % lanes == 0
+    k = data.draw(st.integers(1, 2))
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
+        ids = data.draw(index_arrays((n, k), itype, max(shape[:k])))
+        desc = validate(GatherND1Desc(
+            input=TensorDesc(data_type=dtype, sizes=shape),
+            indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=(1, n, k)),
+            input_dimension_count=3, indices_dimension_count=2, batch_dimension_count=0))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params
+        assert vstores(generic) == (block_width(shape[-1], lanes) if hit else 0)
+        want = np.ascontiguousarray(reference_nd.gather_nd(x, ids))
+        got = generic.reference(x, ids.reshape(1, n, k))
+        assert got.reshape(-1).tobytes() == want.reshape(-1).tobytes()
+        special = dmlc.compile(desc, dynamic=False).reference(x, ids.reshape(1, n, k))
+        assert special.reshape(-1).tobytes() == want.reshape(-1).tobytes()
+    KERNELS.clear()
+
+
+def test_gather_blocks_are_proven_and_auto_compiles_rows(monkeypatch):
+    """The blocks variants are proven by verify.py for every admissible count; `auto` compiles
+    the most general variant ("rows"), forced mode the best ("blocks")."""
+    def rows_of(n: int) -> GatherND1Desc:  # n rows of a [50, 52] table
+        return validate(GatherND1Desc(
+            input=TensorDesc(data_type=DataType.FLOAT32, sizes=(50, 52)),
+            indices=TensorDesc(data_type=DataType.INT64, sizes=(n, 1)),
+            input_dimension_count=2, indices_dimension_count=2, batch_dimension_count=0))
+    desc = rows_of(3)
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0,)) == ("blocks", "rows")
+    generic = rules.build(desc, (0,), "blocks")
+    assert generic is not None and verify_program(generic.program)
+    assert len(generic.program.kernels[0].effects) == 7  # 13 vectors: blocks of 7
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    x = random_bits(1, (50, 52), np.dtype(np.float32))
+    for n in (3, 5, 2):
+        ids = np.arange(n, dtype=np.int64)[::-1].reshape(n, 1)
+        got = dmlc.compile(rows_of(n)).reference(x, ids)
+        assert got.tobytes() == x[n - 1::-1].tobytes()
+    kernels = list(dmlc.cache_info()["generic"])
+    assert len(kernels) == 1 and " rows #" in kernels[0]
+    KERNELS.clear()
+
+
+def elements_case(data, lanes: int, ilanes: int):
+    """(input shape, indices shape, indices owner or None, axis, whether "vectors" applies):
+    rows of whole output vectors or not, indices padded by whole index vectors or not."""
+    rank = data.draw(st.integers(1, 3))
+    axis = data.draw(st.integers(0, rank - 1))
+    whole = data.draw(st.booleans())
+    inner = lanes * data.draw(st.integers(1, 12)) if whole else \
+        data.draw(st.integers(1, 3 * lanes).filter(lambda n: n % lanes))
+    idx_shape = (*(data.draw(st.integers(1, 4)) for _ in range(rank - 1)), inner)
+    m = data.draw(st.integers(1, 6))
+    x_shape = tuple(m if i == axis else n for i, n in enumerate(idx_shape))
+    pad = data.draw(st.sampled_from([0, 0, ilanes, 1]))
+    owner = None if pad == 0 or rank == 1 else (*idx_shape[:-1], inner + pad)
+    aligned = owner is None or owner[-1] % ilanes == 0
+    return x_shape, idx_shape, owner, axis, whole and aligned and lanes >= ilanes
+
+
+def _elements(dtype: DataType, itype: np.dtype, x_shape, idx_shape, owner, axis: int):
+    return validate(dmlc.GatherElementsDesc(
+        input=TensorDesc(data_type=dtype, sizes=tuple(x_shape)),
+        indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=tuple(idx_shape),
+                           strides=None if owner is None else _packed_strides(owner)),
+        axis=axis))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_gather_elements_vector_variant(dtype, data):
+    """DML_GATHER_ELEMENTS forced generic: "vectors" (row blocks of output vectors, the
+    indices read as whole vectors) where the rows are whole vectors, the indices aligned and
+    no narrower than an element, else "blocks" (row blocks of elements); bit for bit the
+    specialized kernel and numpy either way."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    lanes, ilanes = WIDTHS[dtype.itemsize], WIDTHS[itype.itemsize]
+    x_shape, idx_shape, owner, axis, hit = elements_case(data, lanes, ilanes)
+    x = random_bits(data.draw(st.integers(0, 99)), x_shape, dtype.numpy)
+    ids = data.draw(index_arrays(owner or idx_shape, itype, x_shape[axis]))
+    desc = _elements(dtype, itype, x_shape, idx_shape, owner, axis)
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params
+    (k,) = generic.compiled.program.kernels
+    assert [e.op for e in k.effects] == [Op.VSTORE if hit else Op.STORE] * 8
+    arg = ids if owner is None else ids.reshape(-1)
+    want = reference.gather_elements(x, ids[..., :idx_shape[-1]], axis)
+    assert generic.reference(x, arg).tobytes() == want.tobytes()
+    assert dmlc.compile(desc, dynamic=False).reference(x, arg).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+@pytest.mark.parametrize("variant", ["vectors", "blocks", "elements"])
+@given(data=st.data())
+def test_gather_elements_variants_serve_their_sizes(variant, data):
+    """Each variant lowered once, proven by verify.py, run by the interpreter over several
+    sizes of its dynamic dimensions: bit for bit numpy where it admits the size; "vectors"
+    admits an innermost size only as a multiple of the width (values() is None otherwise)."""
+    dtype = data.draw(st.sampled_from([DataType.FLOAT32, DataType.UINT32]))
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    rank = data.draw(st.integers(2, 3))
+    axis = data.draw(st.integers(0, rank - 1))
+    m = data.draw(st.integers(1, 6))
+    dims = tuple(sorted(data.draw(st.sets(st.integers(0, rank - 1), min_size=1))))
+    inner = 4 * data.draw(st.integers(8, 12))  # a static innermost size: >= a block
+
+    def shapes(sizes):
+        idx = tuple(s if i in dims else (inner if i == rank - 1 else 2)
+                    for i, s in enumerate(sizes))
+        return tuple(m if i == axis else s for i, s in enumerate(idx)), idx
+    first = _elements(dtype, itype, *shapes((2,) * (rank - 1) + (8,)), None, axis)
+    rules = rules_of(first).generic
+    assert variant in rules.choices(first, dims)
+    generic = rules.build(first, dims, variant)
+    assert generic is not None and verify_program(generic.program)
+    for _ in range(3):
+        sizes = tuple(data.draw(st.integers(1, 13)) for _ in range(rank))
+        x_shape, idx_shape = shapes(sizes)
+        desc = _elements(dtype, itype, x_shape, idx_shape, None, axis)
+        values = generic.values(desc)
+        if variant == "vectors" and idx_shape[-1] % 4:
+            assert values is None and "vectors" not in rules.choices(desc, dims)
+            continue
+        assert values is not None
+        x = random_bits(data.draw(st.integers(0, 99)), x_shape, dtype.numpy)
+        ids = data.draw(index_arrays(idx_shape, itype, m))
+        got = run_buffers(generic.program, x, ids, params=values)["output"]
+        want = np.ascontiguousarray(reference.gather_elements(x, ids, axis))
+        assert got.tobytes() == want.tobytes()
+
+
+def pad_case(data, lanes: int):
+    """(mode, shape, start, end, whether the vector guard holds): each size at least what its
+    mode's pads need, the output's rows whole vectors or not."""
+    mode = data.draw(st.sampled_from(MODES))
+    rank = data.draw(st.integers(1, 3))
+    start = tuple(data.draw(st.integers(0, 3)) for _ in range(rank))
+    end = tuple(data.draw(st.integers(0, 3)) for _ in range(rank))
+    extra = SMALLEST.get(mode)
+    least = [1 if extra is None else max(1, s + extra, e + extra) for s, e in zip(start, end)]
+    shape = [data.draw(st.integers(lo, lo + 4)) for lo in least]
+    whole = data.draw(st.booleans())
+    row = shape[-1] + start[-1] + end[-1]
+    if whole:
+        shape[-1] += (-row) % lanes + lanes * data.draw(st.integers(0, 2))
+    elif row % lanes == 0:
+        shape[-1] += 1
+    return mode, tuple(shape), start, end, whole
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_padding_vector_variant(dtype, data):
+    """DML_PADDING1 forced generic, every mode: "vector" (row blocks of output vectors, each
+    packed from its lanes, mapped as the scalar kernel maps them) where the output's rows are
+    whole vectors, "scalar" elsewhere; bit for bit the specialized kernel and numpy."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    mode, shape, start, end, hit = pad_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    desc = _pad(dtype, shape, mode, start, end, data.draw(st.integers(0, 100)))
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    want = _want_pad(x, desc)
+    assert generic.reference(x).tobytes() == want.tobytes()
+    assert dmlc.compile(desc, dynamic=False).reference(x).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+def test_padding_vector_guard_and_ranges():
+    """The vector kernel admits an input size whose padded row is whole vectors only (values()
+    is None otherwise, and that call's variants are the scalar one alone); verify.py proves it
+    for every admissible size; static rows shorter than a block stay scalar."""
+    mode = "DML_PADDING_MODE_REFLECTION"
+    desc = _pad(DataType.FLOAT32, (5, 36), mode, (2, 2), (1, 2))
+    rules = rules_of(desc).generic
+    assert rules.choices(desc, (0, 1)) == ("vector", "scalar")
+    assert rules.choices(desc, (0,)) == ("vector",)
+    generic = rules.build(desc, (0, 1), "vector")
+    assert generic is not None and verify_program(generic.program)
+    assert generic.values(_pad(DataType.FLOAT32, (3, 4), mode, (2, 2), (1, 2))) is not None
+    odd = _pad(DataType.FLOAT32, (3, 5), mode, (2, 2), (1, 2))
+    assert generic.values(odd) is None and rules.choices(odd, (0, 1)) == ("scalar",)
+    short = _pad(DataType.FLOAT32, (5, 4), mode, (2, 2), (1, 2))  # rows of 2 vectors
+    assert rules.choices(short, (0,)) == ("scalar",)
