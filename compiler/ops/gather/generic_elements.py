@@ -11,11 +11,13 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     masked,
     product,
     sym_buffer,
+    sym_offset,
     sym_sizes,
     sym_strides,
     unflatten_sym,
@@ -39,8 +41,8 @@ def elements_free(desc: GatherElementsDesc) -> tuple[int, ...]:
 def elements_key(desc: GatherElementsDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, [i for i in dims if i != desc.axis]),
-            masked(desc.indices, dims), (out.data_type, out.strides, out.total_bytes,
+    return (desc.operator, masked(desc.input, [i for i in dims if i != desc.axis], offset=True),
+            masked(desc.indices, dims, offset=True), (out.data_type, out.strides, out.total_bytes,
                                          out.offset), desc.axis)
 
 
@@ -68,9 +70,9 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     in_static = [s for i, s in enumerate(inp.sizes) if i not in dims or i == axis]
     hi = min(dynamic_limit(in_static, len(dims) - (axis in dims),
                            [st for i, st in enumerate(inp.strides or ()) if i in dims
-                            and i != axis], inp.buffer_elements),
+                            and i != axis], buffer_room(inp)),
              dynamic_limit(static, len(dims), [st for i, st in enumerate(idx.strides or ())
-                                               if i in dims], idx.buffer_elements))
+                                               if i in dims], buffer_room(idx)))
     if hi < 2:
         return None
     table = ParamTable()
@@ -79,21 +81,22 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     items = product([s if isinstance(s, int) else s.vmax for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
+    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
     b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements)
+                                 lambda x: x.input.buffer_elements, in_offset)
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, items, "output", count)
     gid = b.item_id(items)
     coords = unflatten_sym(gid, isizes)
-    raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), idx.offset),
-                                extent))
+    raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), offset), extent))
     i = b.index(raw, inp.sizes[axis], "clamp")
-    at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), inp.offset)
+    at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), in_offset)
     value = b.load(b_in, clamped(at, in_extent))
     kernel = Kernel("gather_elements", items, (b.store(b_out, gid, value),), count=count)
     program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))

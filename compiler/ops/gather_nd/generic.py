@@ -12,12 +12,14 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     layouts,
     masked,
     product,
     sym_buffer,
+    sym_offset,
     sym_sizes,
     sym_strides,
     unflatten_sym,
@@ -49,7 +51,7 @@ def gather_nd_layouts(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ..
 def gather_nd_key(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims),
+    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset),
             desc.input_dimension_count, desc.indices_dimension_count,
             desc.batch_dimension_count)
@@ -77,7 +79,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     # the index tensor's elements and the output's: the dynamic sizes' product times these
     hi = dynamic_limit([*others, math.prod(tail)], len(dims),
                        [st for i, st in enumerate(idx.strides or ()) if i in dims],
-                       idx.buffer_elements)
+                       buffer_room(idx))
     if hi < 2:
         return None
     table = ParamTable()
@@ -94,8 +96,9 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
     b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
     gid = b.item_id(items)
@@ -107,7 +110,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     lead = [zero] * (d - q) + full[:q - 1]
     istrides = sym_strides(idx, isizes)
     tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
-                                                        idx.offset), extent)),
+                                                        offset), extent)),
                       inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
     src = [zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:]
     if lanes == 1:
@@ -118,7 +121,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int],
     program = Program("gather_nd", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))
 
 

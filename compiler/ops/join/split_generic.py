@@ -24,8 +24,10 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    offset_room,
     product,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
 )
@@ -50,7 +52,7 @@ def split_key(desc: SplitDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     shared buffer's layout fields (its one size follows the others)."""
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims),
+    return (desc.operator, masked(desc.input, dims, offset=True),
             tuple(masked(t, dims) for t in desc.outputs), desc.axis,
             (out.data_type, out.strides, out.total_bytes, out.offset))
 
@@ -72,7 +74,7 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
             or any(st < 0 for st in inp.element_strides)):
         return None
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     hi = dynamic_limit(static, len(dims), [st for i, st in enumerate(inp.strides or ())
                                            if i in dims], fixed)
@@ -84,8 +86,9 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
     items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.input.element_count)
+    offset = sym_offset(inp, table, lambda d: d.input.offset)
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, sizes)
     gid = b.item_id(items_hi)
     inner: list[Node] = []  # innermost first
@@ -119,7 +122,7 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int]) -> GenericProgram 
         shift += m
     o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
     coords = [*(unflatten_sym(o, outer_sizes) if axis else []), a, *inner[::-1]]
-    addr = address_sym(coords, strides, inp.offset)
+    addr = address_sym(coords, strides, offset)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
     value = b.load(b_in, clamped(addr, extent))
     kernel = Kernel("split", items_hi, (b.store(b_out, gid, value),), count=count)

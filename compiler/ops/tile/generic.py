@@ -18,7 +18,9 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    offset_room,
     sym_buffer,
+    sym_offset,
     sym_strides,
 )
 from ...family.rows import output_kernel, size_of
@@ -39,7 +41,7 @@ def tile_free(desc: TileDesc) -> tuple[int, ...]:
 def tile_key(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims), masked(out, dims), desc.repeats)
+    return (desc.operator, masked(desc.input, dims, offset=True), masked(out, dims), desc.repeats)
 
 
 def tile_layouts(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
@@ -55,7 +57,7 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
             or out.data_type.bits < 32 or inp.total_bytes is not None
             or any(st < 0 for st in inp.element_strides)):
         return None
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     widest = max((repeats[i] for i in dims), default=1)
     hi = min(dynamic_limit([s for i, s in enumerate(out.sizes) if i not in dims],
@@ -75,15 +77,16 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int]) -> GenericProgram | 
         in_sizes.append(table.add(1, hi, size_of("input", i)))
         out_sizes.append(in_sizes[-1] if repeats[i] == 1 else
                          table.add(repeats[i], hi * repeats[i], size_of("output", i)))
+    offset = sym_offset(inp, table, lambda d: d.input.offset)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
 
     def element(outer: list[Node], col: Node) -> Node:
         coords = [b.const(0) if isinstance(size, int) and size == 1
                   else x if r == 1 else b.floormod(x, size)
                   for x, size, r in zip([*outer, col], in_sizes, repeats)]
-        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+        return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
     kernel, b_out = output_kernel("tile", table, out_sizes, out.data_type, element)
     program = Program("tile", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
