@@ -168,3 +168,25 @@ def test_an_offset_past_one_binding_compiles_specialized_and_chunked():
     far = dmlc.compile(view(40_000_000), target="cpu", limits="minimum", dynamic=True)
     assert not far.compiled.program.params
     KERNELS.clear()
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@settings(max_examples=2)
+@given(data=st.data())
+def test_auto_moving_offsets_are_one_specialized_and_one_generic_kernel(name, data):
+    """auto, the sizes fixed and the views' offsets moving: the first call specialized, the
+    second a generic kernel of no dynamic dimension (its offsets pushed) serving the rest,
+    aligned and misaligned (the innermost size 3 has no vector variant), bit for bit numpy."""
+    owner, sizes = (3, 5), (2, 3)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, np.dtype(np.float32))
+    dmlc.clear_cache()
+    for k, offset in enumerate((1, 3, 4, 0, 7)):
+        desc, arrays, want = FAMILIES[name](DataType.FLOAT32, x, sizes, owner, offset, k, data)
+        got = dmlc.compile(desc, dynamic="auto").reference(*arrays)
+        if isinstance(got, tuple):
+            got = np.concatenate(got)
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes(), (name, offset)
+    compiles = dmlc.cache_info()["compiles"]
+    assert sorted(compiles.values()) == [1, 1] and len(
+        [k for k in compiles if k.endswith(" generic")]) == 1, compiles
+    KERNELS.clear()

@@ -62,7 +62,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
             or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or inp.total_bytes is not None or idx.total_bytes is not None
             or any(st < 0 for t in (inp, idx) for st in t.element_strides)
-            or not dims or not set(dims) <= set(range(d))):
+            or not set(dims) <= set(range(d))):
         return None
     # the indices' (and output's) elements: their static sizes' times H^n; the input's: its
     # static sizes' (its axis always) times H for each dynamic dimension but the axis

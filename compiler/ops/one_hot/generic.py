@@ -63,7 +63,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or out.data_type.bits < 32  # 8/16-bit stores go by words: legalize needs a size
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-            or not dims or not set(dims) <= set(one_hot_free(desc))):
+            or not set(dims) <= set(one_hot_free(desc))):
         return None
     depth = out.sizes[axis]
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
