@@ -300,7 +300,7 @@ class KernelCache:
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),
-                                    _replan_of(checked, options)) if dims else None
+                                    _replan_of(checked, options)) if dims is not None else None
         key = (checked, options, built is not None)
         if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
             with self._lock:                                 # time found, not compiled again

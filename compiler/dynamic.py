@@ -8,7 +8,10 @@ policy of README "Generic kernels".
   dimension's stride and a packed tensor's implicit strides do not make another signature) is
   specialized; when that signature comes back with other sizes,
   one generic kernel is compiled where exactly those dimensions are dynamic, and it serves every
-  later size it admits (another dimension varying later widens it once more);
+  later size it admits (another dimension varying later widens it once more); a signature back
+  with the same sizes at other element offsets (a moving window: an offset is not part of the
+  signature where a generic kernel pushes it, family/generic.py: pushes_offset) gets a generic
+  kernel with those dimensions, none at first: its sizes static, its offsets pushed;
 - "always" / True: every dimension the family allows is dynamic from the first call (the test
   suite runs this way with `make test-generic`);
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
@@ -79,7 +82,8 @@ class ShapePolicy:
     (the caller holds a lock)."""
 
     def __init__(self) -> None:
-        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...] | None]] = {}
+        self.seen: dict[Any, tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...] | None]] = {}
+        """signature -> (the first sizes, the first offsets, the dynamic dimensions chosen)."""
         self.wild: list[tuple[Any, Any]] = []
         """(a WILD form, the signature it was seen as) for each signature first seen with a
         size 1 at some dimension: a later call of that signature with another size there (a
@@ -104,15 +108,16 @@ class ShapePolicy:
             (k for w, k in self.wild for s in signatures if w == s), signatures[0])
         if signature not in self.seen:
             self.wild += [(s, signature) for s in signatures[1:] if has_wild(s)]
-        first, chosen = self.seen.setdefault(signature, (sizes, None))
+        offsets = rules.moved(checked)
+        first, first_offsets, chosen = self.seen.setdefault(signature, (sizes, offsets, None))
         differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
-        if not differ and chosen is None:
-            return None
+        if not differ and chosen is None and offsets == first_offsets:
+            return None  # the first shape at its first offsets: specialized
         wanted = differ | set(chosen or ())
         if not wanted <= free:
             return chosen if chosen is not None and differ <= set(chosen) else None
-        dims = tuple(sorted(wanted))
-        self.seen[signature] = (first, dims)
+        dims = tuple(sorted(wanted))  # () where only an offset moved: sizes static, offsets
+        self.seen[signature] = (first, first_offsets, dims)  # pushed (pushes_offset)
         return dims
 
     def clear(self) -> None:

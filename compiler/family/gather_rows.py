@@ -11,7 +11,7 @@ from ..ir import Buffer, Kernel
 from ..ir import build as b
 from ..ir.kernel import vector_width
 from ..ir.ops import Node
-from .generic import ParamTable, Size, product, sym_buffer, unflatten_sym
+from .generic import ParamTable, Size, product, sym_buffer, sym_offset, unflatten_sym
 from .tensor import TensorDesc
 from .words import element_kernel
 
@@ -30,6 +30,8 @@ class GatherRows:
     b_idx: Buffer
     extent: Node | None
     """The indices' runtime extent (None: static)."""
+    idx_offset: Size
+    """The indices' element offset (sym_offset's: a PARAM where pushed)."""
     b_out: Buffer
     gid: Node
     coords: list[Node]
@@ -76,15 +78,17 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
     b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
     gid = b.item_id(items)
     coords = unflatten_sym(gid, vsizes)
     if lanes > 1 and not coords[-1].is_const:  # a vector's first element
         coords[-1] = b.mul(coords[-1], lanes)
-    return GatherRows(lanes, items, count, b_in, b_idx, extent, b_out, gid, coords, vsizes)
+    return GatherRows(lanes, items, count, b_in, b_idx, extent, offset, b_out, gid, coords,
+                      vsizes)
 
 
 BLOCK = 8
@@ -112,8 +116,9 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     vectors = table.add(1, rows_hi * v, lambda x: x.output.element_count // lanes)
     count = table.add(1, items, lambda x: x.output.element_count // inner * nb)
     b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, rows_hi * v * lanes, "output",
                    b.mul(vectors, lanes))
     gid = b.item_id(items)
@@ -127,5 +132,5 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     for j in range(w):
         col = b.const(j) if nb == 1 else b.minimum(b.add(b.mul(block, w), j), v - 1)
         stores.append((b.mul(b.minimum(b.add(first, col), last), lanes), b.mul(col, lanes)))
-    return GatherRows(lanes, items, count, b_in, b_idx, extent, b_out, gid, coords, osizes,
-                      tuple(stores))
+    return GatherRows(lanes, items, count, b_in, b_idx, extent, offset, b_out, gid, coords,
+                      osizes, tuple(stores))

@@ -12,6 +12,12 @@ coordinate is clamped to its size rather than reduced (exact, since gid < count)
 
 Each PARAM comes with its recipe: how the host computes its value from a call's validated
 descriptor (ParamTable.values).
+
+A tensor's element offset is pushed the same way where the tensor is a view (pushes_offset): a
+PARAM in [0, OFFSET_MAX] (sym_offset), which address_sym and sym_buffer take as they take a
+symbolic size, the key holding PUSHED in its place (masked(offset=True)); the sizes' ranges
+leave the offset that room (offset_room, buffer_room), so every address fits int32 and stays
+inside the buffer's runtime extent for every admissible offset.
 """
 from __future__ import annotations
 
@@ -32,6 +38,14 @@ Recipe = Callable[[Any], int]
 
 MAX_DYNAMIC = 1 << 24
 """The largest size a dynamic dimension admits (smaller where int32 addresses need it)."""
+
+OFFSET_MAX = INT32_MAX // 4
+"""The largest element offset a pushed offset admits (pushes_offset): the ranges of the sizes
+leave it this much room, so offset + reach stays within INT32_MAX // 2 for every admissible
+value (a call whose offset is larger is compiled specialized)."""
+
+PUSHED = "pushed"
+"""A pushed offset's place in a generic kernel's key (masked): no value, the kernel reads it."""
 
 
 @dataclass(frozen=True)
@@ -78,6 +92,14 @@ class GenericRules:
     checked: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
     """lower in checked mode (check_indices=True: with_index_check's kernels in front); None:
     checked mode compiles specialized."""
+    offsets: Callable[[Any], tuple[int, ...]] | None = None
+    """A validated descriptor -> the element offsets its generic kernels may take at dispatch
+    (dynamic.py's auto mode: a signature back with other offsets gets a generic kernel); None:
+    every TensorDesc's offset in it (tensor_offsets)."""
+
+    def moved(self, desc: Any) -> tuple[int, ...]:
+        """The offsets of this call (`offsets`)."""
+        return tensor_offsets(desc) if self.offsets is None else self.offsets(desc)
 
     def forms(self, desc: Any, dims: Sequence[int]) -> tuple[Any, ...]:
         return (desc,) if self.layouts is None else self.layouts(desc, dims)
@@ -105,10 +127,12 @@ class ParamTable:
 
 
 def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
-                     sizes: Sequence[Size], buf: Buffer, extent: Node | None) -> Program:
+                     sizes: Sequence[Size], buf: Buffer, extent: Node | None,
+                     offset: Size) -> Program:
     """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
     front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
-    its runtime extent), the positions counted by a PARAM n; the report kernel runs 1 item."""
+    its runtime extent; `offset` its element offset, sym_offset's), the positions counted by a
+    PARAM n; the report kernel runs 1 item."""
     from .index_check import FIRST, VALUE, is_bad
     from .tensor import index_bounds
     bounds = index_bounds(desc)
@@ -121,14 +145,13 @@ def with_index_check(program: Program, table: ParamTable, desc: Any, idx: Tensor
     b_value = Buffer(VALUE, idx.data_type, 1, "status")
     u = b.item_id(n_hi)
     coords = unflatten_sym(u, sizes)
-    raw = b.load(buf, clamped(address_sym(coords, strides, idx.offset), extent))
+    raw = b.load(buf, clamped(address_sym(coords, strides, offset), extent))
     k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
                                                           pred=is_bad(raw, coords, bounds)),),
                      count=n)
     first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
     pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
-    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, idx.offset),
-                                extent))
+    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, offset), extent))
     k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
                       count=one)
     return Program(program.name, (*program.buffers, b_first, b_value),
@@ -191,9 +214,11 @@ def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     return coords[::-1]
 
 
-def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: int) -> Node:
-    """offset + sum(coord * stride), leaving out the terms known to be 0."""
-    acc: Node | None = b.const(offset) if offset else None
+def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: Size) -> Node:
+    """offset + sum(coord * stride), leaving out the terms known to be 0 (a pushed offset,
+    sym_offset's, is a PARAM or a PARAM times the vector width)."""
+    acc: Node | None = (None if isinstance(offset, int) and offset == 0 else
+                        b.const(offset) if isinstance(offset, int) else offset)
     for c, st in zip(coords, strides):
         if (c.is_const and c.value == 0) or (isinstance(st, int) and st == 0):
             continue
@@ -208,15 +233,70 @@ def clamped(addr: Node, extent: Node | None) -> Node:
 
 
 def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
-               table: ParamTable, recipe: Recipe) -> tuple[Buffer, Node | None]:
-    """The buffer behind a tensor: static when its sizes are, else of a runtime extent (a PARAM
-    whose largest value is the elements the largest sizes reach)."""
-    if all(isinstance(s, int) for s in sizes):
+               table: ParamTable, recipe: Recipe, offset: Size) -> tuple[Buffer, Node | None]:
+    """The buffer behind a tensor at element `offset` (sym_offset's): static when its sizes and
+    offset are, else of a runtime extent (a PARAM whose largest value is the elements the
+    largest sizes reach from the largest offset)."""
+    if isinstance(offset, int) and all(isinstance(s, int) for s in sizes):
+        assert offset == t.offset
         return Buffer(name, t.data_type, t.buffer_elements, role), None
     strides = sym_strides(t, sizes)
-    reach = t.offset + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
+    reach = _hi(offset) + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
     extent = table.add(1, reach, recipe)
     return Buffer(name, t.data_type, reach, role, extent), extent
+
+
+def pushes_offset(t: TensorDesc) -> bool:
+    """Whether a generic kernel takes t's element offset at dispatch (where the family pushes
+    its offsets: masked(offset=True), sym_offset): a view's (explicit strides), whose offset a
+    window's start or another output of the buffer it shares moves; a packed tensor's only
+    where it is not 0 (so the generic kernels of packed tensors stay as they were)."""
+    return t.strides is not None or t.offset != 0
+
+
+def offset_room(t: TensorDesc) -> int:
+    """What the ranges of t's sizes leave for its offset (dynamic_limit's `offset`): OFFSET_MAX
+    where it is pushed, else the offset itself."""
+    return OFFSET_MAX if pushes_offset(t) else t.offset
+
+
+def buffer_room(t: TensorDesc) -> int:
+    """t's buffer elements with its offset at offset_room (dynamic_limit's `offset` for a
+    tensor whose every address counts)."""
+    return offset_room(t) + t.buffer_elements - t.offset
+
+
+def sym_offset(t: TensorDesc, table: ParamTable, recipe: Recipe, lanes: int = 1) -> Size:
+    """t's element offset: a PARAM in [0, OFFSET_MAX] where pushes_offset(t) (recipe: a call's
+    offset), else the int. lanes > 1: a count of vectors times lanes (a variant that loads
+    16-byte vectors needs an aligned offset: the kernel takes only such offsets, which the host
+    checks in values(), a guarded assumption; divisibility is then a static fact of the IR)."""
+    if not pushes_offset(t):
+        return t.offset
+    if lanes == 1:
+        return table.add(0, OFFSET_MAX, recipe)
+
+    def aligned(d: Any) -> int:
+        off = recipe(d)
+        return off // lanes if off % lanes == 0 else -1  # outside the range: not admitted
+    return b.mul(table.add(0, OFFSET_MAX // lanes, aligned), lanes)
+
+
+def tensor_offsets(desc: Any) -> tuple[int, ...]:
+    """The offset of every TensorDesc field of a descriptor (items of tuple fields too)."""
+    found: list[int] = []
+    for f in dataclasses.fields(desc):
+        value = getattr(desc, f.name)
+        for t in value if isinstance(value, tuple) else (value,):
+            if isinstance(t, TensorDesc):
+                found.append(t.offset)
+    return tuple(found)
+
+
+def indices_offset(desc: Any) -> tuple[int, ...]:
+    """GenericRules.offsets of a family that pushes only its indices' offset (its table's is
+    in the key: gather, gather_nd, one_hot)."""
+    return (desc.indices.offset,)
 
 
 def _hi(x: Size) -> int:
@@ -293,7 +373,8 @@ def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
     return forms
 
 
-def masked(t: TensorDesc, dims: Sequence[int]) -> tuple[Any, ...]:
-    """What a tensor contributes to a generic kernel's key: everything but the sizes at dims."""
+def masked(t: TensorDesc, dims: Sequence[int], offset: bool = False) -> tuple[Any, ...]:
+    """What a tensor contributes to a generic kernel's key: everything but the sizes at dims
+    and, with `offset` (a tensor the family lowers at sym_offset), its offset where pushed."""
     return (t.data_type, tuple(-1 if i in dims else s for i, s in enumerate(t.sizes)),
-            t.strides, t.total_bytes, t.offset)
+            t.strides, t.total_bytes, PUSHED if offset and pushes_offset(t) else t.offset)

@@ -19,8 +19,10 @@ from .generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    offset_room,
     product,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
 )
@@ -35,10 +37,11 @@ ViewOf = Callable[[Any], tuple[TensorDesc, TensorDesc]]
 def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """The generic kernels this call may run, best first: "vector" (16-byte vectors: the input
     contiguous innermost, its innermost size, other strides and offset multiples of the vector
-    width; when the innermost size is dynamic, the kernel takes only such sizes, which the host
-    checks: a guarded assumption), "tile" (any sizes: tiles of elements over the innermost
-    dimension and one that steps less, family/view_tile.py; 32/64-bit types) and "scalar" (any
-    sizes; 8/16-bit elements by words, family/words.py)."""
+    width; when the innermost size is dynamic, the kernel takes only such sizes, and a pushed
+    offset only such offsets, which the host checks: guarded assumptions), "tile" (any sizes:
+    tiles of elements over the innermost dimension and one that steps less,
+    family/view_tile.py; 32/64-bit types) and "scalar" (any sizes; 8/16-bit elements by words,
+    family/words.py)."""
     if tile_dim(inp, dims) is not None:  # 8/16-bit elements: words (family/words.py)
         return tile_variants(inp, dims) if inp.data_type.bits >= 32 else ("scalar",)
     lanes = vector_width(inp.data_type)
@@ -67,10 +70,10 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
         return None
     if variant != "scalar" and variant not in view_variants(inp, dims):
         return None
-    lanes = vector_width(out.data_type) if variant in ("vector", "tilev") else 1
+    lanes = vector_width(out.data_type) if variant.split("/")[0] in ("vector", "tilev") else 1
     last = inp.rank - 1
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     dyn_strides = [st for i, st in enumerate(inp.strides or ()) if i in dims]
     hi = dynamic_limit(static, len(dims), dyn_strides, fixed)
@@ -91,23 +94,24 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
             p = table.add(1, hi, _size_of(view_of, i))
             sizes.append(p)
             vsizes.append(p)
-    if variant in ("tile", "tilev"):
+    if variant.startswith("tile"):
         a = tile_dim(inp, dims)
         assert a is not None
-        return tile_copy(name, view_of, inp, out, table, sizes, vsizes, dims, a, lanes)
+        return tile_copy(name, view_of, inp, out, table, sizes, vsizes, dims, a, lanes, variant)
     items_hi = product([s if isinstance(s, int) else s.vmax for s in vsizes])
     assert isinstance(items_hi, int)
     if lanes > 1:
         return _vector_copy(name, view_of, inp, out, table, sizes, vsizes, items_hi, lanes)
     count = table.add(1, items_hi, lambda d: view_of(d)[1].element_count)
+    offset = sym_offset(inp, table, offset_of(view_of))
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: view_of(d)[0].buffer_elements)
+                              lambda d: view_of(d)[0].buffer_elements, offset)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
     strides = sym_strides(inp, sizes)
 
     def value_of(i: Node) -> Node:
         coords = unflatten_sym(i, vsizes)
-        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+        return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
     kernel = element_kernel(name, table, count, b_out, value_of)
     program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
@@ -137,8 +141,9 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
     blocks_hi = rows_hi * per_row_hi
     count = table.add(1, blocks_hi, lambda d: _blocks(view_of(d)[0], lanes))
+    offset = sym_offset(inp, table, offset_of(view_of), lanes)  # aligned: a guarded assumption
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: view_of(d)[0].buffer_elements)
+                              lambda d: view_of(d)[0].buffer_elements, offset)
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
     gid = b.item_id(blocks_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
@@ -147,7 +152,7 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
     outer = unflatten_sym(row, vsizes[:-1]) if len(vsizes) > 1 else []
     strides = sym_strides(inp, sizes)
-    start = address_sym(outer, strides[:-1], inp.offset)  # the row's first element
+    start = address_sym(outer, strides[:-1], offset)  # the row's first element
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     last = b.add(vectors, -1)
     first = b.mul(row, inner)
@@ -170,6 +175,11 @@ def _blocks(view: TensorDesc, lanes: int) -> int:
     """The vector variant's invocations: rows times blocks per row."""
     inner = view.sizes[-1]
     return view.element_count // inner * -(-(inner // lanes) // BLOCK)
+
+
+def offset_of(view_of: ViewOf) -> Recipe:
+    """The recipe of the view's element offset (sym_offset's, where pushed)."""
+    return lambda d: view_of(d)[0].offset
 
 
 def _size_of(view_of: ViewOf, i: int) -> Recipe:

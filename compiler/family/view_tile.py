@@ -27,7 +27,9 @@ from .generic import (
     address_sym,
     clamped,
     product,
+    pushes_offset,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
 )
@@ -62,20 +64,29 @@ def tile_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """The tile variants of a view tile_dim admits, best first: "tilev" (the output's rows
     stored as 16-byte vectors: a 32/64-bit type whose innermost size is a multiple of the
     vector width; where it is dynamic, the kernel takes only such sizes, which the host checks)
-    and "tile" (any sizes; the last where the innermost size is dynamic)."""
+    and "tile" (any sizes; the last where the innermost size is dynamic). Their loads are
+    16-byte vectors where _load_lanes allows; where only a pushed offset's alignment keeps
+    them elements, the names end in "/e" (element loads: another kernel, since a vector-load
+    kernel takes only aligned offsets, a guarded assumption)."""
     lanes = vector_width(inp.data_type)
     last = inp.rank - 1
     if inp.data_type.bits < 32 or TILE_C % lanes or inp.sizes[last] % lanes:
-        return ("tile",)
-    return ("tilev", "tile") if last in dims else ("tilev",)
+        names: tuple[str, ...] = ("tile",)
+    else:
+        names = ("tilev", "tile") if last in dims else ("tilev",)
+    a = tile_dim(inp, dims)
+    if (a is not None and pushes_offset(inp) and _load_lanes(inp, dims, a) == 1
+            and _load_lanes(inp, dims, a, aligned=True) > 1):
+        return tuple(f"{v}/e" for v in names)
+    return names
 
 
 def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, table: ParamTable,
               sizes: list[Size], vsizes: list[Size], dims: Sequence[int], a: int,
-              lanes_out: int) -> GenericProgram:
+              lanes_out: int, variant: str) -> GenericProgram:
     """A tile variant over symbolic `sizes` (the view's: PARAMs at the dynamic dimensions;
     `vsizes` the same with the innermost in vectors of lanes_out elements, the "tilev"
-    variant's stores)."""
+    variant's stores; a variant ending in "/e" loads elements)."""
     last = inp.rank - 1
     tsizes: list[Size] = []
     for i, s in enumerate(sizes):
@@ -92,9 +103,11 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
     count = table.add(1, tiles_hi, lambda d: _tiles(view_of(d)[0], a))
     elements = table.add(1, elems_hi // lanes_out,
                          lambda d: view_of(d)[1].element_count // lanes_out)
+    lanes = 1 if variant.endswith("/e") else _load_lanes(inp, dims, a, pushes_offset(inp))
+    offset = sym_offset(inp, table, lambda d: view_of(d)[0].offset, lanes)
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: view_of(d)[0].buffer_elements)
-    assert extent is not None  # some size is dynamic
+                              lambda d: view_of(d)[0].buffer_elements, offset)
+    assert extent is not None  # some size or the offset is dynamic
     b_out = Buffer("output", out.data_type, elems_hi, "output",
                    elements if lanes_out == 1 else b.mul(elements, lanes_out))
     gid = b.item_id(tiles_hi)
@@ -112,13 +125,12 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
         cols = [b.add(b.mul(groups[j // lanes_out], lanes_out), j % lanes_out)
                 if j % lanes_out else b.mul(groups[j // lanes_out], lanes_out)
                 for j in range(TILE_C)]
-    lanes = _load_lanes(inp, dims, a)
     clamped_rows = [_edge(coords[a], i, sizes[a], TILE_A) for i in range(TILE_A)]
     preds: list[Node | None] = [None] * TILE_A
     if lanes == 1:
         rows = clamped_rows
         values = {(i, j): b.load(b_in, clamped(address_sym(_at(coords, a, r, c), in_strides,
-                                                            inp.offset), extent))
+                                                            offset), extent))
                   for i, r in enumerate(rows) for j, c in enumerate(cols)}
     else:  # vectors along dimension a (stride 1), clamped to the last holding an element
         start = b.mul(coords[a], TILE_A)
@@ -126,7 +138,7 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
         values = {}
         for g in range(0, TILE_A, lanes):
             for j, c in enumerate(cols):
-                addr = address_sym(_at(coords, a, rows[g], c), in_strides, inp.offset)
+                addr = address_sym(_at(coords, a, rows[g], c), in_strides, offset)
                 addr = b.mul(b.minimum(b.floordiv(addr, lanes),
                                        b.floordiv(b.add(extent, -1), lanes)), lanes)
                 vec = b.vload("input", addr)
@@ -169,14 +181,15 @@ def _at(coords: list[Node], a: int, r: Node, c: Node) -> list[Node]:
     return [r if i == a else c if i == last else x for i, x in enumerate(coords)]
 
 
-def _load_lanes(inp: TensorDesc, dims: Sequence[int], a: int) -> int:
+def _load_lanes(inp: TensorDesc, dims: Sequence[int], a: int, aligned: bool = False) -> int:
     """Lanes of the vectors a tile loads along dimension a: the vector width where a has stride
     1 and every other stride that an access uses, and the offset, are multiples of it (static
-    facts: every vector aligned), else 1 (element loads)."""
+    facts: every vector aligned; `aligned`: the offset taken as one, a pushed offset the kernel
+    admits only aligned), else 1 (element loads)."""
     w = vector_width(inp.data_type)
     strides = inp.element_strides
     ok = (inp.data_type.bits >= 32 and strides[a] == 1 and TILE_A % w == 0
-          and inp.offset % w == 0 and all(st % w == 0 for i, st in enumerate(strides)
+          and (aligned or inp.offset % w == 0) and all(st % w == 0 for i, st in enumerate(strides)
                                           if i != a and (i in dims or inp.sizes[i] > 1)))
     return w if ok else 1
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.offset_cases import FAMILIES
 from tests.strategies import random_bits
 
 import dmlc
@@ -274,10 +275,54 @@ def test_onnx_pad_split_tile_with_a_symbolic_batch():
     assert set(compiles) == {"DML_PADDING1 generic", "DML_SPLIT generic", "DML_TILE generic"}
 
 
-@pytest.mark.xfail(strict=True, reason="Split's second output is a view at element offset "
-                   "B * 6 of the buffer both outputs share, and a generic kernel bakes its "
-                   "input's offset into its key and addresses: Tile compiles once per batch "
-                   "(an offset as a push constant is not done yet)")
 def test_onnx_tile_of_a_split_output_compiles_once_for_every_batch():
+    """Split's second output is a view at element offset B * 6 of the buffer both outputs
+    share: Tile's generic kernel pushes that offset (one compile for five batches, was five)."""
     pytest.importorskip("onnx")
     assert _pad_split_tile_compiles()["DML_TILE generic"] == 1
+
+
+def test_moving_window_copy_compiles_one_specialized_and_one_generic(monkeypatch):
+    """dmlc.copy(c[:, t0:t0 + 3]) of a device tensor for t0 in 0..4: a view whose offset moves
+    (its sizes do not): the first specialized, then one generic kernel (the offset pushed)."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    c = dmlc.to_device(np.arange(4 * 8, dtype=np.float32).reshape(4, 8))
+    for t0 in range(5):
+        assert dmlc.copy(c[:, t0:t0 + 3]).numpy().tobytes() == \
+            np.ascontiguousarray(c.numpy()[:, t0:t0 + 3]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY": 1,
+                                             "DML_ELEMENT_WISE_IDENTITY generic": 1}
+
+
+@settings(max_examples=15)
+@given(st.data())
+def test_generic_kernels_at_pushed_offsets_equal_specialized(data):
+    """tests/test_generic_offsets.py's cases on the device: each family's tensors views at
+    offsets (0, misaligned, aligned) and sizes drawn per call, every data type; one generic
+    kernel (one per variant where a vector variant takes aligned offsets only) bit for bit the
+    specialized kernel and numpy, guard words intact."""
+    name = data.draw(st.sampled_from(sorted(FAMILIES)))
+    dtype = data.draw(st.sampled_from(list(DataType)))
+    lanes = 16 // dtype.itemsize
+    owner = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    if name == "copy":
+        owner = owner[:-1] + (lanes * data.draw(st.integers(1, 2)),)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    dmlc.clear_cache()
+    for k in range(3):
+        sizes = tuple(data.draw(st.integers(min(2, n), n)) for n in owner)
+        offset = data.draw(st.sampled_from([0, 1, 3, lanes, 2 * lanes, lanes + 1]))
+        desc, arrays, want = FAMILIES[name](dtype, x, sizes, owner, offset, k, data)
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert generic.compiled.params
+        special = dmlc.compile(desc, dynamic=False)
+        got, twin = generic(*arrays), special(*arrays)
+        if isinstance(got, tuple):
+            got, twin = np.concatenate(got), np.concatenate(twin)
+        assert got.tobytes() == twin.tobytes() == np.ascontiguousarray(want).tobytes(), (
+            name, sizes, offset)
+        assert generic.executable().guard_damage() == []
+    compiles = {k: v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k}
+    assert len(compiles) == 1 and list(compiles.values())[0] <= (
+        1 if name in ("join", "gather", "one_hot") else 2)  # a vector variant: aligned offsets

@@ -27,7 +27,8 @@ def identity_layouts(desc: IdentityDesc, dims: Sequence[int]) -> tuple[Any, ...]
 def identity_key(desc: IdentityDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims), masked(out, dims), desc.scale_bias)
+    return (desc.operator, masked(desc.input, dims, offset=True), masked(out, dims),
+            desc.scale_bias)
 
 
 def identity_variants(desc: IdentityDesc, dims: Sequence[int]) -> tuple[str, ...]:

@@ -11,11 +11,13 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     layouts,
     masked,
     sym_buffer,
+    sym_offset,
     sym_sizes,
     sym_strides,
     with_index_check,
@@ -48,7 +50,7 @@ def gather_layouts(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims),
+    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset), desc.axis,
             desc.index_dimensions)
 
@@ -81,7 +83,7 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
     # the output's elements: the indices' times the input's off the axis
     hi = dynamic_limit([*others, inp.element_count // inp.sizes[axis]], len(dims),
                        [st for i, st in enumerate(idx.strides or ()) if i in dims],
-                       idx.buffer_elements)
+                       buffer_room(idx))
     if hi < 2:
         return None
     table = ParamTable()
@@ -95,11 +97,13 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
         if not strips_apply(desc):
             return None
         b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+        offset = sym_offset(idx, table, lambda x: x.indices.offset)
         b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                                   lambda x: x.indices.buffer_elements)
+                                   lambda x: x.indices.buffer_elements, offset)
 
         def source(coords: list[Node]) -> Node:
-            return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent), inp))
+            return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent, offset),
+                                        inp))
         program = gather_strips(desc, table, osizes, b_in, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
     if variant not in gather_variants(desc, dims) and not checked:
@@ -107,26 +111,27 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes)
             if variant == "blocks" and not checked else
             gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
-    b_idx, extent = rows.b_idx, rows.extent
+    b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
     kernel = rows.kernel("gather", table, lambda coords: address(
-        _gathered(desc, coords, isizes, b_idx, extent), inp))
+        _gathered(desc, coords, isizes, b_idx, extent, offset), inp))
     program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))
 
 
 def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size], b_idx: Buffer,
-              extent: Node | None) -> list[Node]:
+              extent: Node | None, offset: Size) -> list[Node]:
     """The input coordinates output `coords` gather: the index read at the indices' coordinates
-    among them (clamped to the indices' runtime extent), clamped to the axis."""
+    among them (clamped to the indices' runtime extent; `offset` theirs, sym_offset's),
+    clamped to the axis."""
     inp, idx = desc.input, desc.indices
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
     length = d + k - 1
     fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
     icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
-    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), idx.offset),
+    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), offset),
                                 extent))
     i = b.index(raw, inp.sizes[axis], "clamp")
     return fcoords[:axis] + [i] + fcoords[axis + k:]

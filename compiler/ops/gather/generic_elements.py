@@ -11,11 +11,13 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     masked,
     product,
     sym_buffer,
+    sym_offset,
     sym_sizes,
     sym_strides,
     unflatten_sym,
@@ -42,8 +44,8 @@ def elements_free(desc: GatherElementsDesc) -> tuple[int, ...]:
 def elements_key(desc: GatherElementsDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, [i for i in dims if i != desc.axis]),
-            masked(desc.indices, dims), (out.data_type, out.strides, out.total_bytes,
+    return (desc.operator, masked(desc.input, [i for i in dims if i != desc.axis], offset=True),
+            masked(desc.indices, dims, offset=True), (out.data_type, out.strides, out.total_bytes,
                                          out.offset), desc.axis)
 
 
@@ -89,7 +91,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or inp.total_bytes is not None or idx.total_bytes is not None
             or any(st < 0 for t in (inp, idx) for st in t.element_strides)
-            or not dims or not set(dims) <= set(range(d))):
+            or not set(dims) <= set(range(d))):
         return None
     # the indices' (and output's) elements: their static sizes' times H^n; the input's: its
     # static sizes' (its axis always) times H for each dynamic dimension but the axis
@@ -97,9 +99,9 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     in_static = [s for i, s in enumerate(inp.sizes) if i not in dims or i == axis]
     hi = min(dynamic_limit(in_static, len(dims) - (axis in dims),
                            [st for i, st in enumerate(inp.strides or ()) if i in dims
-                            and i != axis], inp.buffer_elements),
+                            and i != axis], buffer_room(inp)),
              dynamic_limit(static, len(dims), [st for i, st in enumerate(idx.strides or ())
-                                               if i in dims], idx.buffer_elements))
+                                               if i in dims], buffer_room(idx)))
     if hi < 2:
         return None
     if variant not in elements_variants(desc, dims) and not checked:
@@ -110,17 +112,19 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
     if variant == "blocks" and not checked:
+        in_offset = sym_offset(inp, table, lambda x: x.input.offset)
         b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                     lambda x: x.input.buffer_elements)
+                                     lambda x: x.input.buffer_elements, in_offset)
+        offset = sym_offset(idx, table, lambda x: x.indices.offset)
         b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                                   lambda x: x.indices.buffer_elements)
+                                   lambda x: x.indices.buffer_elements, offset)
         istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
 
         def element(outer: list[Node], col: Node) -> Node:
             coords = [*outer, col]
-            raw = b.load(b_idx, clamped(address_sym(coords, istrides, idx.offset), extent))
+            raw = b.load(b_idx, clamped(address_sym(coords, istrides, offset), extent))
             at = address_sym(replace(coords, axis, b.index(raw, inp.sizes[axis], "clamp")),
-                             strides, inp.offset)
+                             strides, in_offset)
             return b.load(b_in, clamped(at, in_extent))
         kernel, b_out = row_block_kernel("gather_elements", table, isizes, out.data_type,
                                          element)
@@ -130,24 +134,26 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     items = product([s if isinstance(s, int) else s.vmax for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
+    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
     b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements)
+                                 lambda x: x.input.buffer_elements, in_offset)
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, items, "output", count)
 
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, isizes)
-        raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), idx.offset),
+        raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), offset),
                                     extent))
         i = b.index(raw, inp.sizes[axis], "clamp")
-        at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), inp.offset)
+        at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), in_offset)
         return b.load(b_in, clamped(at, in_extent))
     kernel = element_kernel("gather_elements", table, count, b_out, value_of)
     program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))
 
 
@@ -179,15 +185,19 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
             isizes.append(table.add(1, hi, _size_of(i)))
             vsizes.append(isizes[-1])
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
+    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
     b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements)
+                                 lambda x: x.input.buffer_elements, in_offset)
+    # the indices read as vectors: a pushed offset is a PARAM times their width (aligned
+    # offsets only: a guarded assumption)
+    offset = sym_offset(idx, table, lambda x: x.indices.offset, ilanes)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
 
     def vector(outer: list[Node], col: Node) -> Node:
         first = b.mul(col, lanes)  # the vector's first element along the row
-        start = address_sym([*outer, first], istrides, idx.offset)
+        start = address_sym([*outer, first], istrides, offset)
         vecs = []
         for m in range(lanes // ilanes):
             at = b.add(start, m * ilanes) if m else start
@@ -200,7 +210,7 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
             raw = b.vextract(vecs[lane // ilanes], idx.data_type, lane % ilanes)
             coords = [*outer, b.add(first, lane) if lane else first]
             coords[axis] = b.index(raw, inp.sizes[axis], "clamp")
-            elements.append(b.load(b_in, clamped(address_sym(coords, strides, inp.offset),
+            elements.append(b.load(b_in, clamped(address_sym(coords, strides, in_offset),
                                                  in_extent)))
         return b.vpack(elements)
     kernel, b_out = row_block_kernel("gather_elements", table, vsizes, out.data_type, vector,

@@ -13,6 +13,7 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     layouts,
@@ -48,7 +49,7 @@ def gather_nd_layouts(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ..
 def gather_nd_key(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims),
+    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset),
             desc.input_dimension_count, desc.indices_dimension_count,
             desc.batch_dimension_count)
@@ -82,7 +83,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     # the index tensor's elements and the output's: the dynamic sizes' product times these
     hi = dynamic_limit([*others, math.prod(tail)], len(dims),
                        [st for i, st in enumerate(idx.strides or ()) if i in dims],
-                       idx.buffer_elements)
+                       buffer_room(idx))
     if hi < 2:
         return None
     table = ParamTable()
@@ -93,7 +94,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
         return None
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
             gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
-    b_idx, extent = rows.b_idx, rows.extent
+    b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
     istrides = sym_strides(idx, isizes)
 
     def source(coords: list[Node]) -> Node:
@@ -102,14 +103,14 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
         zero = b.const(0)
         lead = [zero] * (d - q) + full[:q - 1]
         tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
-                                                            idx.offset), extent)),
+                                                            offset), extent)),
                           inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
         return address([zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:], inp)
     kernel = rows.kernel("gather_nd", table, source)
     program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
                       ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))
 
 

@@ -15,8 +15,10 @@ from ...family.generic import (
     dynamic_limit,
     explicit,
     masked,
+    offset_room,
     product,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
     wild,
@@ -47,8 +49,8 @@ def join_free(desc: JoinDesc) -> tuple[int, ...]:
 def join_key(desc: JoinDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, tuple(masked(t, dims) for t in desc.inputs), masked(out, dims),
-            desc.axis)
+    return (desc.operator, tuple(masked(t, dims, offset=True) for t in desc.inputs),
+            masked(out, dims), desc.axis)
 
 
 def join_layouts(desc: JoinDesc, dims: Sequence[int]) -> tuple[Any, ...]:
@@ -77,7 +79,7 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | 
     static = [s for i, s in enumerate(out.sizes) if i not in dims]
     hi = dynamic_limit(static, len(dims))
     for t in inputs:  # each input's farthest address fits too
-        fixed = t.offset + sum((s - 1) * st for i, (s, st) in
+        fixed = offset_room(t) + sum((s - 1) * st for i, (s, st) in
                                enumerate(zip(t.sizes, t.element_strides)) if i not in dims)
         hi = min(hi, dynamic_limit([s for i, s in enumerate(t.sizes) if i not in dims],
                                    len(dims), [st for i, st in enumerate(t.strides or ())
@@ -94,18 +96,19 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | 
     bufs, extents, starts, at = [], [], [], 0
     for k, (name, t) in enumerate(zip(names, inputs)):
         isizes = replace_size(sizes, axis, t.sizes[axis])
-        buf, extent = sym_buffer(name, t, "input", isizes, table, _elements_of(k))
+        offset = sym_offset(t, table, _offset_of(k))
+        buf, extent = sym_buffer(name, t, "input", isizes, table, _elements_of(k), offset)
         bufs.append(buf)
-        extents.append((extent, isizes))
+        extents.append((extent, isizes, offset))
         starts.append(at)
         at += t.sizes[axis]
 
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, sizes)
         loads = []
-        for t, buf, (extent, isizes), start in zip(inputs, bufs, extents, starts):
+        for t, buf, (extent, isizes, offset), start in zip(inputs, bufs, extents, starts):
             local = b.clamp(b.sub(coords[axis], start), 0, t.sizes[axis] - 1)
-            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), t.offset)
+            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), offset)
             loads.append(b.load(buf, clamped(addr, extent)))
         return piecewise(coords[axis], starts, loads)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
@@ -127,3 +130,7 @@ def _size_of(i: int) -> Any:
 
 def _elements_of(k: int) -> Any:
     return lambda d: d.inputs[k].buffer_elements
+
+
+def _offset_of(k: int) -> Any:
+    return lambda d: d.inputs[k].offset

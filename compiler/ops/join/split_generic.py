@@ -24,8 +24,10 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    offset_room,
     product,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
 )
@@ -52,7 +54,7 @@ def split_key(desc: SplitDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     shared buffer's layout fields (its one size follows the others)."""
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims),
+    return (desc.operator, masked(desc.input, dims, offset=True),
             tuple(masked(t, dims) for t in desc.outputs), desc.axis,
             (out.data_type, out.strides, out.total_bytes, out.offset))
 
@@ -103,7 +105,7 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
     last = inp.rank - 1
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     hi = dynamic_limit(static, len(dims), [st for i, st in enumerate(inp.strides or ())
                                            if i in dims], fixed)
@@ -128,15 +130,16 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
     items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.input.element_count)
+    offset = sym_offset(inp, table, lambda d: d.input.offset)
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, sizes)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
 
     def value_of(u: Node) -> Node:
         """Element u of the outputs' buffer: where the input holds it."""
         coords = _coords(u, sizes, axis, [t.sizes[axis] for t in desc.outputs])
-        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+        return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
     kernel = element_kernel("split", table, count, b_out, value_of)
     program = Program("split", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
@@ -164,6 +167,8 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
     inp, out, axis = desc.input, desc.output, desc.axis
     assert out is not None
     strides = sym_strides(inp, sizes)
+    # a pushed offset: a PARAM times the width (aligned offsets only: a guarded assumption)
+    offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
     his = [s if isinstance(s, int) else s.vmax for s in vsizes]
     vectors_hi = product(his)
     assert isinstance(vectors_hi, int)
@@ -195,7 +200,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
             at += q
             shift += r
         row_start = address_sym(unflatten_sym(_pick(gid, bounds, outs), outer_sizes),
-                                strides[:-1], inp.offset)
+                                strides[:-1], offset)
         shifts = [sum(rows[:k]) for k in range(len(rows))]
         src = b.add(row_start, b.mul(_pick(gid, bounds, [b.const(x) for x in shifts]), lanes))
         block = _pick(gid, bounds, blocks)
@@ -217,11 +222,11 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
             row = b.minimum(row, rows_hi - 1)
         block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
         coords = _coords(row, sizes[:-1], axis, [t.sizes[axis] for t in desc.outputs])
-        src = address_sym(coords, strides[:-1], inp.offset)
+        src = address_sym(coords, strides[:-1], offset)
         first = b.mul(row, inner)
         last_col = b.const(inner - 1) if isinstance(inner, int) else b.add(inner, -1)
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
     last = b.add(vectors, -1)
     effects = []

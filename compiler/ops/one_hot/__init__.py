@@ -1,7 +1,7 @@
 """DML_ONE_HOT (ONNX OneHot)."""
 from __future__ import annotations
 
-from ...family.generic import GenericRules
+from ...family.generic import GenericRules, indices_offset
 from ...family.registry import Family, Rules
 from .api import one_hot
 from .desc import OneHotDesc
@@ -23,6 +23,6 @@ FAMILY = Family(
     {
         OneHotDesc: Rules(validate_one_hot, lower_one_hot, generic=GenericRules(
             one_hot_sizes, one_hot_free, one_hot_key, lower_one_hot_generic, one_hot_layouts,
-            checked=lower_one_hot_checked)),
+            checked=lower_one_hot_checked, offsets=indices_offset)),
     },
     exports=tuple(__all__))

@@ -10,12 +10,14 @@ from ...family.generic import (
     ParamTable,
     Size,
     address_sym,
+    buffer_room,
     clamped,
     dynamic_limit,
     layouts,
     masked,
     product,
     sym_buffer,
+    sym_offset,
     sym_sizes,
     sym_strides,
     unflatten_sym,
@@ -46,7 +48,7 @@ def one_hot_layouts(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 
 def one_hot_key(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
-    return (desc.operator, masked(desc.indices, dims), masked(desc.values, ()),
+    return (desc.operator, masked(desc.indices, dims, offset=True), masked(desc.values, ()),
             (out.data_type, out.strides, out.total_bytes, out.offset, out.sizes[desc.axis]),
             desc.axis)
 
@@ -62,14 +64,14 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-            or not dims or not set(dims) <= set(one_hot_free(desc))):
+            or not set(dims) <= set(one_hot_free(desc))):
         return None
     depth = out.sizes[axis]
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
     # the output's elements: the indices' times the depth
     hi = dynamic_limit([*others, depth], len(dims),
                        [st for i, st in enumerate(idx.strides or ()) if i in dims],
-                       idx.buffer_elements)
+                       buffer_room(idx))
     if hi < 2:
         return None
     table = ParamTable()
@@ -78,8 +80,9 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     items = product([s if isinstance(s, int) else s.vmax for s in osizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
+    offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements)
+                               lambda x: x.indices.buffer_elements, offset)
     b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
     b_out = Buffer("output", out.data_type, items, "output", count)
     zeros = [b.const(0)] * (values.rank - 1)
@@ -88,8 +91,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
 
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, osizes)
-        at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes),
-                         idx.offset)
+        at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes), offset)
         label = b.index(b.load(b_idx, clamped(at, extent)), depth,
                         "mask")  # -1 outside [-depth, depth): no class
         hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
@@ -99,5 +101,5 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
     return GenericProgram(program, tuple(table.recipes))

@@ -22,7 +22,9 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    offset_room,
     sym_buffer,
+    sym_offset,
     sym_strides,
 )
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
@@ -49,7 +51,7 @@ def padding_free(desc: PaddingDesc) -> tuple[int, ...]:
 def padding_key(desc: PaddingDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims), masked(out, dims), desc.mode,
+    return (desc.operator, masked(desc.input, dims, offset=True), masked(out, dims), desc.mode,
             desc.start_padding, desc.end_padding,
             padding_bits(desc.operator, desc.value, desc.input.data_type))
 
@@ -119,7 +121,7 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
     starts, ends = desc.start_padding, desc.end_padding
     widest = max((starts[i] + ends[i] for i in dims), default=0)
     static_out = [s for i, s in enumerate(out.sizes) if i not in dims]
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     hi = min(dynamic_limit(static_out, len(dims)) - widest,
              dynamic_limit([s for i, s in enumerate(inp.sizes) if i not in dims], len(dims),
@@ -144,8 +146,9 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
             continue
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
+    offset = sym_offset(inp, table, lambda d: d.input.offset)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
     fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
 
@@ -157,7 +160,7 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
             mapped.append(coord)
             if inside is not None:
                 conds.append(inside)
-        value = b.load(b_in, clamped(address_sym(mapped, strides, inp.offset), extent))
+        value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
         if not conds:
             return value
         inside = conds[0]

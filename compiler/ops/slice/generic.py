@@ -30,13 +30,18 @@ def slice_sizes(desc: Slice1Desc) -> tuple[int, ...]:
     return slice_view(desc)[1].sizes
 
 
+def slice_offsets(desc: Slice1Desc) -> tuple[int, ...]:
+    """The offset a generic slice takes at dispatch: its view's (the window's start)."""
+    return (slice_view(desc)[0].offset,)
+
+
 def slice_free(desc: Slice1Desc) -> tuple[int, ...]:
     return tuple(range(desc.input.rank))
 
 
 def slice_key(desc: Slice1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
     view, out = slice_view(desc)
-    return (desc.operator, masked(view, dims), masked(out, dims))
+    return (desc.operator, masked(view, dims, offset=True), masked(out, dims))
 
 
 def slice_variants(desc: Slice1Desc, dims: Sequence[int]) -> tuple[str, ...]:

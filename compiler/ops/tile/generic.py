@@ -18,7 +18,9 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    offset_room,
     sym_buffer,
+    sym_offset,
     sym_strides,
 )
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
@@ -40,7 +42,7 @@ def tile_free(desc: TileDesc) -> tuple[int, ...]:
 def tile_key(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, dims), masked(out, dims), desc.repeats)
+    return (desc.operator, masked(desc.input, dims, offset=True), masked(out, dims), desc.repeats)
 
 
 def tile_layouts(desc: TileDesc, dims: Sequence[int]) -> tuple[Any, ...]:
@@ -89,7 +91,7 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
         return None
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
     last = inp.rank - 1
-    fixed = inp.offset + sum((s - 1) * st for i, (s, st) in
+    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     widest = max((repeats[i] for i in dims), default=1)
     hi = min(dynamic_limit([s for i, s in enumerate(out.sizes) if i not in dims],
@@ -123,8 +125,10 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
                          table.add(repeats[i], hi * repeats[i], size_of("output", i)))
         vin.append(in_sizes[-1])
         vout.append(out_sizes[-1])
+    # a pushed offset: the vector variant's a PARAM times the width (aligned: guarded)
+    offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
 
     def coords_of(outer: list[Node], col: Node, sizes: Sequence[Size]) -> list[Node]:
@@ -134,11 +138,11 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
 
     def element(outer: list[Node], col: Node) -> Node:
         coords = coords_of(outer, col, in_sizes)
-        return b.load(b_in, clamped(address_sym(coords, strides, inp.offset), extent))
+        return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
 
     def vector(outer: list[Node], col: Node) -> Node:
         coords = coords_of(outer, col, vin)
-        row = b.floordiv(address_sym(coords[:-1], strides[:-1], inp.offset), lanes)
+        row = b.floordiv(address_sym(coords[:-1], strides[:-1], offset), lanes)
         at = b.add(row, coords[-1])  # in vectors: the row's first element is aligned
         if extent is not None:
             at = b.minimum(at, b.floordiv(b.add(extent, -1), lanes))

@@ -1,0 +1,195 @@
+"""A view's element offset as a push constant (README "Generic kernels"), without a device: every
+family's generic kernel, compiled once, serves its tensors at any offset (0, offsets that break
+the vector alignment, aligned ones), bit for bit the specialized kernel and numpy; the key holds
+no offset value; the proof of safety covers every admissible offset; a moving window compiles one
+specialized and one generic kernel."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.offset_cases import FAMILIES, buffer, view_at
+from tests.strategies import random_bits
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.compiled import KERNELS
+from dmlc.family.generic import OFFSET_MAX, PUSHED
+from dmlc.family.registry import rules_of, validate
+from dmlc.ir.interp import run_buffers
+from dmlc.ir.ops import IRError
+from dmlc.ir.verify import verify_program
+from dmlc.ops.copy.desc import IdentityDesc
+
+EVERY = list(DataType)  # 8/16-bit outputs: words (family/words.py), at pushed offsets too
+
+
+@settings(max_examples=30)
+@given(st.data())
+def test_one_generic_kernel_serves_every_offset(data):
+    """Each family, its tensors views of a fixed owner at offsets drawn among 0, offsets that
+    break the 16-byte alignment and aligned ones, and sizes drawn below the owner's: forced
+    mode compiles one generic kernel (one per variant where a vector variant takes aligned
+    offsets only), bit for bit the specialized kernel and numpy."""
+    name = data.draw(st.sampled_from(sorted(FAMILIES)))
+    dtype = data.draw(st.sampled_from(EVERY))
+    lanes = 16 // dtype.itemsize
+    owner = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    if name == "copy":
+        owner = owner[:-1] + (lanes * data.draw(st.integers(1, 2)),)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    dmlc.clear_cache()
+    for k in range(3):
+        sizes = tuple(data.draw(st.integers(min(2, n), n)) for n in owner)  # a size 1 is
+        # another key where the owner's is not (README: a size-1 dimension's stride)
+        offset = data.draw(st.sampled_from([0, 1, 3, lanes, 2 * lanes, lanes + 1]))
+        desc, arrays, want = FAMILIES[name](dtype, x, sizes, owner, offset, k, data)
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params, (name, desc)
+        special = dmlc.compile(desc, dynamic=False)
+        assert not special.compiled.params
+        got, twin = generic.reference(*arrays), special.reference(*arrays)
+        if isinstance(got, tuple):  # split's outputs, joined for the comparison
+            got, twin = np.concatenate(got), np.concatenate(twin)
+        assert got.tobytes() == twin.tobytes() == np.ascontiguousarray(want).tobytes(), (
+            name, sizes, offset)
+    compiles = {k: v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k}
+    assert len(compiles) == 1, compiles
+    # one per variant: a vector variant takes aligned offsets only (copy; split, tile, pad and
+    # gather_elements since their vector and block variants), the general one the others
+    assert list(compiles.values())[0] <= (1 if name in ("join", "gather", "one_hot") else 2), (
+        compiles)
+    KERNELS.clear()
+
+
+def test_the_key_holds_no_offset_and_the_proof_covers_every_offset():
+    """A view's offset is PUSHED in the key; a packed tensor's 0 stays (its kernel as before);
+    the offset PARAM spans [0, OFFSET_MAX] and verify.py proves every access inside the
+    buffer's runtime extent for all of it; the interpreter runs the largest offset and refuses
+    one past it."""
+    f32 = DataType.FLOAT32
+    view = validate(dmlc.TileDesc(input=view_at(f32, (2, 3), (4, 3), 5), repeats=(1, 2)))
+    packed = validate(dmlc.TileDesc(input=TensorDesc(data_type=f32, sizes=(2, 3)),
+                                    repeats=(1, 2)))
+    rules = rules_of(view).generic
+    assert PUSHED in rules.key(view, (0, 1))[1] and 0 in rules.key(packed, (0, 1))[1]
+    generic = rules.lower(view, (0, 1))
+    assert generic is not None
+    verify_program(generic.program)
+    offsets = [q for q in generic.program.params if (q.vmin, q.vmax) == (0, OFFSET_MAX)]
+    assert len(offsets) == 1
+    plain = rules.lower(packed, (0, 1))
+    assert plain is not None and len(plain.program.params) == len(generic.program.params) - 1
+    far = validate(dmlc.TileDesc(input=view_at(f32, (2, 3), (4, 3), OFFSET_MAX), repeats=(1, 2)))
+    assert generic.values(far) is not None
+    beyond = validate(dmlc.TileDesc(input=view_at(f32, (2, 3), (4, 3), OFFSET_MAX + 1),
+                                    repeats=(1, 2)))
+    assert generic.values(beyond) is None
+    x = random_bits(1, (4, 3), np.dtype(np.float32))
+    got = run_buffers(generic.program, buffer(x, 5, 2), params=generic.values(view))
+    assert got["output"].tobytes() == np.tile(x[:2], (1, 2)).tobytes()
+
+
+def test_vector_copy_takes_aligned_offsets_only():
+    """The "vector" copy's offset is a PARAM times the width (verify proves its vectors
+    aligned); a misaligned offset is not admitted (the call runs the "scalar" kernel)."""
+    f32 = DataType.FLOAT32
+    aligned = validate(IdentityDesc(input=view_at(f32, (3, 8), (4, 8), 8)))
+    rules = rules_of(aligned).generic
+    assert rules.choices(aligned, (0,)) == ("vector",)
+    generic = rules.build(aligned, (0,), "vector")
+    assert generic is not None
+    verify_program(generic.program)
+    assert generic.values(validate(IdentityDesc(input=view_at(f32, (2, 8), (4, 8), 4)))) is not None
+    odd = validate(IdentityDesc(input=view_at(f32, (2, 8), (4, 8), 3)))
+    assert generic.values(odd) is None and rules.choices(odd, (0,)) == ("scalar",)
+
+
+def _window(t0: int) -> Any:
+    return validate(IdentityDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(4, 3),
+                                                  strides=(8, 1), offset=t0)))
+
+
+def test_moving_window_copy_is_one_specialized_and_one_generic_kernel():
+    """dmlc.copy(c[:, t0:t0 + 3]) for t0 in 0..4 (auto): the first offset specialized, the
+    next one generic (its sizes static, the offset pushed), which serves the rest; a window
+    that then grows too widens it once."""
+    dmlc.clear_cache()
+    c = random_bits(3, (4, 8), np.dtype(np.float32))
+    for t0 in range(5):
+        kernel = dmlc.compile(_window(t0), dynamic="auto")
+        assert kernel.reference(c.reshape(-1)).tobytes() == \
+            np.ascontiguousarray(c[:, t0:t0 + 3]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY": 1,
+                                             "DML_ELEMENT_WISE_IDENTITY generic": 1}
+    for t0 in range(3):
+        desc = validate(IdentityDesc(input=TensorDesc(data_type=DataType.FLOAT32,
+                                                      sizes=(4, 5 - t0), strides=(8, 1),
+                                                      offset=t0)))
+        kernel = dmlc.compile(desc, dynamic="auto")
+        assert kernel.reference(c.reshape(-1)).tobytes() == \
+            np.ascontiguousarray(c[:, t0:5]).tobytes()
+    assert dmlc.cache_info()["compiles"]["DML_ELEMENT_WISE_IDENTITY generic"] == 2
+    KERNELS.clear()
+
+
+def test_moving_slice_window_is_one_specialized_and_one_generic_kernel():
+    """DML_SLICE1 of a window whose start moves: its offset is the view's (slice_offsets)."""
+    dmlc.clear_cache()
+    x = random_bits(4, (3, 9), np.dtype(np.int32))
+    for t0 in (0, 1, 2, 5, 3):
+        desc = validate(dmlc.Slice1Desc(input=TensorDesc(data_type=DataType.INT32, sizes=(3, 9)),
+                                        offsets=(0, t0), sizes=(3, 4), strides=(1, 1)))
+        got = dmlc.compile(desc, dynamic="auto").reference(x)
+        assert got.tobytes() == np.ascontiguousarray(x[:, t0:t0 + 4]).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_SLICE1": 1, "DML_SLICE1 generic": 1}
+    KERNELS.clear()
+
+
+def test_an_offset_past_the_bound_buffer_is_refused():
+    """The interpreter checks every address against the buffer it binds: a pushed extent
+    larger than the array is an error, not a read past it."""
+    view = validate(IdentityDesc(input=view_at(DataType.FLOAT32, (2, 3), (4, 3), 2)))
+    generic = rules_of(view).generic.build(view, (0, 1), "scalar")
+    assert generic is not None
+    with pytest.raises(IRError):
+        run_buffers(generic.program, np.zeros(4, np.float32), params=generic.values(view))
+
+
+def test_an_offset_past_one_binding_compiles_specialized_and_chunked():
+    """A pushed offset's buffer is of runtime extent, never bound as chunks (dynamic.py's
+    extents_fit): a view whose offset puts its buffer past one binding (Vulkan's minimum,
+    128 MiB) compiles specialized; a small offset of the same view runs the generic kernel."""
+    def view(offset: int) -> Any:
+        return IdentityDesc(input=TensorDesc(data_type="FLOAT32", sizes=(2, 3),
+                                             strides=(8, 1), offset=offset))
+    near = dmlc.compile(view(1000), target="cpu", limits="minimum", dynamic=True)
+    assert near.compiled.program.params
+    far = dmlc.compile(view(40_000_000), target="cpu", limits="minimum", dynamic=True)
+    assert not far.compiled.program.params
+    KERNELS.clear()
+
+
+@pytest.mark.parametrize("name", sorted(FAMILIES))
+@settings(max_examples=2)
+@given(data=st.data())
+def test_auto_moving_offsets_are_one_specialized_and_one_generic_kernel(name, data):
+    """auto, the sizes fixed and the views' offsets moving: the first call specialized, the
+    second a generic kernel of no dynamic dimension (its offsets pushed) serving the rest,
+    aligned and misaligned (the innermost size 3 has no vector variant), bit for bit numpy."""
+    owner, sizes = (3, 5), (2, 3)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, np.dtype(np.float32))
+    dmlc.clear_cache()
+    for k, offset in enumerate((1, 3, 4, 0, 7)):
+        desc, arrays, want = FAMILIES[name](DataType.FLOAT32, x, sizes, owner, offset, k, data)
+        got = dmlc.compile(desc, dynamic="auto").reference(*arrays)
+        if isinstance(got, tuple):
+            got = np.concatenate(got)
+        assert got.tobytes() == np.ascontiguousarray(want).tobytes(), (name, offset)
+    compiles = dmlc.cache_info()["compiles"]
+    assert sorted(compiles.values()) == [1, 1] and len(
+        [k for k in compiles if k.endswith(" generic")]) == 1, compiles
+    KERNELS.clear()
