@@ -99,6 +99,39 @@ def size_of(field: str, i: int) -> Callable[[Any], int]:
     return lambda d: getattr(d, field).sizes[i]
 
 
+def vectors_of(size: Callable[[Any], int], lanes: int) -> Callable[[Any], int]:
+    """The recipe of a size (`size`'s) in vectors of `lanes`: 0 (outside every range: not
+    admitted) for a call whose size is not a multiple of the width (a guarded assumption)."""
+    def recipe(d: Any) -> int:
+        n = size(d)
+        return n // lanes if n % lanes == 0 else 0
+    return recipe
+
+
+def vector_sizes(static: Sequence[int], dims: Sequence[int], table: ParamTable, hi: int,
+                 lanes: int, size: Callable[[int], Callable[[Any], int]]
+                 ) -> tuple[list[Size], list[Size]]:
+    """A tensor's sizes with those at `dims` PARAMs in [1, hi] (`size(i)` the recipe of size
+    i), and the same sizes with the innermost counted in vectors of `lanes`: a dynamic
+    innermost size is then a PARAM count of vectors times lanes (vectors_of: the host admits
+    multiples only)."""
+    last = len(static) - 1
+    sizes: list[Size] = []
+    vsizes: list[Size] = []
+    for i, s in enumerate(static):
+        if i not in dims:
+            sizes.append(s)
+            vsizes.append(s // lanes if i == last else s)
+        elif i == last and lanes > 1:
+            q = table.add(1, hi // lanes, vectors_of(size(i), lanes))
+            sizes.append(b.mul(q, lanes))
+            vsizes.append(q)
+        else:
+            sizes.append(table.add(1, hi, size(i)))
+            vsizes.append(sizes[-1])
+    return sizes, vsizes
+
+
 def _blocks(out: TensorDesc, lanes: int = 1) -> int:
     """Invocations: rows times blocks per row (of vectors of `lanes` elements)."""
     inner = out.sizes[-1] if out.sizes else 1

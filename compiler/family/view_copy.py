@@ -26,6 +26,7 @@ from .generic import (
     sym_strides,
     unflatten_sym,
 )
+from .rows import vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
 from .words import element_kernel
@@ -71,7 +72,6 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     if variant != "scalar" and variant not in view_variants(inp, dims):
         return None
     lanes = vector_width(out.data_type) if variant.split("/")[0] in ("vector", "tilev") else 1
-    last = inp.rank - 1
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
     fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
@@ -80,20 +80,8 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     if hi < 2 * lanes:
         return None
     table = ParamTable()
-    sizes: list[Size] = []
-    vsizes: list[Size] = []  # in vectors of `lanes` elements innermost
-    for i, s in enumerate(inp.sizes):
-        if i not in dims:
-            sizes.append(s)
-            vsizes.append(s // lanes if i == last else s)
-        elif i == last and lanes > 1:  # a count of vectors: the host admits multiples only
-            q = table.add(1, hi // lanes, _vectors_of(view_of, lanes))
-            sizes.append(b.mul(q, lanes))
-            vsizes.append(q)
-        else:
-            p = table.add(1, hi, _size_of(view_of, i))
-            sizes.append(p)
-            vsizes.append(p)
+    sizes, vsizes = vector_sizes(inp.sizes, dims, table, hi, lanes,
+                                 lambda i: lambda d: view_of(d)[0].sizes[i])
     if variant.startswith("tile"):
         a = tile_dim(inp, dims)
         assert a is not None
@@ -180,16 +168,3 @@ def _blocks(view: TensorDesc, lanes: int) -> int:
 def offset_of(view_of: ViewOf) -> Recipe:
     """The recipe of the view's element offset (sym_offset's, where pushed)."""
     return lambda d: view_of(d)[0].offset
-
-
-def _size_of(view_of: ViewOf, i: int) -> Recipe:
-    return lambda d: view_of(d)[0].sizes[i]
-
-
-def _vectors_of(view_of: ViewOf, lanes: int) -> Recipe:
-    """The innermost size in vectors; 0 (outside every range: not admitted) for a size that is
-    not a multiple of the vector width."""
-    def recipe(d: Any) -> int:
-        inner = view_of(d)[0].sizes[-1]
-        return inner // lanes if inner % lanes == 0 else 0
-    return recipe

@@ -24,7 +24,7 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import replace
-from ...family.rows import BLOCK, row_block_kernel
+from ...family.rows import BLOCK, row_block_kernel, size_of, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
@@ -112,12 +112,8 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
     if variant == "blocks" and not checked:
-        in_offset = sym_offset(inp, table, lambda x: x.input.offset)
-        b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                     lambda x: x.input.buffer_elements, in_offset)
-        offset = sym_offset(idx, table, lambda x: x.indices.offset)
-        b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                                   lambda x: x.indices.buffer_elements, offset)
+        b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes,
+                                                                     isizes)
         istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
 
         def element(outer: list[Node], col: Node) -> Node:
@@ -134,12 +130,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     items = product([s if isinstance(s, int) else s.vmax for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
-    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
-    b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements, in_offset)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
+    b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes, isizes)
     b_out = Buffer("output", out.data_type, items, "output", count)
 
     def value_of(u: Node) -> Node:
@@ -167,32 +158,18 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
     the lanes packed into the stored vector."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None
-    axis, last = desc.axis, idx.rank - 1
+    axis = desc.axis
     lanes, ilanes = vector_width(out.data_type), vector_width(idx.data_type)
     if hi < 2 * lanes:
         return None
-    isizes: list[Size] = []
-    vsizes: list[Size] = []  # the output's, in vectors innermost
-    for i, n in enumerate(idx.sizes):
-        if i not in dims:
-            isizes.append(n)
-            vsizes.append(n // lanes if i == last else n)
-        elif i == last:  # a count of vectors: the host admits multiples only
-            q = table.add(1, hi // lanes, _vectors_of(i, lanes))
-            isizes.append(b.mul(q, lanes))
-            vsizes.append(q)
-        else:
-            isizes.append(table.add(1, hi, _size_of(i)))
-            vsizes.append(isizes[-1])
+    # vsizes: the output's, in vectors innermost
+    isizes, vsizes = vector_sizes(idx.sizes, dims, table, hi, lanes,
+                                  lambda i: size_of("indices", i))
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
-    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
-    b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements, in_offset)
     # the indices read as vectors: a pushed offset is a PARAM times their width (aligned
     # offsets only: a guarded assumption)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset, ilanes)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
+    b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes, isizes,
+                                                                 ilanes)
     istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
 
     def vector(outer: list[Node], col: Node) -> Node:
@@ -220,11 +197,16 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
     return GenericProgram(program, tuple(table.recipes))
 
 
-def _size_of(i: int) -> Any:
-    return lambda x: x.indices.sizes[i]
-
-
-def _vectors_of(i: int, lanes: int) -> Any:
-    """The indices' size i (the innermost) in vectors; 0 (outside every range: not admitted)
-    for a size that is not a multiple of the vector width."""
-    return lambda x: x.indices.sizes[i] // lanes if x.indices.sizes[i] % lanes == 0 else 0
+def _buffers(desc: GatherElementsDesc, table: ParamTable, insizes: Sequence[Size],
+             isizes: Sequence[Size], ilanes: int = 1
+             ) -> tuple[Buffer, Node | None, Size, Buffer, Node | None, Size]:
+    """The input's and the indices' buffers, runtime extents and offsets (sym_offset's; the
+    indices' a PARAM times `ilanes` where read as vectors)."""
+    inp, idx = desc.input, desc.indices
+    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
+    b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
+                                 lambda x: x.input.buffer_elements, in_offset)
+    offset = sym_offset(idx, table, lambda x: x.indices.offset, ilanes)
+    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
+                               lambda x: x.indices.buffer_elements, offset)
+    return b_in, in_extent, in_offset, b_idx, extent, offset

@@ -31,6 +31,7 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
+from ...family.rows import size_of, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -103,7 +104,6 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
     if variant != "scalar" and variant not in split_variants(desc, dims):
         return None
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
-    last = inp.rank - 1
     static = [s for i, s in enumerate(inp.sizes) if i not in dims]
     fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
@@ -112,19 +112,8 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
     if hi < 2 * lanes:
         return None
     table = ParamTable()
-    sizes: list[Size] = []
-    vsizes: list[Size] = []  # in vectors of `lanes` elements innermost
-    for i, s in enumerate(inp.sizes):
-        if i not in dims:
-            sizes.append(s)
-            vsizes.append(s // lanes if i == last else s)
-        elif i == last and lanes > 1:  # a count of vectors: the host admits multiples only
-            q = table.add(1, hi // lanes, _vectors_of(i, lanes))
-            sizes.append(b.mul(q, lanes))
-            vsizes.append(q)
-        else:
-            sizes.append(table.add(1, hi, _size_of(i)))
-            vsizes.append(sizes[-1])
+    sizes, vsizes = vector_sizes(inp.sizes, dims, table, hi, lanes,
+                                 lambda i: size_of("input", i))
     if lanes > 1:
         return _vector_split(desc, table, sizes, vsizes, lanes)
     items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
@@ -285,13 +274,3 @@ def _pick(rows: Node, bounds: Sequence[Node | int], pieces: Sequence[Node]) -> N
     for bound, piece in zip(reversed(bounds), reversed(pieces[:-1])):
         value = b.where(b.less(rows, bound), piece, value)
     return value
-
-
-def _size_of(i: int) -> Any:
-    return lambda d: d.input.sizes[i]
-
-
-def _vectors_of(i: int, lanes: int) -> Any:
-    """The input's size i (the innermost) in vectors; 0 (outside every range: not admitted)
-    for a size that is not a multiple of the vector width."""
-    return lambda d: d.input.sizes[i] // lanes if d.input.sizes[i] % lanes == 0 else 0

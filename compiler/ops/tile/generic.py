@@ -23,7 +23,7 @@ from ...family.generic import (
     sym_offset,
     sym_strides,
 )
-from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
+from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -113,11 +113,11 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
             vout.append(m // lanes if i == last else m)
             continue
         if i == last and lanes > 1:  # counts of vectors: the host admits multiples only
-            q = table.add(1, hi // lanes, _vectors_of("input", i, lanes))
+            q = table.add(1, hi // lanes, vectors_of(size_of("input", i), lanes))
             in_sizes.append(b.mul(q, lanes))
             vin.append(q)
             vout.append(q if repeats[i] == 1 else table.add(
-                repeats[i], hi // lanes * repeats[i], _vectors_of("output", i, lanes)))
+                repeats[i], hi // lanes * repeats[i], vectors_of(size_of("output", i), lanes)))
             out_sizes.append(vout[-1] if repeats[i] == 1 else b.mul(vout[-1], lanes))
             continue
         in_sizes.append(table.add(1, hi, size_of("input", i)))
@@ -155,12 +155,3 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
     program = Program("tile", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
-
-
-def _vectors_of(field: str, i: int, lanes: int) -> Any:
-    """A call's `field` tensor's size i (the innermost) in vectors; 0 (outside every range: not
-    admitted) for a size that is not a multiple of the vector width."""
-    def recipe(d: Any) -> int:
-        n = getattr(d, field).sizes[i]
-        return n // lanes if n % lanes == 0 else 0
-    return recipe
