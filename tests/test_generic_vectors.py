@@ -17,6 +17,7 @@ import dmlc
 from dmlc import DataType, TensorDesc
 from dmlc.compiled import KERNELS
 from dmlc.family.registry import rules_of, validate
+from dmlc.family.rows import BLOCK
 from dmlc.ir.interp import run_buffers
 from dmlc.ir.ops import Op
 from dmlc.ir.verify import verify_program
@@ -451,8 +452,8 @@ def test_padding_vector_guard_and_ranges():
     mode = "DML_PADDING_MODE_REFLECTION"
     desc = _pad(DataType.FLOAT32, (5, 36), mode, (2, 2), (1, 2))
     rules = rules_of(desc).generic
-    assert rules.choices(desc, (0, 1)) == ("vector", "scalar")
-    assert rules.choices(desc, (0,)) == ("vector",)
+    assert rules.choices(desc, (0, 1)) == ("interior", "vector", "scalar")  # 8 inside
+    assert rules.choices(desc, (0,)) == ("interior", "vector")
     generic = rules.build(desc, (0, 1), "vector")
     assert generic is not None and verify_program(generic.program)
     assert generic.values(_pad(DataType.FLOAT32, (3, 4), mode, (2, 2), (1, 2))) is not None
@@ -460,3 +461,93 @@ def test_padding_vector_guard_and_ranges():
     assert generic.values(odd) is None and rules.choices(odd, (0, 1)) == ("scalar",)
     short = _pad(DataType.FLOAT32, (5, 4), mode, (2, 2), (1, 2))  # rows of 2 vectors
     assert rules.choices(short, (0,)) == ("scalar",)
+
+
+def interior_case(data, lanes: int):
+    """(mode, shape, start, end, whether the "interior" guard holds): the innermost pads
+    together whole vectors or not, the innermost size whole vectors of at least a block's
+    interior or not (a size off the width, or rows too short: the "vector" or "scalar"
+    variant)."""
+    mode = data.draw(st.sampled_from(MODES))
+    rank = data.draw(st.integers(1, 3))
+    start = [data.draw(st.integers(0, 3)) for _ in range(rank)]
+    end = [data.draw(st.integers(0, 3)) for _ in range(rank)]
+    pads_whole = data.draw(st.booleans())
+    if pads_whole:
+        end[-1] += (-(start[-1] + end[-1])) % lanes
+    elif (start[-1] + end[-1]) % lanes == 0:
+        end[-1] += 1
+    extra = SMALLEST.get(mode)
+    least = [1 if extra is None else max(1, s + extra, e + extra) for s, e in zip(start, end)]
+    shape = [data.draw(st.integers(lo, lo + 3)) for lo in least]
+    shift = 1 if start[-1] % lanes else 0
+    kind = data.draw(st.sampled_from(["long", "short", "odd"]))
+    if kind == "long":  # a block's interior or more
+        shape[-1] = lanes * (BLOCK + shift + data.draw(st.integers(0, 12)))
+    elif kind == "short":  # whole vectors, one fewer than a block's interior
+        shape[-1] = max(lanes * (BLOCK + shift - 1), -(-least[-1] // lanes) * lanes)
+    else:
+        shape[-1] = lanes * (BLOCK + shift + data.draw(st.integers(0, 4))) + 1
+    hit = pads_whole and kind == "long"
+    return mode, tuple(shape), tuple(start), tuple(end), hit
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@given(data=st.data())
+def test_padding_interior_variant(dtype, data):
+    """DML_PADDING1 forced generic, every mode: "interior" (the rows' interior moved as whole
+    input vectors, shifted where the start pad is off a vector; the border vectors by lanes, a
+    second kernel) where its guard holds, another variant elsewhere; bit for bit the
+    specialized kernel and numpy (random bits: NaN payloads, -0.0)."""
+    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    lanes = WIDTHS[dtype.itemsize]
+    mode, shape, start, end, hit = interior_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    desc = _pad(dtype, shape, mode, start, end, data.draw(st.integers(0, 100)))
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params
+    assert interior_kernels(generic) == hit
+    want = _want_pad(x, desc)
+    assert generic.reference(x).tobytes() == want.tobytes()
+    assert dmlc.compile(desc, dynamic=False).reference(x).tobytes() == want.tobytes()
+    KERNELS.clear()
+
+
+def interior_kernels(compiled: dmlc.CompiledKernel) -> bool:
+    """Whether a compiled generic padding runs the "interior" variant (its border kernel)."""
+    return any(k.name == "padding_border" for k in compiled.compiled.program.kernels)
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_padding_interior_guard_and_ranges(mode):
+    """The interior kernel admits an input innermost size of whole vectors, at least a block's
+    interior (values() is None otherwise, and that call runs "vector" or "scalar"); verify.py
+    proves it for every admissible size, each dimension dynamic alone or all; a 64-bit type;
+    8/16-bit outputs never take it (words: family/words.py) and stay exact."""
+    desc = _pad(DataType.FLOAT32, (3, 5, 64), mode, (1, 2, 2), (2, 1, 2))
+    rules = rules_of(desc).generic
+    for dims in [(0, 1, 2), (0,), (1,), (2,), (0, 2)]:
+        choices = rules.choices(desc, dims)
+        assert choices[0] == "interior", (dims, choices)
+        generic = rules.build(desc, dims, "interior")
+        assert generic is not None and verify_program(generic.program)
+    generic = rules.build(desc, (0, 1, 2), "interior")
+    assert generic is not None
+    long = _pad(DataType.FLOAT32, (3, 5, 36), mode, (1, 2, 2), (2, 1, 2))  # 9 vectors, 8 inside
+    assert generic.values(long) is not None
+    short = _pad(DataType.FLOAT32, (3, 5, 32), mode, (1, 2, 2), (2, 1, 2))
+    assert generic.values(short) is None and rules.choices(short, (0, 1, 2)) == ("vector",
+                                                                                  "scalar")
+    odd = _pad(DataType.FLOAT32, (3, 5, 37), mode, (1, 2, 2), (2, 1, 2))
+    assert generic.values(odd) is None and rules.choices(odd, (0, 1, 2)) == ("scalar",)
+    aligned = _pad(DataType.INT64, (3, 5, 20), mode, (1, 2, 2), (2, 1, 0))
+    assert rules.choices(aligned, (0, 1, 2))[0] == "interior"
+    built = rules.build(aligned, (0, 1, 2), "interior")
+    assert built is not None and verify_program(built.program)
+    for dtype in (DataType.FLOAT16, DataType.INT8):
+        narrow = _pad(dtype, (3, 5, 64), mode, (1, 2, 2), (2, 1, 2))
+        assert "interior" not in rules.choices(narrow, (0, 1, 2))
+        x = random_bits(3, (3, 5, 64), dtype.numpy)
+        got = dmlc.compile(narrow, dynamic=True).reference(x)
+        assert got.tobytes() == _want_pad(x, narrow).tobytes()
+    KERNELS.clear()

@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 
 from .. import toolchain
-from ..compiled import clear_caches, compile_program
+from ..compiled import KERNELS, clear_caches, compile_program
 from ..compiled import compile as compile_desc
-from ..family.registry import OperatorDesc
+from ..family.registry import OperatorDesc, rules_of, validate
 from ..ops.gather.desc import GatherDesc
 from ..ops.scatter.desc import ScatterDesc
 from ..plan import LaunchPlan, PlanBuffer, PlanKernel
@@ -73,8 +73,23 @@ def _median_ms(xs: list[float]) -> float:
 
 def generic_twin(desc: OperatorDesc) -> Any:
     """The generic kernel of the descriptor (every dimension its family lets vary dynamic), or
-    None where it has none: the specialized kernel's twin in the bench."""
+    None where it has none: the specialized kernel's twin in the bench. Where the sizes fall
+    outside the ranges of that kernel (each dynamic dimension's range is what the int32
+    addresses leave it, shared among them), its dimensions of size 1 stay static (nothing
+    varies there) and the others dynamic, if that kernel admits them."""
     kernel = compile_desc(desc, dynamic=True)
+    if kernel.compiled.params:
+        return kernel
+    rules = rules_of(desc).generic
+    if rules is None:
+        return None
+    valid = validate(desc)
+    sizes = rules.sizes(valid)
+    dims = tuple(i for i in rules.free(valid) if sizes[i] != 1)
+    if not dims or len(dims) == len(rules.free(valid)):
+        return None
+    KERNELS.clear()  # its memo of the first try (forced, specialized) is not per dims
+    kernel = compile_desc(desc, dynamic=dims)
     return kernel if kernel.compiled.params else None
 
 

@@ -19,6 +19,8 @@ from tests.test_generic_vectors import (
     block_width,
     elements_case,
     gather_case,
+    interior_case,
+    interior_kernels,
     moves_vectors,
     pad_case,
     split_case,
@@ -157,4 +159,32 @@ def test_padding_vector_variant_on_device(dtype, data):
     got = generic(x)
     special = dmlc.compile(desc, dynamic=False)(x)
     assert got.tobytes() == special.tobytes() == _want_pad(x, desc).tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_padding_interior_variant_on_device(dtype, data):
+    lanes = WIDTHS[dtype.itemsize]
+    mode, shape, start, end, hit = interior_case(data, lanes)
+    x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
+    desc = _pad(dtype, shape, mode, start, end, data.draw(st.integers(0, 100)))
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and interior_kernels(generic) == hit
+    got = generic(x)
+    special = dmlc.compile(desc, dynamic=False)(x)
+    assert got.tobytes() == special.tobytes() == _want_pad(x, desc).tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("mode", ["DML_PADDING_MODE_CONSTANT", "DML_PADDING_MODE_WRAP"])
+@pytest.mark.parametrize("dtype", [DataType.FLOAT16, DataType.UINT8])
+def test_padding_interior_narrow_falls_back_on_device(dtype, mode):
+    """8/16-bit outputs of a shape the interior variant would take run the word kernel."""
+    desc = _pad(dtype, (3, 5, 64), mode, (1, 2, 2), (2, 1, 2), 7)
+    x = random_bits(5, (3, 5, 64), dtype.numpy)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and not interior_kernels(generic)
+    assert generic(x).tobytes() == _want_pad(x, desc).tobytes()
     assert generic.executable().guard_damage() == []

@@ -31,12 +31,10 @@ from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
+from .coords import SMALLEST, padded
 from .desc import PaddingDesc
+from .interior import interior_fits, lower_interior
 from .validate import padding_bits
-
-SMALLEST = {"DML_PADDING_MODE_REFLECTION": 1, "DML_PADDING_MODE_SYMMETRIC": 0,
-            "DML_PADDING_MODE_WRAP": 0}
-"""A mirror's or wrap's input size is at least its widest pad plus this (validation's rule)."""
 
 
 def padding_sizes(desc: PaddingDesc) -> tuple[int, ...]:
@@ -60,34 +58,10 @@ def padding_layouts(desc: PaddingDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     return layouts(desc, "input", dims)
 
 
-def _minus_one(n: Size) -> Size:
-    return n - 1 if isinstance(n, int) else b.add(n, -1)
-
-
-def _twice_minus(n: Size, k: int) -> Size:
-    return 2 * n - k if isinstance(n, int) else b.add(b.mul(n, 2), -k)
-
-
-def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
-    """(input coordinate, inside condition or None) for output coordinate x along a dimension
-    of input size n (a constant or a PARAM) padded by `start` before it."""
-    i = b.sub(x, start)
-    if mode == "DML_PADDING_MODE_CONSTANT":
-        end = start + n if isinstance(n, int) else b.add(n, start)
-        inside = b.logical_and(b.less(start - 1, x), b.less(x, end))
-        return b.minimum(b.maximum(i, 0), _minus_one(n)), inside
-    if mode == "DML_PADDING_MODE_EDGE":
-        return b.minimum(b.maximum(i, 0), _minus_one(n)), None
-    neg_n = -n if isinstance(n, int) else b.mul(n, -1)
-    low, high = {"DML_PADDING_MODE_REFLECTION": (b.mul(i, -1), b.sub(_twice_minus(n, 2), i)),
-                 "DML_PADDING_MODE_SYMMETRIC": (b.sub(-1, i), b.sub(_twice_minus(n, 1), i)),
-                 "DML_PADDING_MODE_WRAP": (b.add(i, n), b.add(i, neg_n))}[mode]
-    mapped = b.where(b.less(i, 0), low, b.where(b.less(i, n), i, high))
-    return b.minimum(b.maximum(mapped, 0), _minus_one(n)), None
-
-
 def padding_variants(desc: PaddingDesc, dims: Sequence[int]) -> tuple[str, ...]:
-    """The generic kernels this call may run, best first: "vector" (family/rows.py's row blocks
+    """The generic kernels this call may run, best first: "interior" where interior_fits holds
+    (the rows' interior moved as whole input vectors, the borders by lanes: interior.py),
+    "vector" (family/rows.py's row blocks
     of 16-byte output vectors, each packed from its lanes' elements, mapped and read as the
     scalar kernel's: the output's innermost size a multiple of the vector width, which a
     dynamic one is only admitted as, the host checking it: a guarded assumption; a static one
@@ -99,7 +73,8 @@ def padding_variants(desc: PaddingDesc, dims: Sequence[int]) -> tuple[str, ...]:
     if (out.rank == 0 or out.data_type.bits < 32 or out.sizes[-1] % lanes
             or (last not in dims and out.sizes[-1] // lanes < BLOCK)):
         return ("scalar",)
-    return ("vector", "scalar") if last in dims else ("vector",)
+    tail = ("vector", "scalar") if last in dims else ("vector",)
+    return ("interior", *tail) if interior_fits(desc) else tail
 
 
 def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
@@ -116,6 +91,8 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
         return None
     if variant != "scalar" and variant not in padding_variants(desc, dims):
         return None
+    if variant == "interior":
+        return lower_interior(desc, dims)
     lanes = vector_width(out.data_type) if variant == "vector" else 1
     last = out.rank - 1
     starts, ends = desc.start_padding, desc.end_padding

@@ -1,0 +1,40 @@
+"""DML_PADDING(1)'s coordinate mapping with sizes that may be PARAMs (shared by generic.py's
+variants and interior.py's): an output coordinate x maps to i = x - start, then as lower.py's
+where-chains with the input size n a constant or a PARAM (the constant's window start <= x <
+start + n; the edge's clamp to n - 1; the mirrors' 2n - 2 - i and 2n - 1 - i, the wrap's i -/+ n:
+additions and comparisons only, no division by n)."""
+from __future__ import annotations
+
+from ...family.generic import Size
+from ...ir import Node
+from ...ir import build as b
+
+SMALLEST = {"DML_PADDING_MODE_REFLECTION": 1, "DML_PADDING_MODE_SYMMETRIC": 0,
+            "DML_PADDING_MODE_WRAP": 0}
+"""A mirror's or wrap's input size is at least its widest pad plus this (validation's rule)."""
+
+
+def _minus_one(n: Size) -> Size:
+    return n - 1 if isinstance(n, int) else b.add(n, -1)
+
+
+def _twice_minus(n: Size, k: int) -> Size:
+    return 2 * n - k if isinstance(n, int) else b.add(b.mul(n, 2), -k)
+
+
+def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
+    """(input coordinate, inside condition or None) for output coordinate x along a dimension
+    of input size n (a constant or a PARAM) padded by `start` before it."""
+    i = b.sub(x, start)
+    if mode == "DML_PADDING_MODE_CONSTANT":
+        end = start + n if isinstance(n, int) else b.add(n, start)
+        inside = b.logical_and(b.less(start - 1, x), b.less(x, end))
+        return b.minimum(b.maximum(i, 0), _minus_one(n)), inside
+    if mode == "DML_PADDING_MODE_EDGE":
+        return b.minimum(b.maximum(i, 0), _minus_one(n)), None
+    neg_n = -n if isinstance(n, int) else b.mul(n, -1)
+    low, high = {"DML_PADDING_MODE_REFLECTION": (b.mul(i, -1), b.sub(_twice_minus(n, 2), i)),
+                 "DML_PADDING_MODE_SYMMETRIC": (b.sub(-1, i), b.sub(_twice_minus(n, 1), i)),
+                 "DML_PADDING_MODE_WRAP": (b.add(i, n), b.add(i, neg_n))}[mode]
+    mapped = b.where(b.less(i, 0), low, b.where(b.less(i, n), i, high))
+    return b.minimum(b.maximum(mapped, 0), _minus_one(n)), None

@@ -1,0 +1,235 @@
+"""DML_PADDING(1)'s generic "interior" variant (README "Generic kernels"): the output's rows
+split into column parts as the specialized plan splits them, the interior moved as whole input
+vectors, the borders packed by lanes (generic.py's "vector" kernel's per-lane mapping)."""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    dynamic_limit,
+    product,
+    sym_buffer,
+    sym_strides,
+    unflatten_sym,
+)
+from ...family.rows import BLOCK, size_of
+from ...ir import Buffer, Kernel, Node, Program
+from ...ir import build as b
+from ...ir.kernel import vector_width
+from .coords import SMALLEST, padded
+from .desc import PaddingDesc
+from .validate import padding_bits
+
+BORDER = 16
+"""The most border vectors of a row the "interior" variant unrolls in one invocation."""
+
+
+def interior_fits(desc: PaddingDesc) -> bool:
+    """Whether the "interior" variant serves this call (a 32/64-bit output whose rows are whole
+    vectors, checked by padding_variants): the input contiguous innermost, its rows starting
+    on a vector (the offset and every outer stride multiples of the width, the innermost size a
+    whole number of vectors: the pads of the innermost dimension together whole vectors), an
+    interior of at least BLOCK whole output vectors, at most BORDER border vectors a row."""
+    inp = desc.input
+    lanes = vector_width(inp.data_type)
+    strides = inp.element_strides
+    s, e = desc.start_padding[-1], desc.end_padding[-1]
+    vectors = inp.sizes[-1] // lanes
+    return (strides[-1] == 1 and inp.offset % lanes == 0 and inp.sizes[-1] % lanes == 0
+            and (s + e) % lanes == 0 and all(st % lanes == 0 for st in strides[:-1])
+            and vectors - (1 if s % lanes else 0) >= BLOCK
+            and (s + e) // lanes + (1 if s % lanes else 0) <= BORDER)
+
+
+def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | None:
+    """The "interior" variant: the output's rows split into column parts as the specialized
+    kernel's plan splits them, two kernels of one program. "padding" moves the interior: the
+    output vectors c0 + k, k in [0, K), whose lanes all lie in [s, s + n) (s the innermost start
+    pad, c0 = ceil(s / w), K = n / w less one where s is off a vector), in row blocks of BLOCK
+    vectors (family/rows.py's), each read as whole aligned input vectors (the row's start is
+    one: _interior's static facts; the innermost size n = w * P, P a PARAM the host admits
+    only for a multiple of the width: a guarded assumption), lane j of the shifted case from
+    vector k's lane w - s % w + j or vector k + 1's lane j - s % w; the row's outer coordinates
+    mapped as the scalar kernel maps them (the constant mode's fill where the row is outside).
+    "padding_border" writes the row's other vectors, a static number of them (s + e) / w
+    (plus one where s is off a vector), one row an invocation, each vector packed from its
+    lanes as the "vector" variant packs them. Every load clamped to the input's last vector,
+    every store to the output's (verify.py)."""
+    inp, out = desc.input, desc.output
+    assert out is not None
+    lanes = vector_width(out.data_type)
+    last = out.rank - 1
+    starts, ends = desc.start_padding, desc.end_padding
+    s, e = starts[-1], ends[-1]
+    shift = s % lanes
+    c0 = -(-s // lanes)
+    pads_v = (s + e) // lanes
+    border = pads_v + (1 if shift else 0)
+    widest = max((starts[i] + ends[i] for i in dims), default=0)
+    static_out = [m for i, m in enumerate(out.sizes) if i not in dims]
+    fixed = inp.offset + sum((n - 1) * st for i, (n, st) in
+                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
+    hi = min(dynamic_limit(static_out, len(dims)) - widest,
+             dynamic_limit([n for i, n in enumerate(inp.sizes) if i not in dims], len(dims),
+                           [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
+    table = ParamTable()
+    in_sizes: list[Size] = []
+    out_sizes: list[Size] = []  # the innermost in vectors
+    vectors: Size = 0  # the input's innermost size in vectors
+    for i, (n, m) in enumerate(zip(inp.sizes, out.sizes)):
+        extra = SMALLEST.get(desc.mode)
+        lo = max(1, starts[i] + extra, ends[i] + extra) if extra is not None else 1
+        if i == last:
+            if i not in dims:
+                vectors = n // lanes
+                in_sizes.append(n)
+                out_sizes.append(m // lanes)
+                continue
+            least = max(-(-lo // lanes), BLOCK + (1 if shift else 0))
+            if hi // lanes < least + 1:
+                return None
+            vectors = table.add(least, hi // lanes, _input_vectors(i, lanes))
+            in_sizes.append(b.mul(vectors, lanes))
+            out_sizes.append(b.add(vectors, pads_v) if pads_v else vectors)
+            continue
+        if i not in dims:
+            in_sizes.append(n)
+            out_sizes.append(m)
+            continue
+        if hi < lo + 1:
+            return None
+        in_sizes.append(table.add(lo, hi, size_of("input", i)))
+        out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
+                                   size_of("output", i)))
+    b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
+                              lambda d: d.input.buffer_elements)
+    strides = sym_strides(inp, in_sizes)
+    fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+    his = [x if isinstance(x, int) else x.vmax for x in out_sizes]
+    width_hi = his[-1]
+    rows_hi = product(his[:-1]) if len(his) > 1 else 1
+    assert isinstance(rows_hi, int)
+    total = table.add(1, rows_hi * width_hi, lambda d: d.output.element_count // lanes)
+    b_out = Buffer("output", out.data_type, rows_hi * width_hi * lanes, "output",
+                   b.mul(total, lanes))
+    last_vec = b.add(total, -1)
+    width = out_sizes[-1]
+    per = vectors - 1 if shift and isinstance(vectors, int) else (
+        b.add(vectors, -1) if shift else vectors)
+
+    def rows_of(row: Node) -> list[Node]:
+        if row.vmax >= rows_hi:  # exact: row < rows
+            row = b.minimum(row, rows_hi - 1)
+        return unflatten_sym(row, out_sizes[:-1]) if len(out_sizes) > 1 else []
+
+    def store(row: Node, col: Node, value: Node) -> Node:
+        at = b.minimum(b.add(b.mul(row, width), col), last_vec)
+        return b.vstore("output", b.mul(at, lanes), value)
+
+    def element(outer: list[Node], col: Node) -> Node:
+        mapped: list[Node] = []
+        conds: list[Node] = []
+        for x, start, size in zip([*outer, col], starts, in_sizes):
+            coord, inside = padded(desc.mode, x, start, size)
+            mapped.append(coord)
+            if inside is not None:
+                conds.append(inside)
+        value = b.load(b_in, clamped(address_sym(mapped, strides, inp.offset), extent))
+        return value if not conds else b.where(_all(conds), value, fill)
+
+    # the interior: row blocks of BLOCK vectors
+    per_hi = per if isinstance(per, int) else per.vmax
+    blocks: Size = -(-per // BLOCK) if isinstance(per, int) else table.add(
+        1, -(-per_hi // BLOCK), lambda d: -(-_interior_vectors(d, lanes, shift) // BLOCK))
+    blocks_hi = blocks if isinstance(blocks, int) else blocks.vmax
+    count = table.add(1, rows_hi * blocks_hi,
+                      lambda d: _rows(d) * -(-_interior_vectors(d, lanes, shift) // BLOCK))
+    gid = b.item_id(rows_hi * blocks_hi)
+    row = gid if blocks == 1 else b.floordiv(gid, blocks)
+    block = b.const(0) if blocks == 1 else b.floormod(gid, blocks)
+    row = b.minimum(row, rows_hi - 1) if row.vmax >= rows_hi else row
+    outer = rows_of(row)
+    mapped_outer: list[Node] = []
+    conds: list[Node] = []
+    for x, start, size in zip(outer, starts, in_sizes):
+        coord, inside = padded(desc.mode, x, start, size)
+        mapped_outer.append(coord)
+        if inside is not None:
+            conds.append(inside)
+    first = b.floordiv(address_sym(mapped_outer, strides[:-1], inp.offset), lanes)
+    last_in = vectors - 1 if isinstance(vectors, int) else b.add(vectors, -1)
+    top = None if extent is None else b.floordiv(b.add(extent, -1), lanes)
+
+    def vec_at(q: Node) -> Node:
+        at = b.add(first, b.minimum(q, last_in))
+        return b.vload("input", b.mul(at if top is None else b.minimum(at, top), lanes))
+    # the last block of a row steps back to end at the row's end (its vectors written again,
+    # the same values): each input vector is read once, shared by the two it feeds
+    back = per - BLOCK if isinstance(per, int) else b.add(per, -BLOCK)
+    begin = b.minimum(b.mul(block, BLOCK), back)
+    ins = [vec_at(b.add(begin, j) if j else begin) for j in range(BLOCK + (1 if shift else 0))]
+    effects = []
+    for j in range(BLOCK):
+        k = b.add(begin, j) if j else begin
+        here = ins[j]
+        if shift:
+            there = ins[j + 1]
+            lanes_of = [b.vextract(here, inp.data_type, lanes - shift + t) if t < shift else
+                        b.vextract(there, inp.data_type, t - shift) for t in range(lanes)]
+        elif conds:
+            lanes_of = [b.vextract(here, inp.data_type, t) for t in range(lanes)]
+        else:
+            lanes_of = []
+        if conds:
+            inside = _all(conds)
+            lanes_of = [b.where(inside, v, fill) for v in lanes_of]
+        value = b.vpack(lanes_of) if lanes_of else here
+        effects.append(store(row, b.add(k, c0), value))
+    interior = Kernel("padding", rows_hi * blocks_hi, tuple(effects), count=count)
+
+    # the border: one row an invocation
+    rows = table.add(1, rows_hi, _rows)
+    gid = b.item_id(rows_hi)
+    outer = rows_of(gid)
+    effects = []
+    for t in range(border):
+        col = b.const(t) if t < c0 else b.add(per, t) if not isinstance(per, int) else b.const(
+            per + t)
+        first_col = b.mul(col, lanes)
+        value = b.vpack([element(outer, b.add(first_col, j) if j else first_col)
+                         for j in range(lanes)])
+        effects.append(store(gid, col, value))
+    edge = Kernel("padding_border", rows_hi, tuple(effects), count=rows)
+    program = Program("padding", (b_in, b_out), (interior, edge), ("input",), "output",
+                      out.sizes, params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _all(conds: list[Node]) -> Node:
+    inside = conds[0]
+    for more in conds[1:]:
+        inside = b.logical_and(inside, more)
+    return inside
+
+
+def _rows(d: Any) -> int:
+    """A call's output rows."""
+    return d.output.element_count // d.output.sizes[-1]
+
+
+def _interior_vectors(d: Any, lanes: int, shift: int) -> int:
+    """A call's interior output vectors a row: its input's vectors a row, less one where the
+    start pad is off a vector."""
+    return d.input.sizes[-1] // lanes - (1 if shift else 0)
+
+
+def _input_vectors(i: int, lanes: int) -> Any:
+    """The input's size i (the innermost) in vectors; 0 (outside every range: not admitted)
+    for a size that is not a multiple of the vector width."""
+    return lambda d: d.input.sizes[i] // lanes if d.input.sizes[i] % lanes == 0 else 0
