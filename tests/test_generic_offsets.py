@@ -193,3 +193,30 @@ def test_auto_moving_offsets_are_one_specialized_and_one_generic_kernel(name, da
     assert sorted(compiles.values()) == [1, 1] and len(
         [k for k in compiles if k.endswith(" generic")]) == 1, compiles
     KERNELS.clear()
+
+
+@pytest.mark.parametrize("mode", ["DML_PADDING_MODE_EDGE", "DML_PADDING_MODE_REFLECTION",
+                                  "DML_PADDING_MODE_CONSTANT"])
+def test_padding_interior_reads_a_view_at_every_offset(mode):
+    """The padding "interior" variant (ops/pad/interior.py: whole input vectors) of a view:
+    its pushed offset is a PARAM times the width, so aligned offsets run it and the others
+    "vector"/"scalar"; every call bit for bit the specialized kernel and numpy."""
+    from tests.reference_layout import pad
+    dtype, owner = DataType.FLOAT32, (3, 48)
+    x = random_bits(5, owner, dtype.numpy)
+    start, end = (0, 1), (0, 3)  # the innermost pads together one vector, the start off it
+    dmlc.clear_cache()
+    ran = []
+    for offset, width in [(0, 40), (4, 36), (1, 40), (8, 44), (3, 36), (12, 40)]:
+        desc = validate(dmlc.PaddingDesc(input=view_at(dtype, (3, width), owner, offset),
+                                         mode=mode, start_padding=start, end_padding=end))
+        generic = dmlc.compile(desc, dynamic=True)
+        ran.append(any(k.name == "padding_border" for k in generic.compiled.program.kernels))
+        arrays = [buffer(x, offset, offset)]
+        want = pad(x[:, :width], start, end, mode)
+        assert generic.reference(*arrays).tobytes() == want.tobytes(), (offset, width)
+        assert dmlc.compile(desc, dynamic=False).reference(*arrays).tobytes() == want.tobytes()
+    assert ran == [True, True, False, True, False, True]
+    compiles = {k: v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k}
+    assert compiles == {"DML_PADDING1 generic": 2}, compiles  # interior, and one for the rest
+    KERNELS.clear()

@@ -27,7 +27,7 @@ from ...family.generic import (
     sym_offset,
     sym_strides,
 )
-from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of
+from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -119,7 +119,7 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
         if i == last and lanes > 1:  # in vectors: the host admits multiples only
             pads = starts[i] + ends[i]
             out_sizes.append(table.add(-(-(lo + pads) // lanes), (hi + pads) // lanes,
-                                       _vectors_of(i, lanes)))
+                                       vectors_of(size_of("output", i), lanes)))
             continue
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
@@ -159,10 +159,3 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
     program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
-
-
-
-def _vectors_of(i: int, lanes: int) -> Any:
-    """The output's size i (the innermost) in vectors; 0 (outside every range: not admitted)
-    for a size that is not a multiple of the vector width."""
-    return lambda d: d.output.sizes[i] // lanes if d.output.sizes[i] % lanes == 0 else 0

@@ -13,12 +13,14 @@ from ...family.generic import (
     address_sym,
     clamped,
     dynamic_limit,
+    offset_room,
     product,
     sym_buffer,
+    sym_offset,
     sym_strides,
     unflatten_sym,
 )
-from ...family.rows import BLOCK, size_of
+from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -73,7 +75,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     border = pads_v + (1 if shift else 0)
     widest = max((starts[i] + ends[i] for i in dims), default=0)
     static_out = [m for i, m in enumerate(out.sizes) if i not in dims]
-    fixed = inp.offset + sum((n - 1) * st for i, (n, st) in
+    fixed = offset_room(inp) + sum((n - 1) * st for i, (n, st) in
                              enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
     hi = min(dynamic_limit(static_out, len(dims)) - widest,
              dynamic_limit([n for i, n in enumerate(inp.sizes) if i not in dims], len(dims),
@@ -94,7 +96,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
             least = max(-(-lo // lanes), BLOCK + (1 if shift else 0))
             if hi // lanes < least + 1:
                 return None
-            vectors = table.add(least, hi // lanes, _input_vectors(i, lanes))
+            vectors = table.add(least, hi // lanes, vectors_of(size_of("input", i), lanes))
             in_sizes.append(b.mul(vectors, lanes))
             out_sizes.append(b.add(vectors, pads_v) if pads_v else vectors)
             continue
@@ -107,8 +109,10 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         in_sizes.append(table.add(lo, hi, size_of("input", i)))
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
+    # a pushed offset: a PARAM times the width (aligned offsets only: a guarded assumption)
+    offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements)
+                              lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
     fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
     his = [x if isinstance(x, int) else x.vmax for x in out_sizes]
@@ -140,7 +144,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
             mapped.append(coord)
             if inside is not None:
                 conds.append(inside)
-        value = b.load(b_in, clamped(address_sym(mapped, strides, inp.offset), extent))
+        value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
         return value if not conds else b.where(_all(conds), value, fill)
 
     # the interior: row blocks of BLOCK vectors
@@ -162,7 +166,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         mapped_outer.append(coord)
         if inside is not None:
             conds.append(inside)
-    first = b.floordiv(address_sym(mapped_outer, strides[:-1], inp.offset), lanes)
+    first = b.floordiv(address_sym(mapped_outer, strides[:-1], offset), lanes)
     last_in = vectors - 1 if isinstance(vectors, int) else b.add(vectors, -1)
     top = None if extent is None else b.floordiv(b.add(extent, -1), lanes)
 
@@ -227,9 +231,3 @@ def _interior_vectors(d: Any, lanes: int, shift: int) -> int:
     """A call's interior output vectors a row: its input's vectors a row, less one where the
     start pad is off a vector."""
     return d.input.sizes[-1] // lanes - (1 if shift else 0)
-
-
-def _input_vectors(i: int, lanes: int) -> Any:
-    """The input's size i (the innermost) in vectors; 0 (outside every range: not admitted)
-    for a size that is not a multiple of the vector width."""
-    return lambda d: d.input.sizes[i] // lanes if d.input.sizes[i] % lanes == 0 else 0
