@@ -34,7 +34,7 @@ from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
-from .alignment import aligned_start, loads_at, vector_lanes
+from .alignment import aligned_start, load_lanes
 from .cost import Floor
 
 
@@ -69,9 +69,11 @@ def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node]
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
     different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
     mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
-    loads, per_copy = loads_at(k, starts, rules, order)
-    for i, n in enumerate(loads):
-        lanes = vector_lanes(n, [copy[i] for copy in per_copy], p, rules)
+    memos: list[dict[Node, Node]] = [{} for _ in starts]
+    for n in order:
+        if n.op is not Op.LOAD:
+            continue
+        lanes = load_lanes(n, k.gid, starts, memos, p, rules)
         if lanes is None:
             continue
         used: dict[Node, set[int]] = {}
