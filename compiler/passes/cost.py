@@ -189,6 +189,11 @@ def cost(kernels: list[tuple[Kernel, Piece]], where: Locality) -> Cost:
     return Cost(sum(terms.values()), tuple(terms.items()))
 
 
+_WEIGHT = {key: {"load": WEIGHTS["loads"], "store": WEIGHTS["stores"], "op": WEIGHTS["ops"],
+                  "": 0.0}[kind] for key, kind in _KIND.items()}
+"""The weight of a node of each op (by id) as Floor counts it (no lines, no branches)."""
+
+
 class Floor:
     """A lower bound of what a kernel that unroll.py builds copy by copy costs per item
     (features' loads, stores, branches and ops, weighted), from the copies built so far: `add`
@@ -207,27 +212,30 @@ class Floor:
 
     def add(self, roots: list[Node]) -> float:
         """Count these roots' nodes too; the bound per item so far."""
-        weight = {"load": WEIGHTS["loads"], "store": WEIGHTS["stores"], "op": WEIGHTS["ops"],
-                  "": 0.0}
+        weight = _WEIGHT
         seen, stack = self._all, list(roots)
+        every = self._every
         while stack:
             n = stack.pop()
             if n not in seen:
                 seen.add(n)
-                self._every += weight[_KIND[id(n.op)]]
+                every += weight[id(n.op)]
                 stack.extend(n.src)
+        self._every = every
         seen, stack = self._run, list(roots)
+        taken, where, vec16 = self._taken, Op.WHERE, VType.VEC16
         while stack:
             n = stack.pop()
             if n not in seen:
                 seen.add(n)
-                if n.op is Op.WHERE and n.dtype is VType.VEC16 and self._loads(n):
-                    self._taken += WEIGHTS["branches"]
+                if n.op is where and n.dtype is vec16 and self._loads(n):
+                    taken += WEIGHTS["branches"]
                     stack.extend(n.src[:2])
                 else:
-                    self._taken += weight[_KIND[id(n.op)]]
+                    taken += weight[id(n.op)]
                     stack.extend(n.src)
-        return min(self._every, self._taken)
+        self._taken = taken
+        return min(every, taken)
 
     def _loads(self, root: Node) -> bool:
         """Whether root depends on a loaded value (vector_selects' `loaded`)."""
