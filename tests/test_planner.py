@@ -114,6 +114,48 @@ def test_a_bound_is_no_more_than_the_cost():
         assert bound(k, piece).total <= cost([(built, piece)], locality(k, 64, 16)).total
 
 
+@PASSES_ON
+@pytest.mark.parametrize("name", ["padding", "transposed slice", "row gather", "bench"])
+def test_a_build_stopped_part_way_costs_no_less_than_its_floor(name, monkeypatch):
+    """A candidate the planner stops building (planner.PRUNED) costs, built whole, at least the
+    floor its first copies gave (cost.Floor), with and without branches, and the plans are the
+    ones of a planner that builds every candidate whole."""
+    from dmlc.bench.cases import suite
+    from dmlc.passes import cost, planner, unroll
+    from dmlc.passes.cost import Locality
+
+    def plans(program):
+        return [(str(k.plan.chosen), k.plan.cost) for k in program.kernels if k.plan]
+
+    descs = ([c.descriptor for c in suite(True) if "pad" in c.name or "transpose" in c.name]
+             if name == "bench" else [CASES[name]])
+    stopped = []
+
+    def checked(d, p, m, rules, over=None):
+        try:
+            return unroll.unrolled(d, p, m, rules, over)
+        except unroll.Exceeded as stop:
+            built = unroll.unrolled(d, p, m, rules)
+            assert built is not None
+            counts = [cost._per_item(built, branches, False, Locality({}))
+                      for branches in (False, True)]
+            least = min(sum(cost.WEIGHTS[k] * x for k, x in c.items()) for c in counts)
+            assert least >= stop.floor * (1 - 1e-9), (m, least, stop.floor)
+            stopped.append(m)
+            raise
+    for desc in descs:
+        unroll.clear_memo()
+        monkeypatch.setattr(planner, "unrolled", checked)
+        pruned = pipeline(desc, set())
+        monkeypatch.setattr(planner, "unrolled",
+                            lambda d, p, m, rules, over=None: unroll.unrolled(d, p, m, rules))
+        whole = pipeline(desc, set())
+        assert plans(pruned) == plans(whole)
+        assert any(o.note == planner.PRUNED for k in pruned.kernels if k.plan
+                   for o in k.plan.considered) == bool(stopped)
+    assert stopped or name in ("transposed slice", "row gather"), "none was stopped part way"
+
+
 def test_disabled_passes_leave_their_candidates_out():
     for disabled, absent in (({"tile"}, ("bands", "strips")), ({"vectorize"}, ("vectors of",)),
                              ({"unroll"}, ("consecutive", "interleaved"))):

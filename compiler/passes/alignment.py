@@ -6,10 +6,9 @@ an address must be the very node those rules simplify the claimed form to.
 from __future__ import annotations
 
 from ..dtypes import DataType
-from ..ir import Kernel, Node, Program
+from ..ir import Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
-from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold, substitute
 
 
@@ -42,26 +41,18 @@ def vector_lane(address: Node, dtype: DataType, count: int,
     return start, c % width
 
 
-def loads_at(k: Kernel, starts: list[Node], rules: RuleSet,
-             order: list[Node] | None = None) -> tuple[list[Node], list[list[Node]]]:
-    """The kernel's LOADs, and per item of `starts` their addresses simplified under `rules`
-    (order: toposort of the kernel's effects, when the caller has it)."""
-    loads = [n for n in order or toposort(list(k.effects)) if n.op is Op.LOAD]
-    roots, gid = [n.src[0] for n in loads], k.gid
-    roots_order = toposort(roots)
-    return loads, [substitute(roots, {gid: s}, rules, roots_order) for s in starts]
-
-
-def vector_lanes(load: Node, addresses: list[Node], p: Program,
-                 rules: RuleSet) -> list[tuple[Node, int]] | None:
-    """(vector start, lane) of each of a LOAD's addresses, or None unless every one is a lane
-    of an aligned vector inside the buffer's binding (vectorize.vector_lane)."""
+def load_lanes(load: Node, gid: Node, starts: list[Node], memos: list[dict[Node, Node]],
+               p: Program, rules: RuleSet) -> list[tuple[Node, int]] | None:
+    """(vector start, lane) of a LOAD's address at each item of `starts` (its gid replaced by
+    each, simplified under `rules`), or None unless every one is a lane of an aligned vector
+    inside the buffer's binding (vector_lane). The addresses are built item by item, up to the
+    first that is not a lane; memos: per item, substitute's memo (shared by the loads)."""
     count = p.buffer(load.buffer).padded_count
     lanes = []
-    for a in addresses:
-        lane = vector_lane(a, load.data_type, count, rules)
+    for s, memo in zip(starts, memos):
+        address = substitute([load.src[0]], {gid: s}, rules, memo=memo)[0]
+        lane = vector_lane(address, load.data_type, count, rules)
         if lane is None:
             return None
         lanes.append(lane)
     return lanes
-

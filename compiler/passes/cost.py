@@ -41,7 +41,7 @@ from ..dtypes import DataType
 from ..ir import Kernel, Node
 from ..ir.kernel import effects_order
 from ..ir.mapping import STRIPS, Cost, Piece
-from ..ir.ops import BUFFER_OPS, Op, toposort
+from ..ir.ops import BUFFER_OPS, Op, VType, toposort
 from .schedule import vector_selects
 
 WEIGHTS = {"dispatches": 256, "invocations": 4, "items": 1, "loop": 16, "loads": 1,
@@ -187,3 +187,73 @@ def cost(kernels: list[tuple[Kernel, Piece]], where: Locality) -> Cost:
         for name, x in features(k, piece, where).items():
             terms[name] += WEIGHTS[name] * x
     return Cost(sum(terms.values()), tuple(terms.items()))
+
+
+_WEIGHT = {key: {"load": WEIGHTS["loads"], "store": WEIGHTS["stores"], "op": WEIGHTS["ops"],
+                  "": 0.0}[kind] for key, kind in _KIND.items()}
+"""The weight of a node of each op (by id) as Floor counts it (no lines, no branches)."""
+
+
+class Floor:
+    """A lower bound of what a kernel that unroll.py builds copy by copy costs per item
+    (features' loads, stores, branches and ops, weighted), from the copies built so far: `add`
+    each copy's roots, the nodes it keeps whatever happens to the rest (unroll.py: a store
+    value, not the store nor its address, which a combined vector store drops). The built
+    kernel's nodes include the ones counted, so its counts are no less, with or without
+    branches (a select between loaded vectors is one by its own operands: vector_selects).
+    Lines and gathers are left out (they are >= 0)."""
+
+    def __init__(self) -> None:
+        self._all: set[Node] = set()
+        self._run: set[Node] = set()
+        self._loaded: dict[Node, bool] = {}
+        self._every = 0.0  # no select branches: every node runs
+        self._taken = 0.0  # selects between loaded vectors branch: the expected path
+
+    def add(self, roots: list[Node]) -> float:
+        """Count these roots' nodes too; the bound per item so far."""
+        weight = _WEIGHT
+        seen, stack = self._all, list(roots)
+        every = self._every
+        while stack:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                every += weight[id(n.op)]
+                stack.extend(n.src)
+        self._every = every
+        seen, stack = self._run, list(roots)
+        taken, where, vec16 = self._taken, Op.WHERE, VType.VEC16
+        while stack:
+            n = stack.pop()
+            if n not in seen:
+                seen.add(n)
+                if n.op is where and n.dtype is vec16 and self._loads(n):
+                    taken += WEIGHTS["branches"]
+                    stack.extend(n.src[:2])
+                else:
+                    taken += weight[id(n.op)]
+                    stack.extend(n.src)
+        self._taken = taken
+        return min(every, taken)
+
+    def _loads(self, root: Node) -> bool:
+        """Whether root depends on a loaded value (vector_selects' `loaded`)."""
+        memo = self._loaded
+        stack = [root]
+        while stack:
+            n = stack[-1]
+            if n in memo:
+                stack.pop()
+                continue
+            if n.op in (Op.LOAD, Op.VLOAD):
+                memo[n] = True
+                stack.pop()
+                continue
+            todo = [s for s in n.src if s not in memo]
+            if todo:
+                stack.extend(todo)
+                continue
+            memo[n] = any(memo[s] for s in n.src)
+            stack.pop()
+        return memo[root]

@@ -20,7 +20,9 @@ invocation they can get (a part runs several vectors of one row whatever its siz
 had MIN_ITEMS elements). And a kernel whose vectors are proven moves vectors: its element by
 element way is not weighed (a vector moves what its lanes would in one load and one store).
 Within a dispatch the maps are tried cheapest bound first (cost.bound: what the map alone
-costs), and one whose bound is no better than the best so far is not built. The blocks
+costs), and one whose bound is no better than the best so far is not built; one that is
+built several items per invocation (unroll.py, copy by copy) stops once the copies built so far
+cost that much (cost.Floor: the nodes they keep are the built kernel's). The blocks
 (interleaved maps, bands, strips) come last, and only where consecutive items leave a scalar
 load: they serve to read loads as whole vectors (or lines while cached), and where consecutive
 items already do, more items per invocation measured slower (depth_to_space f32
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Callable
 
 from ..ir import Kernel, Program
 from ..ir.algebra import RuleSet
@@ -52,7 +55,7 @@ from ..ir.ops import Op
 from .cost import Locality, bound, cost, locality
 from .partition import cuts
 from .schedule import vector_selects
-from .unroll import proven, unrolled
+from .unroll import Exceeded, proven, unrolled
 from .vectorize import vector_width, vectors
 
 MIN_ITEMS = 1 << 14
@@ -111,6 +114,8 @@ CARRIERS = ("vectorize", "tile", "unroll")
 TIE = 1 + 1e-9
 """A way whose cost comes this close to the best candidate's could still win by rounding."""
 BOUNDED = "not built: its item map alone costs more than the best so far"
+PRUNED = "not built in full: the copies it built already cost more than the best so far"
+CANNOT_WIN = "candidate, cannot win: of its maps, the cheapest built in full"
 WHOLE = "not weighed: consecutive items read whole vectors already"
 
 
@@ -147,6 +152,7 @@ def plan_kernel(k: Kernel, p: Program, rules: RuleSet, passes: frozenset[str]) -
     where = locality(k, p.output_shape[-1] if p.output_shape else k.items, TILE[1])
     best: tuple[Candidate, Cost] | None = None
     for vector, columns_of, kernels in ways:
+        start = len(options)
         pieces: list[tuple[Piece, Cost]] = []
         for d, columns in zip(kernels, columns_of):
             spent = sum(x.total for _, x in pieces)
@@ -154,9 +160,12 @@ def plan_kernel(k: Kernel, p: Program, rules: RuleSet, passes: frozenset[str]) -
                                       (spent, best[1].total if best else math.inf), options))
         total = Cost(sum(x.total for _, x in pieces), _summed([x for _, x in pieces]))
         candidate = Candidate(vector, tuple(piece for piece, _ in pieces))
-        options.append(Option(str(candidate), total, "candidate"))
         if best is None or total.total < best[1].total:
+            options.append(Option(str(candidate), total, "candidate"))
             best = candidate, total
+        else:  # its cheapest map may be one not built: no less than the best, or of its budget
+            options.append(Option(str(candidate), total, CANNOT_WIN if any(
+                o.note == PRUNED for o in options[start:]) else "candidate"))
     assert best is not None
     return Plan(k.name, k.items, best[0], best[1], tuple(options))
 
@@ -192,7 +201,15 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         if least.total >= min(budget, best[1].total if best else math.inf):
             options.append(Option(f"{label}: {Piece(columns, m)}", least, BOUNDED))
             continue
-        built = d if m.count == 1 else unrolled(d, p, m, rules)
+        try:
+            built = d if m.count == 1 else unrolled(d, p, m, rules, _over(
+                (d.items // m.count) * d.steps, least, spent, limit,
+                best[1].total if best else math.inf, m.kind == CONSECUTIVE and bool(blocks)))
+        except Exceeded as stop:
+            so_far = stop.floor * ((d.items // m.count) * d.steps)
+            options.append(Option(f"{label}: {Piece(columns, m)}", Cost(
+                least.total + so_far, least.terms + (("built so far", so_far),)), PRUNED))
+            continue
         if built is None:
             options.append(Option(f"{label}: {Piece(columns, m)}", None, "not proven"))
             continue
@@ -220,6 +237,24 @@ def _best_piece(d: Kernel, p: Program, rules: RuleSet, passes: frozenset[str],
         piece = Piece(columns)
         return piece, cost([(d, piece)], where)
     return best
+
+
+def _over(items: int, least: Cost, spent: float, limit: float, best: float,
+          decides: bool) -> Callable[[float], bool] | None:
+    """unrolled()'s `over` for a map whose built kernel runs `items` items (times its steps)
+    and whose item map alone costs `least`: whether
+    the copies built so far (a lower bound per item of the rest of its cost, cost.Floor) already
+    cost too much to win, within rounding (TIE): no less than the best map so far (`best`), or
+    than the way's budget (`limit`, the best candidate's total, less `spent`, its pieces so
+    far). None (build it whole) where the build decides `vectors_only` (a consecutive map,
+    blocks to weigh), or where nothing bounds it."""
+    if decides or (best == math.inf and limit == math.inf):
+        return None
+
+    def over(floor: float) -> bool:
+        total = least.total + floor * items
+        return total >= best * TIE or spent + total >= limit * TIE
+    return over
 
 
 def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -> list[ItemMap]:
@@ -286,7 +321,7 @@ def describe(p: Program) -> str:
         lines += [f"kernel {plan.kernel} ({plan.items} items): {plan.chosen}",
                   f"  cost per item {plan.cost.per(plan.items)}", "  considered:"]
         for o in plan.considered:
-            at_least = ">=" if o.note == BOUNDED else ""
+            at_least = ">=" if o.note in (BOUNDED, PRUNED) else ""
             cost = f"{at_least}{o.cost.per(plan.items).total:.3f}" if o.cost else "-"
             note = f"  ({o.note})" if o.note else ""
             lines.append(f"    {cost:>10}  {o.what}{note}")

@@ -24,6 +24,7 @@ results whose addresses the verifier cannot prove inside their buffers.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
@@ -33,7 +34,8 @@ from ..ir.mapping import BANDS, CONSECUTIVE, INTERLEAVED, ONE, STRIPS, ItemMap
 from ..ir.ops import IRError, Op, toposort
 from ..ir.rewrite import fold, substitute
 from ..ir.verify import verify_program
-from .alignment import aligned_start, loads_at, vector_lanes
+from .alignment import aligned_start, load_lanes
+from .cost import Floor
 
 
 def item_starts(m: ItemMap, g: Node) -> list[Node]:
@@ -67,9 +69,11 @@ def _combined_loads(k: Kernel, p: Program, order: list[Node], starts: list[Node]
     """Per copy j (item starts[j]): each LOAD of the kernel whose copies read at least two
     different lanes of one aligned 16-byte vector -> its lane of that vector's shared VLOAD."""
     mappings: list[dict[Node, Node]] = [{k.gid: s} for s in starts]
-    loads, per_copy = loads_at(k, starts, rules, order)
-    for i, n in enumerate(loads):
-        lanes = vector_lanes(n, [copy[i] for copy in per_copy], p, rules)
+    memos: list[dict[Node, Node]] = [{} for _ in starts]
+    for n in order:
+        if n.op is not Op.LOAD:
+            continue
+        lanes = load_lanes(n, k.gid, starts, memos, p, rules)
         if lanes is None:
             continue
         used: dict[Node, set[int]] = {}
@@ -133,13 +137,25 @@ def proven(k: Kernel, p: Program) -> bool:
     return True
 
 
-def unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
+class Exceeded(Exception):
+    """unrolled() stopped: its copies built so far cost what `over` refuses."""
+
+    def __init__(self, floor: float) -> None:
+        super().__init__(floor)
+        self.floor = floor
+
+
+def unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet,
+             over: Callable[[float], bool] | None = None) -> Kernel | None:
     """unroll_kernel's kernel before it is verified (proven): the planner verifies only the
-    candidates that could win; None where the map does not apply."""
+    candidates that could win; None where the map does not apply. over: given a lower bound
+    of the built kernel's cost per item beyond what its item map alone decides (cost.Floor),
+    after each copy, whether to stop: then Exceeded (with that bound), and nothing is
+    remembered."""
     key = (k.effects, k.items, k.steps, k.unrolled, items, rules, p.buffers)
     hit = _BUILT.get(key)  # one lookup: another thread may clear it meanwhile
     if hit is None:
-        built = _unrolled(k, p, items, rules)
+        built = _unrolled(k, p, items, rules, over)
         hit = (None if built is None else built.effects,)
         if len(_BUILT) >= 256:
             _BUILT.clear()
@@ -149,7 +165,17 @@ def unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | 
         k, items=k.items // items.count, effects=effects, unrolled=items.count)
 
 
-def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel | None:
+def _kept(e: Node) -> Node:
+    """What the built kernel keeps of copy e of an effect whatever _combined makes of it: a
+    STORE's value (the vector it is a lane of), else e itself."""
+    if e.op is not Op.STORE or len(e.src) > 2:
+        return e
+    value = e.src[1]
+    return value.src[0] if value.op is Op.VEXTRACT else value
+
+
+def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet,
+              over: Callable[[float], bool] | None = None) -> Kernel | None:
     factor = items.count
     if factor < 2 or k.items % factor or packed_stores(k, p):
         return None
@@ -158,7 +184,14 @@ def _unrolled(k: Kernel, p: Program, items: ItemMap, rules: RuleSet) -> Kernel |
     order = effects_order(k)
     mappings = _combined_loads(k, p, order, starts, rules)
     live = toposort(list(k.effects), stop=set(mappings[0]))  # a combined load's address is dead
-    per_copy = [substitute(list(k.effects), m, rules, live) for m in mappings]
+    floor = Floor() if over is not None else None
+    per_copy = []
+    for m in mappings:
+        per_copy.append(substitute(list(k.effects), m, rules, live))
+        if floor is not None and over is not None:
+            x = floor.add([_kept(e) for e in per_copy[-1]])
+            if over(x):
+                raise Exceeded(x)
     effects: list[Node] = []
     for i in range(len(k.effects)):
         effects += _combined([copy[i] for copy in per_copy], p, rules)
