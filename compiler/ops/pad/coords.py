@@ -5,13 +5,32 @@ start + n; the edge's clamp to n - 1; the mirrors' 2n - 2 - i and 2n - 1 - i, th
 additions and comparisons only, no division by n)."""
 from __future__ import annotations
 
-from ...family.generic import Size
+from collections.abc import Sequence
+
+from ...family.generic import Size, dynamic_limit, offset_room
 from ...ir import Node
 from ...ir import build as b
+from .desc import PaddingDesc
 
 SMALLEST = {"DML_PADDING_MODE_REFLECTION": 1, "DML_PADDING_MODE_SYMMETRIC": 0,
             "DML_PADDING_MODE_WRAP": 0}
 """A mirror's or wrap's input size is at least its widest pad plus this (validation's rule)."""
+
+
+def size_limit(desc: PaddingDesc, dims: Sequence[int]) -> int:
+    """The largest size a dynamic dimension admits (dims: the input's dynamic ones): its output
+    (the size plus the pads) and the input's addresses within int32 (family/generic.py's
+    dynamic_limit, with room for a pushed offset)."""
+    inp, out = desc.input, desc.output
+    assert out is not None
+    widest = max((desc.start_padding[i] + desc.end_padding[i] for i in dims), default=0)
+    static_out = [m for i, m in enumerate(out.sizes) if i not in dims]
+    fixed = offset_room(inp) + sum((n - 1) * st for i, (n, st) in
+                                   enumerate(zip(inp.sizes, inp.element_strides))
+                                   if i not in dims)
+    return min(dynamic_limit(static_out, len(dims)) - widest,
+               dynamic_limit([n for i, n in enumerate(inp.sizes) if i not in dims], len(dims),
+                             [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
 
 
 def _minus_one(n: Size) -> Size:

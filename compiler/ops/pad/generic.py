@@ -19,10 +19,8 @@ from ...family.generic import (
     Size,
     address_sym,
     clamped,
-    dynamic_limit,
     layouts,
     masked,
-    offset_room,
     sym_buffer,
     sym_offset,
     sym_strides,
@@ -31,7 +29,7 @@ from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vect
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded
+from .coords import SMALLEST, padded, size_limit
 from .desc import PaddingDesc
 from .interior import interior_fits, lower_interior
 from .validate import padding_bits
@@ -96,13 +94,7 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
     lanes = vector_width(out.data_type) if variant == "vector" else 1
     last = out.rank - 1
     starts, ends = desc.start_padding, desc.end_padding
-    widest = max((starts[i] + ends[i] for i in dims), default=0)
-    static_out = [s for i, s in enumerate(out.sizes) if i not in dims]
-    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
-                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
-    hi = min(dynamic_limit(static_out, len(dims)) - widest,
-             dynamic_limit([s for i, s in enumerate(inp.sizes) if i not in dims], len(dims),
-                           [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
+    hi = size_limit(desc, dims)
     table = ParamTable()
     in_sizes: list[Size] = []
     out_sizes: list[Size] = []

@@ -12,8 +12,6 @@ from ...family.generic import (
     Size,
     address_sym,
     clamped,
-    dynamic_limit,
-    offset_room,
     product,
     sym_buffer,
     sym_offset,
@@ -24,7 +22,7 @@ from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded
+from .coords import SMALLEST, padded, size_limit
 from .desc import PaddingDesc
 from .validate import padding_bits
 
@@ -73,13 +71,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     c0 = -(-s // lanes)
     pads_v = (s + e) // lanes
     border = pads_v + (1 if shift else 0)
-    widest = max((starts[i] + ends[i] for i in dims), default=0)
-    static_out = [m for i, m in enumerate(out.sizes) if i not in dims]
-    fixed = offset_room(inp) + sum((n - 1) * st for i, (n, st) in
-                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
-    hi = min(dynamic_limit(static_out, len(dims)) - widest,
-             dynamic_limit([n for i, n in enumerate(inp.sizes) if i not in dims], len(dims),
-                           [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed))
+    hi = size_limit(desc, dims)
     table = ParamTable()
     in_sizes: list[Size] = []
     out_sizes: list[Size] = []  # the innermost in vectors
