@@ -13,6 +13,7 @@ from tests.test_generic_families import _pad, _want_pad
 from tests.test_generic_vectors import (
     WIDTHS,
     _elements,
+    _join,
     _packed_strides,
     _split,
     _tile,
@@ -21,6 +22,8 @@ from tests.test_generic_vectors import (
     gather_case,
     interior_case,
     interior_kernels,
+    join_arrays,
+    join_case,
     moves_vectors,
     pad_case,
     split_case,
@@ -53,6 +56,23 @@ def test_split_vector_variant_on_device(dtype, data):
     want = reference.split(x[tuple(slice(0, n) for n in shape)], list(pieces), axis)
     for g, s, w in zip(got, special, want, strict=True):
         assert g.tobytes() == s.tobytes() == np.ascontiguousarray(w).tobytes()
+    assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_join_vector_variant_on_device(dtype, data):
+    lanes = WIDTHS[dtype.itemsize]
+    shapes, axis, views, hit = join_case(data, lanes)
+    args, values = join_arrays(data, dtype, shapes, views)
+    desc = _join(dtype, shapes, axis, views)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    got = generic(*args)
+    special = dmlc.compile(desc, dynamic=False)(*args)
+    want = np.concatenate(values, axis)
+    assert got.tobytes() == special.tobytes() == want.tobytes()
     assert generic.executable().guard_damage() == []
 
 

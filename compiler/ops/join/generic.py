@@ -24,10 +24,12 @@ from ...family.generic import (
     wild,
 )
 from ...family.lowering import replace
+from ...family.rows import BLOCK, size_of, vector_sizes
 from ...family.tensor import list_argument
 from ...family.words import element_kernel
-from ...ir import Buffer, Program
+from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
 from ...ir.ops import Node
 from .desc import JoinDesc
 from .lower import GROUP, piecewise
@@ -65,16 +67,43 @@ def join_layouts(desc: JoinDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     return forms
 
 
-def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | None:
+def join_variants(desc: JoinDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "vector" (blocks of BLOCK 16-byte
+    vectors of one output row, each read from the one input that holds it: every input
+    contiguous innermost, its other strides and offset multiples of the vector width, and
+    every input's rows whole vectors: along the axis when it is the innermost dimension
+    (static sizes), else the innermost size, which a dynamic one is only admitted as, the host
+    checking it: a guarded assumption) and "scalar" (any sizes)."""
+    out, axis, inputs = desc.output, desc.axis, desc.inputs
+    assert out is not None
+    lanes = vector_width(out.data_type)
+    last = out.rank - 1
+    aligned = out.data_type.bits >= 32 and out.rank > 1 and all(
+        t.element_strides[-1] == 1 and all(st % lanes == 0 for st in t.element_strides[:-1])
+        and t.offset % lanes == 0 for t in inputs)
+    if axis == last:
+        whole = aligned and all(t.sizes[axis] % lanes == 0 for t in inputs)
+        return ("vector",) if whole else ("scalar",)
+    if not (aligned and out.sizes[-1] % lanes == 0):
+        return ("scalar",)
+    return ("vector", "scalar") if last in dims else ("vector",)
+
+
+def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
+                       variant: str = "scalar") -> GenericProgram | None:
     """lower_join (lower.py) with the sizes at `dims` (never the axis) dynamic, one kernel of
-    at most GROUP inputs (an 8/16-bit output stored by words: family/words.py); None otherwise
-    (more inputs, an output view, a negative stride, a given TotalTensorSizeInBytes)."""
+    at most GROUP inputs (an 8/16-bit output stored by words: family/words.py), or for the
+    "vector" variant (join_variants) one kernel per input; None otherwise (more inputs, an
+    output view, a negative stride, a given TotalTensorSizeInBytes, a variant this descriptor
+    does not allow)."""
     out, axis, inputs = desc.output, desc.axis, desc.inputs
     assert out is not None, "validate() first"
     if (axis in dims or len(inputs) > GROUP or out.strides is not None or out.offset
             or out.total_bytes is not None
             or any(t.total_bytes is not None or any(st < 0 for st in t.element_strides)
                    for t in inputs)):
+        return None
+    if variant != "scalar" and variant not in join_variants(desc, dims):
         return None
     static = [s for i, s in enumerate(out.sizes) if i not in dims]
     hi = dynamic_limit(static, len(dims))
@@ -86,6 +115,8 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | 
                                                if i in dims], fixed))
     if hi < 2:
         return None
+    if variant == "vector":
+        return _vector_join(desc, dims, hi)
     table = ParamTable()
     sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
                          for i, s in enumerate(out.sizes)]
@@ -118,7 +149,94 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int]) -> GenericProgram | 
     return GenericProgram(program, tuple(table.recipes))
 
 
-def replace_size(sizes: Sequence[Size], axis: int, size: int) -> list[Size]:
+def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram | None:
+    """The "vector" variant: one kernel per input, invocation gid of kernel k moving BLOCK
+    consecutive 16-byte vectors of one row of input k (its innermost dimension), column
+    c = min(BLOCK * block + j, row_vectors - 1) (a block past its row's end moves the row's
+    last vector again), each read from the input's aligned vector (clamped to the last vector
+    of its runtime extent) and stored at min(first + c, vectors - 1) of the output (clamped,
+    exact). The divisions that place a row (unflattened over input k's sizes before the
+    innermost) run once per block; the row's place in the output is the same coordinates
+    with the axis one shifted by the axis sizes of the inputs before k (axis innermost: the
+    shift is in vectors along the row, input k's rows being m_k / lanes vectors long)."""
+    out, axis, inputs = desc.output, desc.axis, desc.inputs
+    assert out is not None
+    lanes = vector_width(out.data_type)
+    if hi < 2 * lanes:
+        return None
+    table = ParamTable()
+    sizes, vsizes = vector_sizes(out.sizes, dims, table, hi, lanes,
+                                 lambda i: size_of("output", i))
+    his = [s if isinstance(s, int) else s.vmax for s in vsizes]
+    vectors_hi = product(his)
+    assert isinstance(vectors_hi, int)
+    vectors = table.add(1, vectors_hi, lambda d: d.output.element_count // lanes)
+    last = out.rank - 1
+    out_strides = [product(vsizes[i + 1:]) for i in range(len(vsizes))]  # in vectors
+    per_row: Size = 1
+    if axis != last:
+        inner = vsizes[-1]
+        per_row = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
+            1, -(-his[-1] // BLOCK), lambda d: -(-(d.output.sizes[-1] // lanes) // BLOCK))
+    names = [list_argument("inputs", k) for k in range(len(inputs))]
+    bufs, kernels, shift = [], [], 0
+    for k, (name, t) in enumerate(zip(names, inputs)):
+        m = t.sizes[axis]
+        isizes = replace_size(sizes, axis, m)
+        ivsizes = replace_size(vsizes, axis, m // lanes if axis == last else m)
+        ihis = replace_size(his, axis, m // lanes if axis == last else m)
+        offset = sym_offset(t, table, _offset_of(k), lanes)
+        buf, extent = sym_buffer(name, t, "input", isizes, table, _elements_of(k), offset)
+        bufs.append(buf)
+        strides = sym_strides(t, isizes)
+        row_len: Size = ivsizes[-1]
+        q: Size = -(-m // lanes // BLOCK) if axis == last else per_row
+        rows_hi = product(ihis[:-1])
+        q_hi = q if isinstance(q, int) else q.vmax
+        assert isinstance(rows_hi, int) and isinstance(q_hi, int)
+        items_hi = rows_hi * q_hi
+        count = table.add(1, items_hi, _count_of(k, lanes, axis == last))
+        gid = b.item_id(items_hi)
+        row = gid if isinstance(q, int) and q == 1 else b.floordiv(gid, q)
+        if row.vmax >= rows_hi:  # exact: gid < rows * q
+            row = b.minimum(row, rows_hi - 1)
+        block = b.const(0) if isinstance(q, int) and q == 1 else b.floormod(gid, q)
+        coords = unflatten_sym(row, isizes[:-1])
+        src = address_sym(coords, strides[:-1], offset)
+        if axis == last:
+            first = address_sym([*coords, b.const(shift)], out_strides, 0)
+            shift += m // lanes
+        else:
+            moved = replace(coords, axis, b.add(coords[axis], shift)) if shift else coords
+            first = address_sym([*moved, b.const(0)], out_strides, 0)
+            shift += m
+        last_col = b.const(row_len - 1) if isinstance(row_len, int) else b.add(row_len, -1)
+        effects = []
+        for j in range(min(BLOCK, row_len) if isinstance(row_len, int) else BLOCK):
+            col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
+            addr = b.add(src, b.mul(col, lanes))
+            if extent is not None:
+                addr = b.mul(b.minimum(b.floordiv(addr, lanes),
+                                       b.floordiv(b.add(extent, -1), lanes)), lanes)
+            dst = b.mul(b.minimum(b.add(first, col), b.add(vectors, -1)), lanes)
+            effects.append(b.vstore("output", dst, b.vload(name, addr)))
+        kernels.append(Kernel(f"join_{k}", items_hi, tuple(effects), count=count))
+    b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
+    program = Program("join", (*bufs, b_out), tuple(kernels), tuple(names), "output",
+                      out.sizes, params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _count_of(k: int, lanes: int, along: bool) -> Any:
+    """Invocations of input k's kernel: its rows times the blocks of a row."""
+    def recipe(d: Any) -> int:
+        t = d.inputs[k]
+        n = t.sizes[-1] // lanes if along else d.output.sizes[-1] // lanes
+        return t.element_count // t.sizes[-1] * -(-n // BLOCK)
+    return recipe
+
+
+def replace_size(sizes: Sequence[Any], axis: int, size: int) -> list[Any]:
     out = list(sizes)
     out[axis] = size
     return out
