@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests import reference, reference_nd
+from tests.offset_cases import buffer, view_at
 from tests.strategies import INDEX_TYPES, index_arrays, random_bits
 from tests.test_generic_families import MODES, SMALLEST, _pad, _want_pad
 
@@ -639,4 +640,27 @@ def test_one_hot_rows_guard_and_ranges(monkeypatch):
         assert got.tobytes() == reference_nd.one_hot(ids[:, 0], values, 64, 1).tobytes()
     kernels = list(dmlc.cache_info()["generic"])
     assert len(kernels) == 1 and " scalar #" in kernels[0]
+    KERNELS.clear()
+
+
+def test_one_hot_rows_reads_labels_at_pushed_offsets():
+    """The rows variant reads the labels of a strided view at its pushed offset (any offset:
+    one label an item, no vector loads), one generic kernel for every offset, bit for bit
+    numpy."""
+    values = np.array([7, -3], np.int8)
+    owner, sizes = (4, 3), (3, 2)
+    ids = np.array([[0, 127, -1], [-128, 128, 5], [64, -129, 2], [1, 1, 1]], np.int32)
+    want = reference_nd.one_hot(ids[:3, :2], values, 128, 2).tobytes()
+    dmlc.clear_cache()
+    for offset in (0, 1, 5, 7):
+        desc = validate(dmlc.OneHotDesc(
+            indices=view_at(DataType.INT32, sizes + (1,), owner + (1,), offset),
+            values=TensorDesc(data_type=DataType.INT8, sizes=(1, 1, 2)),
+            output=TensorDesc(data_type=DataType.INT8, sizes=(*sizes, 128)), axis=2))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params and vstores(generic) == BLOCK
+        assert verify_program(generic.compiled.program)
+        got = generic.reference(buffer(ids, offset, offset), values.reshape(1, 1, 2))
+        assert got.tobytes() == want
+    assert sum(v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k) == 1
     KERNELS.clear()
