@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tests import reference, reference_nd
+from tests.offset_cases import buffer, view_at
 from tests.strategies import INDEX_TYPES, index_arrays, random_bits
 from tests.test_generic_families import MODES, SMALLEST, _pad, _want_pad
 
@@ -669,4 +670,116 @@ def test_padding_interior_guard_and_ranges(mode):
         x = random_bits(3, (3, 5, 64), dtype.numpy)
         got = dmlc.compile(narrow, dynamic=True).reference(x)
         assert got.tobytes() == _want_pad(x, narrow).tobytes()
+    KERNELS.clear()
+
+
+ONE_HOT_TYPES = [DataType.FLOAT16, DataType.INT8, DataType.FLOAT32, DataType.INT64]
+
+
+def one_hot_case(data, lanes: int) -> tuple[tuple[int, ...], int, int, bool]:
+    """(the labels' shape, the axis, the depth, whether the "rows" guard holds): the classes
+    innermost or not, a depth of BLOCK or more whole vectors or not (fewer, or off the
+    width)."""
+    rank = data.draw(st.integers(1, 3))
+    shape = tuple(data.draw(st.integers(1, 4)) for _ in range(rank))
+    axis = data.draw(st.integers(0, rank))
+    whole = data.draw(st.booleans())
+    depth = (lanes * data.draw(st.integers(BLOCK, BLOCK + 2)) if whole else
+             data.draw(st.sampled_from([lanes * data.draw(st.integers(1, BLOCK - 1)),
+                                        lanes * BLOCK + data.draw(st.integers(1, lanes - 1))
+                                        if lanes > 1 else lanes * BLOCK - 1,
+                                        data.draw(st.integers(1, lanes * BLOCK))])))
+    hit = axis == rank and depth % lanes == 0 and depth // lanes >= BLOCK
+    return shape, axis, depth, hit
+
+
+def _one_hot(dtype: DataType, itype: np.dtype, shape, axis: int, depth: int) -> dmlc.OneHotDesc:
+    inner = (*shape[:axis], 1, *shape[axis:])
+    return validate(dmlc.OneHotDesc(
+        indices=TensorDesc(data_type=DataType[itype.name.upper()], sizes=inner),
+        values=TensorDesc(data_type=dtype, sizes=(1,) * len(shape) + (2,)), axis=axis,
+        output=TensorDesc(data_type=dtype, sizes=(*shape[:axis], depth, *shape[axis:]))))
+
+
+def one_hot_check(data, dtype: DataType, run) -> None:
+    """One drawn one_hot case forced generic: its variant from the guard, and `run(kernel,
+    labels, values)` bit for bit numpy's for the generic and the specialized kernel."""
+    lanes = 16 // dtype.itemsize
+    shape, axis, depth, hit = one_hot_case(data, lanes)
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    ids = data.draw(index_arrays(shape, itype, depth))
+    values = random_bits(data.draw(st.integers(0, 99)), (2,), dtype.numpy)
+    desc = _one_hot(dtype, itype, shape, axis, depth)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert generic.compiled.params and moves_vectors(generic) == hit
+    if hit:
+        assert vstores(generic) == BLOCK
+    want = reference_nd.one_hot(ids, values, depth, axis).tobytes()
+    labels = ids.reshape(desc.indices.sizes)
+    vals = values.reshape(desc.values.sizes)
+    assert run(generic, labels, vals).tobytes() == want
+    assert run(dmlc.compile(desc, dynamic=False), labels, vals).tobytes() == want
+
+
+@pytest.mark.parametrize("dtype", ONE_HOT_TYPES)
+@given(data=st.data())
+def test_one_hot_rows_variant(dtype, data):
+    """DML_ONE_HOT forced generic: "rows" (one label an item, BLOCK 16-byte vectors of its row
+    of classes, 8/16-bit values packed by words) where the classes are innermost and a row is
+    BLOCK or more whole vectors, "scalar" elsewhere; labels in range, negative and far outside
+    it; bit for bit the specialized kernel and numpy."""
+    one_hot_check(data, dtype, lambda k, ids, vals: k.reference(ids, vals))
+    KERNELS.clear()
+
+
+def test_one_hot_rows_guard_and_ranges(monkeypatch):
+    """verify.py proves the rows kernel for every admissible number of labels (any of the
+    labels' dimensions dynamic); the guard is static (the depth's); `auto`
+    compiles the most general variant, forced mode the rows."""
+    for dtype, depth in ((DataType.FLOAT16, 64), (DataType.INT8, 128), (DataType.INT64, 16)):
+        desc = _one_hot(dtype, np.dtype(np.int32), (3, 5), 2, depth)
+        rules = rules_of(desc).generic
+        for dims in ((0,), (1,), (0, 1)):
+            assert rules.choices(desc, dims) == ("rows", "scalar")
+            generic = rules.build(desc, dims, "rows")
+            assert generic is not None and verify_program(generic.program)
+            assert sum(e.op is Op.VSTORE for e in generic.program.kernels[0].effects) == BLOCK
+        short = _one_hot(dtype, np.dtype(np.int32), (3, 5), 2, depth - 1)
+        assert rules.choices(short, (0,)) == ("scalar",)
+        assert rules.build(short, (0,), "rows") is None
+        assert rules.choices(_one_hot(dtype, np.dtype(np.int32), (3, 5), 1, depth), (0,)) == \
+            ("scalar",)
+    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
+    dmlc.clear_cache()
+    values = np.array([2, 5], np.float16)
+    for n in (3, 5, 2):
+        ids = (np.arange(n, dtype=np.int32) * 7 - 3).reshape(n, 1)
+        got = dmlc.compile(_one_hot(DataType.FLOAT16, ids.dtype, (n,), 1, 64)).reference(
+            ids, values.reshape(1, 2))
+        assert got.tobytes() == reference_nd.one_hot(ids[:, 0], values, 64, 1).tobytes()
+    kernels = list(dmlc.cache_info()["generic"])
+    assert len(kernels) == 1 and " scalar #" in kernels[0]
+    KERNELS.clear()
+
+
+def test_one_hot_rows_reads_labels_at_pushed_offsets():
+    """The rows variant reads the labels of a strided view at its pushed offset (any offset:
+    one label an item, no vector loads), one generic kernel for every offset, bit for bit
+    numpy."""
+    values = np.array([7, -3], np.int8)
+    owner, sizes = (4, 3), (3, 2)
+    ids = np.array([[0, 127, -1], [-128, 128, 5], [64, -129, 2], [1, 1, 1]], np.int32)
+    want = reference_nd.one_hot(ids[:3, :2], values, 128, 2).tobytes()
+    dmlc.clear_cache()
+    for offset in (0, 1, 5, 7):
+        desc = validate(dmlc.OneHotDesc(
+            indices=view_at(DataType.INT32, sizes + (1,), owner + (1,), offset),
+            values=TensorDesc(data_type=DataType.INT8, sizes=(1, 1, 2)),
+            output=TensorDesc(data_type=DataType.INT8, sizes=(*sizes, 128)), axis=2))
+        generic = dmlc.compile(desc, dynamic=True)
+        assert generic.compiled.params and vstores(generic) == BLOCK
+        assert verify_program(generic.compiled.program)
+        got = generic.reference(buffer(ids, offset, offset), values.reshape(1, 1, 2))
+        assert got.tobytes() == want
+    assert sum(v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k) == 1
     KERNELS.clear()

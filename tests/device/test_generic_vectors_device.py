@@ -25,6 +25,7 @@ from tests.test_generic_vectors import (
     join_arrays,
     join_case,
     moves_vectors,
+    one_hot_check,
     pad_case,
     split_case,
     tile_case,
@@ -33,6 +34,7 @@ from tests.test_generic_vectors import (
 
 import dmlc
 from dmlc import DataType, TensorDesc
+from dmlc.compiled import CompiledKernel
 from dmlc.family.registry import validate
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather_nd.desc import GatherND1Desc
@@ -208,3 +210,18 @@ def test_padding_interior_narrow_falls_back_on_device(dtype, mode):
     assert generic.compiled.params and not interior_kernels(generic)
     assert generic(x).tobytes() == _want_pad(x, desc).tobytes()
     assert generic.executable().guard_damage() == []
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT16, DataType.INT8, DataType.FLOAT32,
+                                   DataType.INT64])
+@settings(max_examples=12)
+@given(data=st.data())
+def test_one_hot_rows_variant_on_device(dtype, data):
+    """The one_hot cases of tests/test_generic_vectors.py run on the device, guard words
+    intact."""
+    def run(kernel: CompiledKernel, ids: np.ndarray, values: np.ndarray) -> np.ndarray:
+        got = kernel(ids, values)
+        if kernel.compiled.params:  # the generic kernel (compiled with guard words)
+            assert kernel.executable().guard_damage() == []
+        return got
+    one_hot_check(data, dtype, run)

@@ -12,6 +12,7 @@ from .generic import (
     one_hot_key,
     one_hot_layouts,
     one_hot_sizes,
+    one_hot_variants,
 )
 from .lower import lower_one_hot
 from .validate import validate_one_hot
@@ -23,6 +24,6 @@ FAMILY = Family(
     {
         OneHotDesc: Rules(validate_one_hot, lower_one_hot, generic=GenericRules(
             one_hot_sizes, one_hot_free, one_hot_key, lower_one_hot_generic, one_hot_layouts,
-            checked=lower_one_hot_checked, offsets=indices_offset)),
+            one_hot_variants, checked=lower_one_hot_checked, offsets=indices_offset)),
     },
     exports=tuple(__all__))

@@ -24,9 +24,11 @@ from ...family.generic import (
     with_index_check,
 )
 from ...family.lowering import address, replace
+from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel
 from ...ir import Buffer, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width, word_lanes
 from ...ir.ops import Node
 from .desc import OneHotDesc
 
@@ -53,18 +55,36 @@ def one_hot_key(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
             desc.axis)
 
 
+def one_hot_variants(desc: OneHotDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "rows" (the classes the output's
+    innermost dimension and its rows whole 16-byte vectors, BLOCK of them or more: each
+    invocation loads one label and writes BLOCK vectors of one row, all static, since the
+    depth is) and "scalar" (any call: one element, or word of 8/16-bit elements, an item)."""
+    out, axis = desc.output, desc.axis
+    lanes = vector_width(out.data_type)
+    depth = out.sizes[axis]
+    if axis == out.rank - 1 and depth % lanes == 0 and depth // lanes >= BLOCK:
+        return ("rows", "scalar")
+    return ("scalar",)
+
+
 def lower_one_hot_checked(desc: OneHotDesc, dims: Sequence[int]) -> GenericProgram | None:
-    return lower_one_hot_generic(desc, dims, checked=True)
+    return lower_one_hot_generic(desc, dims, "scalar", checked=True)
 
 
-def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
+def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = "scalar",
                           checked: bool = False) -> GenericProgram | None:
     """lower_one_hot (lower.py) with the indices' (and the output's) sizes at `dims` dynamic;
-    checked: with the index check's kernels in front (with_index_check)."""
+    checked: with the index check's kernels in front (with_index_check). The "rows" variant
+    (one_hot_variants) writes the output by row blocks of 16-byte vectors (family/rows.py):
+    vector c of a row holds classes c * lanes ... of the row's label, loaded once (the
+    compares against it static offsets from c * lanes), 8/16-bit values packed by words."""
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
             or not set(dims) <= set(one_hot_free(desc))):
+        return None
+    if variant != "scalar" and variant not in one_hot_variants(desc, dims):
         return None
     depth = out.sizes[axis]
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
@@ -79,21 +99,49 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int],
     osizes: list[Size] = [depth if i == axis else s for i, s in enumerate(isizes)]
     items = product([s if isinstance(s, int) else s.vmax for s in osizes])
     assert isinstance(items, int)
-    count = table.add(1, items, lambda x: x.output.element_count)
     offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements, offset)
     b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
-    b_out = Buffer("output", out.data_type, items, "output", count)
     zeros = [b.const(0)] * (values.rank - 1)
     on = b.load(b_val, address(zeros + [b.const(1)], values))
     off = b.load(b_val, address(zeros + [b.const(0)], values))
 
+    istrides = sym_strides(idx, isizes)
+
+    def label_at(coords: list[Node]) -> Node:
+        at = address_sym(replace(coords, axis, b.const(0)), istrides, offset)
+        return b.index(b.load(b_idx, clamped(at, extent)), depth,
+                       "mask")  # -1 outside [-depth, depth): no class
+
+    if variant == "rows":
+        lanes = vector_width(out.data_type)
+        per_word = word_lanes(out.data_type)
+
+        def vector(outer: list[Node], col: Node) -> Node:
+            label = label_at([*outer, b.const(0)])
+            first = b.mul(col, lanes)  # the vector's first class
+            hits = [b.logical_and(b.less(label, b.add(first, k + 1)),
+                                  b.less(b.add(first, k), b.add(label, 1)))
+                    for k in range(lanes)]  # label == first + k
+            elements = [b.where(hit, on, off) for hit in hits]
+            if per_word == 1:
+                return b.vpack(elements)
+            return b.vpack([b.pack(elements[w:w + per_word])
+                            for w in range(0, lanes, per_word)])
+        vsizes = [*osizes[:-1], depth // lanes]
+        kernel, b_out = row_block_kernel("one_hot", table, vsizes, out.data_type, vector,
+                                         lanes=lanes)
+        program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
+                          "output", out.sizes, params=tuple(table.params))
+        return GenericProgram(program, tuple(table.recipes))
+
+    count = table.add(1, items, lambda x: x.output.element_count)
+    b_out = Buffer("output", out.data_type, items, "output", count)
+
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, osizes)
-        at = address_sym(replace(coords, axis, b.const(0)), sym_strides(idx, isizes), offset)
-        label = b.index(b.load(b_idx, clamped(at, extent)), depth,
-                        "mask")  # -1 outside [-depth, depth): no class
+        label = label_at(coords)
         hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
                             b.less(coords[axis], b.add(label, 1)))  # label == coordinate
         return b.where(hit, on, off)
