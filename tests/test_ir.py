@@ -208,3 +208,12 @@ def test_each_meaning_of_a_nodes_arg_has_its_typed_accessor():
                   lambda: vec.data_type):
         with pytest.raises(IRError):
             wrong()
+
+
+def test_a_kernel_with_no_effects_is_refused():
+    """Its shader would bind none of the program's buffers (lavapipe crashed binding one)."""
+    out = Buffer("output", DataType.FLOAT32, 4, "output")
+    store = Kernel("copy", 4, (b.store(out, b.item_id(4), b.const_data(DataType.FLOAT32, 0)),))
+    verify_program(Program("p", (out,), (store,), (), "output", (4,)))
+    with pytest.raises(IRError, match="no effects"):
+        verify_program(Program("p", (out,), (store, Kernel("idle", 4, ())), (), "output", (4,)))

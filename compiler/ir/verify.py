@@ -235,6 +235,8 @@ def verify_program(p: Program) -> Program:
                 k.count is not None and (k.count not in p.params or k.count.vmax != k.items)):
             raise IRError(f"{p.name}/{k.name}: a generic program's kernels run `count` items "
                           "(a declared PARAM whose largest value is `items`)")
+        if not k.effects:  # its shader would bind no buffer: a driver may crash on it
+            raise IRError(f"{p.name}/{k.name}: a kernel with no effects")
         if not 1 <= k.steps <= MAX_STEPS:
             raise IRError(f"{p.name}/{k.name}: {k.steps} steps, not in [1, {MAX_STEPS}]")
         packed = {p.buffer(e.buffer).dtype.itemsize for e in k.effects

@@ -225,3 +225,17 @@ def test_one_hot_rows_variant_on_device(dtype, data):
             assert kernel.executable().guard_damage() == []
         return got
     one_hot_check(data, dtype, run)
+
+
+def test_padding_interior_without_innermost_pads_runs_one_kernel():
+    """Innermost pads 0: the interior is the whole row and the program has no border kernel
+    (it once had an empty one, which lavapipe crashed on binding: verify.py now refuses a
+    kernel with no effects)."""
+    shape, start, end = (4, 4, 36), (1, 2, 0), (3, 0, 0)
+    x = random_bits(1, shape, np.float32)
+    desc = _pad(DataType.FLOAT32, shape, "DML_PADDING_MODE_CONSTANT", start, end, 5)
+    generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+    assert interior_kernels(generic)
+    assert [k.name for k in generic.compiled.program.kernels] == ["padding"]
+    assert generic(x).tobytes() == _want_pad(x, desc).tobytes()
+    assert generic.executable().guard_damage() == []

@@ -189,20 +189,21 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         effects.append(store(row, b.add(k, c0), value))
     interior = Kernel("padding", rows_hi * blocks_hi, tuple(effects), count=count)
 
-    # the border: one row an invocation
-    rows = table.add(1, rows_hi, _rows)
-    gid = b.item_id(rows_hi)
-    outer = rows_of(gid)
-    effects = []
-    for t in range(border):
-        col = b.const(t) if t < c0 else b.add(per, t) if not isinstance(per, int) else b.const(
-            per + t)
-        first_col = b.mul(col, lanes)
-        value = b.vpack([element(outer, b.add(first_col, j) if j else first_col)
-                         for j in range(lanes)])
-        effects.append(store(gid, col, value))
-    edge = Kernel("padding_border", rows_hi, tuple(effects), count=rows)
-    program = Program("padding", (b_in, b_out), (interior, edge), ("input",), "output",
+    kernels = [interior]
+    if border:  # the border, one row an invocation (none where the innermost pads are 0)
+        rows = table.add(1, rows_hi, _rows)
+        gid = b.item_id(rows_hi)
+        outer = rows_of(gid)
+        effects = []
+        for t in range(border):
+            col = b.const(t) if t < c0 else b.add(per, t) if not isinstance(per, int) else (
+                b.const(per + t))
+            first_col = b.mul(col, lanes)
+            value = b.vpack([element(outer, b.add(first_col, j) if j else first_col)
+                             for j in range(lanes)])
+            effects.append(store(gid, col, value))
+        kernels.append(Kernel("padding_border", rows_hi, tuple(effects), count=rows))
+    program = Program("padding", (b_in, b_out), tuple(kernels), ("input",), "output",
                       out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
