@@ -135,3 +135,19 @@ FAMILIES: dict[str, Callable[..., Case]] = {
     "gather": _gather, "gather_elements": _elements, "one_hot": _one_hot}
 
 
+
+
+def draw_calls(data: Any, name: str, dtype: DataType, calls: int = 3):
+    """The owner (a random array of a drawn shape; the copy's innermost whole vectors), then
+    per call the view's sizes (each at least 2 where the owner's is: a size 1 is another key,
+    README: a size-1 dimension's stride) and its offset among 0, misaligned and aligned ones:
+    yields (x, sizes, owner, offset, call number)."""
+    lanes = 16 // dtype.itemsize
+    owner = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
+    if name == "copy":
+        owner = owner[:-1] + (lanes * data.draw(st.integers(1, 2)),)
+    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    for k in range(calls):
+        sizes = tuple(data.draw(st.integers(min(2, n), n)) for n in owner)
+        offset = data.draw(st.sampled_from([0, 1, 3, lanes, 2 * lanes, lanes + 1]))
+        yield x, sizes, owner, offset, k

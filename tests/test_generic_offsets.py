@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.offset_cases import FAMILIES, buffer, view_at
+from tests.offset_cases import FAMILIES, buffer, draw_calls, view_at
 from tests.strategies import random_bits
 
 import dmlc
@@ -36,16 +36,8 @@ def test_one_generic_kernel_serves_every_offset(data):
     offsets only), bit for bit the specialized kernel and numpy."""
     name = data.draw(st.sampled_from(sorted(FAMILIES)))
     dtype = data.draw(st.sampled_from(EVERY))
-    lanes = 16 // dtype.itemsize
-    owner = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
-    if name == "copy":
-        owner = owner[:-1] + (lanes * data.draw(st.integers(1, 2)),)
-    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
     dmlc.clear_cache()
-    for k in range(3):
-        sizes = tuple(data.draw(st.integers(min(2, n), n)) for n in owner)  # a size 1 is
-        # another key where the owner's is not (README: a size-1 dimension's stride)
-        offset = data.draw(st.sampled_from([0, 1, 3, lanes, 2 * lanes, lanes + 1]))
+    for x, sizes, owner, offset, k in draw_calls(data, name, dtype):
         desc, arrays, want = FAMILIES[name](dtype, x, sizes, owner, offset, k, data)
         generic = dmlc.compile(desc, dynamic=True)
         assert generic.compiled.params, (name, desc)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.offset_cases import FAMILIES
+from tests.offset_cases import FAMILIES, draw_calls
 from tests.strategies import random_bits
 
 import dmlc
@@ -304,15 +304,8 @@ def test_generic_kernels_at_pushed_offsets_equal_specialized(data):
     specialized kernel and numpy, guard words intact."""
     name = data.draw(st.sampled_from(sorted(FAMILIES)))
     dtype = data.draw(st.sampled_from(list(DataType)))
-    lanes = 16 // dtype.itemsize
-    owner = tuple(data.draw(st.lists(st.integers(1, 5), min_size=1, max_size=3)))
-    if name == "copy":
-        owner = owner[:-1] + (lanes * data.draw(st.integers(1, 2)),)
-    x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
     dmlc.clear_cache()
-    for k in range(3):
-        sizes = tuple(data.draw(st.integers(min(2, n), n)) for n in owner)
-        offset = data.draw(st.sampled_from([0, 1, 3, lanes, 2 * lanes, lanes + 1]))
+    for x, sizes, owner, offset, k in draw_calls(data, name, dtype):
         desc, arrays, want = FAMILIES[name](dtype, x, sizes, owner, offset, k, data)
         generic = dmlc.compile(desc, dynamic=True, guard_words=16)
         assert generic.compiled.params
