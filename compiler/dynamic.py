@@ -15,8 +15,9 @@ policy of README "Generic kernels".
 - "always" / True: every dimension the family allows is dynamic from the first call (the test
   suite runs this way with `make test-generic`);
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
-Families without a generic lowering, checked mode, the in-place scatter, and a call whose sizes
-fall outside the generic kernel's ranges are always compiled specialized.
+Families without a generic lowering, checked mode where the family has no checked generic
+form (GenericRules.checked), the in-place scatter, and a call whose sizes fall outside the
+generic kernel's ranges are always compiled specialized.
 """
 from __future__ import annotations
 
