@@ -7,7 +7,7 @@ builder returns never depends on who calls it or when.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from ..dtypes import DataType
 from .kernel import Buffer, vector_width, word_lanes
@@ -85,6 +85,14 @@ def logical_and(a: Node, b: Node) -> Node:
     if a.dtype is not VType.BOOL or b.dtype is not VType.BOOL:
         raise TypeError("logical_and of two BOOL nodes")
     return Node(Op.AND, VType.BOOL, (a, b))
+
+
+def all_of(conds: Sequence[Node]) -> Node:
+    """Their logical_and, left to right (at least one condition)."""
+    out = conds[0]
+    for c in conds[1:]:
+        out = logical_and(out, c)
+    return out
 
 
 def where(cond: Node, a: Node, b: Node) -> Node:

@@ -164,9 +164,9 @@ class VectorSelect:
             return b.vpack([fold(b.where(c, _lane(vec_taken, dtype, j), _lane(vec_other, dtype, j)),
                                  self.rules) for j, c in enumerate(conds)])
         if vec_other is not None:
-            mixed = b.where(fold(_all([_not(c) for c in conds]), self.rules), vec_other, mixed)
+            mixed = b.where(fold(b.all_of([_not(c) for c in conds]), self.rules), vec_other, mixed)
         if vec_taken is not None:
-            mixed = b.where(fold(_all(conds), self.rules), vec_taken, mixed)
+            mixed = b.where(fold(b.all_of(conds), self.rules), vec_taken, mixed)
         return fold(mixed, self.rules)
 
     def known(self, cond: Node, conds: list[Node], taken: Node, other: Node,
@@ -209,7 +209,7 @@ class VectorSelect:
                                                           b.vload(buf.name, second))
                     for k in range(w)]
         offsets = [fold(b.sub(a, base), self.rules) for a in addresses]
-        inside = _all([b.less(o, 2 * w) for o in offsets])
+        inside = b.all_of([b.less(o, 2 * w) for o in offsets])
         picked = b.vpack([_pick(elements, o, 0, 2 * w) for o in offsets])
         alone = self.packed([self.lane(element, j) for j in range(w)])
         return None if alone is None else b.where(fold(inside, self.rules), picked, alone)
@@ -302,13 +302,6 @@ def _pick(elements: list[Node], offset: Node, lo: int, hi: int) -> Node:
     mid = (lo + hi) // 2
     return b.where(b.less(offset, mid), _pick(elements, offset, lo, mid),
                    _pick(elements, offset, mid, hi))
-
-
-def _all(conds: list[Node]) -> Node:
-    out = conds[0]
-    for c in conds[1:]:
-        out = b.logical_and(out, c)
-    return out
 
 
 def _not(cond: Node) -> Node:

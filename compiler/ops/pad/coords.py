@@ -41,6 +41,20 @@ def _twice_minus(n: Size, k: int) -> Size:
     return 2 * n - k if isinstance(n, int) else b.add(b.mul(n, 2), -k)
 
 
+def padded_all(mode: str, xs: Sequence[Node], starts: Sequence[int], sizes: Sequence[Size]
+               ) -> tuple[list[Node], Node | None]:
+    """Output coordinates xs mapped by `padded` (the pads `starts`, the input sizes `sizes`),
+    and the condition that every one is inside the input (None where the mode has none)."""
+    mapped: list[Node] = []
+    conds: list[Node] = []
+    for x, start, n in zip(xs, starts, sizes):
+        coord, inside = padded(mode, x, start, n)
+        mapped.append(coord)
+        if inside is not None:
+            conds.append(inside)
+    return mapped, b.all_of(conds) if conds else None
+
+
 def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:
     """(input coordinate, inside condition or None) for output coordinate x along a dimension
     of input size n (a constant or a PARAM) padded by `start` before it."""

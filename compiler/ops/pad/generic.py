@@ -29,7 +29,7 @@ from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vect
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded, size_limit
+from .coords import SMALLEST, padded_all, size_limit
 from .desc import PaddingDesc
 from .interior import interior_fits, lower_interior
 from .validate import padding_bits
@@ -122,20 +122,9 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
     fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
 
     def element(outer: list[Node], col: Node) -> Node:
-        mapped: list[Node] = []
-        conds: list[Node] = []
-        for x, start, size in zip([*outer, col], starts, in_sizes):
-            coord, inside = padded(desc.mode, x, start, size)
-            mapped.append(coord)
-            if inside is not None:
-                conds.append(inside)
+        mapped, inside = padded_all(desc.mode, [*outer, col], starts, in_sizes)
         value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
-        if not conds:
-            return value
-        inside = conds[0]
-        for more in conds[1:]:
-            inside = b.logical_and(inside, more)
-        return b.where(inside, value, fill)
+        return value if inside is None else b.where(inside, value, fill)
     if lanes > 1:
         if isinstance(out_sizes[-1], int):
             out_sizes[-1] //= lanes

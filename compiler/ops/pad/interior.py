@@ -22,7 +22,7 @@ from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded, size_limit
+from .coords import SMALLEST, padded_all, size_limit
 from .desc import PaddingDesc
 from .validate import padding_bits
 
@@ -129,15 +129,9 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         return b.vstore("output", b.mul(at, lanes), value)
 
     def element(outer: list[Node], col: Node) -> Node:
-        mapped: list[Node] = []
-        conds: list[Node] = []
-        for x, start, size in zip([*outer, col], starts, in_sizes):
-            coord, inside = padded(desc.mode, x, start, size)
-            mapped.append(coord)
-            if inside is not None:
-                conds.append(inside)
+        mapped, inside = padded_all(desc.mode, [*outer, col], starts, in_sizes)
         value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
-        return value if not conds else b.where(_all(conds), value, fill)
+        return value if inside is None else b.where(inside, value, fill)
 
     # the interior: row blocks of BLOCK vectors
     per_hi = per if isinstance(per, int) else per.vmax
@@ -151,13 +145,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     block = b.const(0) if blocks == 1 else b.floormod(gid, blocks)
     row = b.minimum(row, rows_hi - 1) if row.vmax >= rows_hi else row
     outer = rows_of(row)
-    mapped_outer: list[Node] = []
-    conds: list[Node] = []
-    for x, start, size in zip(outer, starts, in_sizes):
-        coord, inside = padded(desc.mode, x, start, size)
-        mapped_outer.append(coord)
-        if inside is not None:
-            conds.append(inside)
+    mapped_outer, inside = padded_all(desc.mode, outer, starts, in_sizes)
     first = b.floordiv(address_sym(mapped_outer, strides[:-1], offset), lanes)
     last_in = vectors - 1 if isinstance(vectors, int) else b.add(vectors, -1)
     top = None if extent is None else b.floordiv(b.add(extent, -1), lanes)
@@ -178,12 +166,11 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
             there = ins[j + 1]
             lanes_of = [b.vextract(here, inp.data_type, lanes - shift + t) if t < shift else
                         b.vextract(there, inp.data_type, t - shift) for t in range(lanes)]
-        elif conds:
+        elif inside is not None:
             lanes_of = [b.vextract(here, inp.data_type, t) for t in range(lanes)]
         else:
             lanes_of = []
-        if conds:
-            inside = _all(conds)
+        if inside is not None:
             lanes_of = [b.where(inside, v, fill) for v in lanes_of]
         value = b.vpack(lanes_of) if lanes_of else here
         effects.append(store(row, b.add(k, c0), value))
@@ -206,13 +193,6 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     program = Program("padding", (b_in, b_out), tuple(kernels), ("input",), "output",
                       out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
-
-
-def _all(conds: list[Node]) -> Node:
-    inside = conds[0]
-    for more in conds[1:]:
-        inside = b.logical_and(inside, more)
-    return inside
 
 
 def _rows(d: Any) -> int:

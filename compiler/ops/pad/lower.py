@@ -41,10 +41,5 @@ def lower_padding(desc: PaddingDesc, ctx: LowerContext = PLAIN) -> Program:
             if inside is not None:
                 conds.append(inside)
         value = b.load(buf, address(mapped, inp))
-        if not conds:
-            return value
-        inside = conds[0]
-        for more in conds[1:]:
-            inside = b.logical_and(inside, more)
-        return b.where(inside, value, fill)
+        return b.where(b.all_of(conds), value, fill) if conds else value
     return gather_form("padding", inp, out, coords_of)
