@@ -75,6 +75,24 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     return Kernel(name, blocks_hi, tuple(effects), count=count), b_out
 
 
+def vector_block(block: Node, size: int, src: Node, first: Node, last_col: Node | int,
+                 last: Node, extent: Node | None, lanes: int) -> list[Node]:
+    """The stores of a block of `size` 16-byte vectors copied along one row: column
+    c = min(block * size + j, last_col) (a block past the row's end copies its last vector
+    again) read at src + c * lanes (clamped to the last whole vector of the input's runtime
+    `extent`, if any) and stored at vector min(first + c, last) of the output."""
+    effects = []
+    for j in range(size):
+        col = b.minimum(b.add(b.mul(block, size), j), last_col)
+        addr = b.add(src, b.mul(col, lanes))
+        if extent is not None:
+            addr = b.mul(b.minimum(b.floordiv(addr, lanes),
+                                   b.floordiv(b.add(extent, -1), lanes)), lanes)
+        dst = b.mul(b.minimum(b.add(first, col), last), lanes)
+        effects.append(b.vstore("output", dst, b.vload("input", addr)))
+    return effects
+
+
 def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
                   element: Element) -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes`, each element `element(outer

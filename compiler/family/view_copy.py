@@ -26,7 +26,7 @@ from .generic import (
     sym_strides,
     unflatten_sym,
 )
-from .rows import vector_sizes
+from .rows import vector_block, vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
 from .words import element_kernel
@@ -144,15 +144,7 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     last = b.add(vectors, -1)
     first = b.mul(row, inner)
-    effects = []
-    for j in range(BLOCK):
-        col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
-        addr = b.add(start, b.mul(col, lanes))
-        if extent is not None:
-            addr = b.mul(b.minimum(b.floordiv(addr, lanes),
-                                   b.floordiv(b.add(extent, -1), lanes)), lanes)
-        dst = b.mul(b.minimum(b.add(first, col), last), lanes)
-        effects.append(b.vstore("output", dst, b.vload("input", addr)))
+    effects = vector_block(block, BLOCK, start, first, last_col, last, extent, lanes)
     kernel = Kernel(name, blocks_hi, tuple(effects), count=count)
     program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))

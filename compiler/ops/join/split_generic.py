@@ -31,7 +31,7 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
-from ...family.rows import size_of, vector_sizes
+from ...family.rows import size_of, vector_block, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -218,15 +218,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
                               lambda d: d.input.buffer_elements, offset)
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
     last = b.add(vectors, -1)
-    effects = []
-    for j in range(BLOCK):
-        col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
-        addr = b.add(src, b.mul(col, lanes))
-        if extent is not None:
-            addr = b.mul(b.minimum(b.floordiv(addr, lanes),
-                                   b.floordiv(b.add(extent, -1), lanes)), lanes)
-        dst = b.mul(b.minimum(b.add(first, col), last), lanes)
-        effects.append(b.vstore("output", dst, b.vload("input", addr)))
+    effects = vector_block(block, BLOCK, src, first, last_col, last, extent, lanes)
     kernel = Kernel("split", items_hi, tuple(effects), count=count)
     program = Program("split", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
