@@ -273,8 +273,9 @@ class KernelCache:
         self.hits = self.misses = 0
         self.policy = ShapePolicy()
         self.generic = GenericKernels(self._lock)
-        self._no_generic: set[tuple[OperatorDesc, CompileOptions]] = set()
-        """Descriptors a generic kernel was asked of and has none (compiled specialized)."""
+        self._no_generic: set[tuple[OperatorDesc, CompileOptions, str | tuple[int, ...]]] = set()
+        """Descriptors a generic kernel was asked of, in a forced mode ("always" or those
+        dimensions), and has none in it (compiled specialized)."""
         self.compiles: dict[str, int] = {}
         """Compiles by operator ("DML_GATHER" specialized, "DML_GATHER generic")."""
 
@@ -284,7 +285,7 @@ class KernelCache:
         may overlap, and the first one stored wins); by the policy's choice (dynamic.py), a
         generic kernel bound to this call's sizes."""
         special, generic = (checked, options, False), (checked, options, True)
-        forced = [generic, special] if (checked, options) in self._no_generic else [generic]
+        forced = [generic, special] if (checked, options, mode) in self._no_generic else [generic]
         keys = {"never": [special], "auto": [special, generic]}.get(str(mode), forced)
         with self._lock:  # "auto": a specialized kernel first; forced: a generic one if any
             for key in keys:
@@ -304,7 +305,7 @@ class KernelCache:
         key = (checked, options, built is not None)
         if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
             with self._lock:                                 # time found, not compiled again
-                self._no_generic.add((checked, options))
+                self._no_generic.add((checked, options, mode))
         if built is None:
             self._count(checked.operator)
             built = CompiledKernel(_artifact(checked, options),

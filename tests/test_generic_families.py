@@ -260,3 +260,16 @@ def test_generic_padding_and_tile_of_short_static_rows(data):
         assert tile.compiled.params and len(tile.program.kernels[0].effects) == 1
         assert tile.reference(x).tobytes() == np.tile(x, (2, 2)).tobytes()
     KERNELS.clear()
+
+
+def test_the_bench_twin_of_a_padding_too_large_for_every_dimension_dynamic():
+    """dmlc bench's generic twin of pad f32 [1,64,256,256]: all four dimensions dynamic leave
+    256 out of range, so the twin keeps the size-1 one static; asked again it is found again
+    (the cache's "no generic kernel" memo is per mode: dynamic=True's does not hide dims')."""
+    from dmlc.bench import generic_twin
+    from dmlc.bench.cases import suite
+    case = next(c for c in suite(False) if c.name.startswith("pad reflect"))
+    for _ in range(2):
+        twin = generic_twin(case.descriptor)
+        assert twin is not None and twin.compiled.params
+    KERNELS.clear()

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from .. import toolchain
-from ..compiled import KERNELS, clear_caches, compile_program
+from ..compiled import clear_caches, compile_program
 from ..compiled import compile as compile_desc
 from ..family.registry import OperatorDesc, rules_of, validate
 from ..ops.gather.desc import GatherDesc
@@ -88,7 +88,6 @@ def generic_twin(desc: OperatorDesc) -> Any:
     dims = tuple(i for i in rules.free(valid) if sizes[i] != 1)
     if not dims or len(dims) == len(rules.free(valid)):
         return None
-    KERNELS.clear()  # its memo of the first try (forced, specialized) is not per dims
     kernel = compile_desc(desc, dynamic=dims)
     return kernel if kernel.compiled.params else None
 
