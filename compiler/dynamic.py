@@ -127,6 +127,10 @@ class ShapePolicy:
 
 
 
+_Found = tuple[tuple, tuple[GenericProgram, CompiledProgram, int], tuple[int, ...]]
+"""(the kernel's key, (program, artifact, sizes served), this call's push words)."""
+
+
 class GenericKernels:
     """The generic kernels compiled so far, by (family key, options, dims, variant): the
     program, its artifact (bound to the call that compiled it) and how many sizes it served."""
@@ -146,30 +150,26 @@ class GenericKernels:
         assert rules is not None
         forms = rules.forms(checked, dims)  # equivalent layouts, the first lowered on a miss
         variants = rules.choices(checked, dims)  # best first, the last the most general
-        # forced: the best kernel for this call (at most one per variant); auto: any kernel
-        # already compiled, else the most general, which serves every later size (a decode
-        # loop's window compiles one generic kernel, not one per variant)
-        chosen = variants[-1] if mode == "auto" else variants[0]
-        gkeys = [(rules.key(d, dims), options, dims, v) for v in variants for d in forms
-                 if mode == "auto" or v == chosen]
-        with self._lock:
-            gkey, entry = next(((k, self._store[k]) for k in gkeys if k in self._store),
-                               ((rules.key(forms[0], dims), options, dims, chosen), None))
-            if entry is None:  # a size-1 dynamic dimension: any stride there serves
-                gkey, entry = next(((k, e) for w in gkeys if has_wild(w)
-                                    for k, e in self._store.items() if k == w), (gkey, None))
-        if entry is None:
-            generic = (rules.checked(forms[0], dims) if options.check_indices and rules.checked
-                       else rules.build(forms[0], dims, chosen))
-            values = None if generic is None else generic.values(checked)
-            if generic is None or values is None or not extents_fit(generic.program, values,
-                                                                     options):
-                return None  # nothing compiled for a call it cannot serve
-            entry = (generic, compile_artifact(generic), 0)
+        if mode == "auto":
+            # any kernel already compiled, else the most general, which serves every later size
+            # (a decode loop's window compiles one generic kernel, not one per variant)
+            found = self._lookup(rules, checked, forms, options, dims, variants)
+            if found is None:
+                found = self._build(rules, checked, forms[0], options, dims, variants[-1],
+                                    compile_artifact)
         else:
-            values = entry[0].values(checked)
-            if values is None:
-                return None
+            # forced: the best variant this call admits; one that cannot be built at these
+            # sizes (its int32 ranges too small) or does not admit them gives way to the next
+            found = None
+            for variant in variants:
+                found = self._lookup(rules, checked, forms, options, dims, (variant,)) or \
+                    self._build(rules, checked, forms[0], options, dims, variant,
+                                compile_artifact)
+                if found is not None:
+                    break
+        if found is None:
+            return None
+        gkey, entry, values = found
         generic, artifact, served = entry
         bound = dataclasses.replace(artifact, descriptor=checked, params=values)
         if not bound.plan.within(options.limits):  # a join of more inputs than a shader binds,
@@ -177,6 +177,39 @@ class GenericKernels:
         with self._lock:
             self._store[gkey] = (generic, artifact, served + 1)
         return CompiledKernel(bound, replan=replan)
+
+    def _lookup(self, rules: GenericRules, checked: Any, forms: tuple[Any, ...], options: Any,
+                dims: tuple[int, ...], variants: tuple[str, ...]) -> _Found | None:
+        """A kernel already compiled for one of `forms` as one of `variants` that admits this
+        call's sizes, or None."""
+        gkeys = [(rules.key(d, dims), options, dims, v) for v in variants for d in forms]
+        with self._lock:
+            gkey, entry = next(((k, self._store[k]) for k in gkeys if k in self._store),
+                               (None, None))
+            if entry is None:  # a size-1 dynamic dimension: any stride there serves
+                gkey, entry = next(((k, e) for w in gkeys if has_wild(w)
+                                    for k, e in self._store.items() if k == w), (None, None))
+        if entry is None or gkey is None:
+            return None
+        values = entry[0].values(checked)
+        return None if values is None else (gkey, entry, values)
+
+    def _build(self, rules: GenericRules, checked: Any, form: Any, options: Any,
+               dims: tuple[int, ...], variant: str,
+               compile_artifact: Callable[[GenericProgram], CompiledProgram]) -> _Found | None:
+        """`variant` lowered from `form` and compiled, or None where it cannot serve this call
+        (nothing is compiled then: nor where that kernel exists, not admitting this call)."""
+        key = (rules.key(form, dims), options, dims, variant)
+        with self._lock:
+            if key in self._store:
+                return None
+        generic = (rules.checked(form, dims) if options.check_indices and rules.checked
+                   else rules.build(form, dims, variant))
+        values = None if generic is None else generic.values(checked)
+        if generic is None or values is None or not extents_fit(generic.program, values,
+                                                                 options):
+            return None
+        return key, (generic, compile_artifact(generic), 0), values
 
     def info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""

@@ -255,6 +255,21 @@ def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
     KERNELS.clear()
 
 
+def test_forced_mode_falls_back_to_the_next_variant_that_admits_the_call():
+    """A tile repeated 2**22 times leaves its input's dynamic size a range of [1, 4]: too
+    narrow for the vector variant (two vectors or more), wide enough for the scalar one. Forced
+    generic runs the scalar variant, not a specialized kernel (the best variant alone was tried)."""
+    dmlc.clear_cache()
+    desc = validate(dmlc.TileDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(4,)),
+                                  repeats=(1 << 22,)))
+    assert rules_of(desc).generic.choices(desc, (0,)) == ("vector", "scalar")
+    kernel = dmlc.compile(desc, dynamic=True)
+    assert kernel.compiled.params
+    assert dmlc.cache_info()["generic"] == {"DML_TILE dims (0,) scalar #0": 1}
+    assert dmlc.cache_info()["compiles"] == {"DML_TILE generic": 1}
+    KERNELS.clear()
+
+
 @given(st.data())
 def test_generic_gather_by_vectors_matches_specialized(data):
     """The generic gather moves whole 16-byte vectors where the input's innermost size, strides
