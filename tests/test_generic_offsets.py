@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.offset_cases import FAMILIES, buffer, draw_calls, view_at
+from tests import reference, reference_nd
+from tests.offset_cases import FAMILIES, INDEX, buffer, draw_calls, view_at
 from tests.strategies import random_bits
 
 import dmlc
@@ -212,3 +213,65 @@ def test_padding_interior_reads_a_view_at_every_offset(mode):
     compiles = {k: v for k, v in dmlc.cache_info()["compiles"].items() if "generic" in k}
     assert compiles == {"DML_PADDING1 generic": 2}, compiles  # interior, and one for the rest
     KERNELS.clear()
+
+
+def _layer(dtype: DataType, owner: tuple[int, ...], layer: int, shift: int,
+           transposed: bool) -> TensorDesc:
+    """Layer `layer` of a cache of shape `owner` (layers outermost) in a buffer whose first
+    `shift` elements come before it: a view of static sizes at a moving offset (transposed:
+    the layer's [cols, rows] read as [rows, cols], the gather's "strips" variant)."""
+    rows, cols = owner[1:]
+    return TensorDesc(data_type=dtype, sizes=(rows, cols),
+                      strides=(1, rows) if transposed else (cols, 1),
+                      offset=shift + layer * rows * cols)
+
+
+@settings(max_examples=25)
+@given(st.data())
+def test_gather_from_each_layer_of_a_cache_is_one_generic_kernel(data):
+    """A gather (and a gather_nd) of rows of each layer of a cache sliced from one buffer: the
+    table's offset is pushed (family/gather_rows.py: GatherTable), so forced generic compiles
+    one kernel for every layer (one per variant: a vector variant takes aligned offsets only),
+    and auto one specialized kernel then one generic; bit for bit numpy and the specialized
+    kernel, ids in range and out of it (clamped)."""
+    dtype = data.draw(st.sampled_from(EVERY))
+    layers, rows = data.draw(st.integers(2, 4)), data.draw(st.integers(1, 6))
+    cols = data.draw(st.sampled_from([1, 3, 4, 8, 12]))
+    shift = data.draw(st.sampled_from([0, 1, 4]))
+    nd, transposed = data.draw(st.booleans()), data.draw(st.booleans())
+    n = data.draw(st.integers(1, 5))  # ids per call (a size that varies too: other tests)
+    owner = (layers, rows, cols)
+    cache = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+    stored = cache.transpose(0, 2, 1) if transposed else cache  # as the buffer holds it
+    flat = random_bits(7, (shift + cache.size + 5,), dtype.numpy)
+    flat[shift:shift + cache.size] = stored.reshape(-1)
+    for mode in (True, "auto"):
+        dmlc.clear_cache()
+        for layer in range(layers):
+            ids = np.asarray(data.draw(st.lists(st.integers(-rows - 2, rows + 2), min_size=n,
+                                                max_size=n)), np.int32)
+            table = _layer(dtype, owner, layer, shift, transposed)
+            if nd:
+                desc = validate(dmlc.GatherNDDesc(
+                    input=table, indices=TensorDesc(data_type=INDEX, sizes=(n, 1)),
+                    input_dimension_count=2, indices_dimension_count=2))
+                want = reference_nd.gather_nd(cache[layer], ids.reshape(n, 1))
+                arrays = [flat, ids.reshape(n, 1)]
+            else:
+                desc = validate(dmlc.GatherDesc(
+                    input=table, indices=TensorDesc(data_type=INDEX, sizes=(1, n)), axis=0,
+                    index_dimensions=1))
+                want = reference.gather(cache[layer], ids.reshape(1, n), 0, 1)
+                arrays = [flat, ids.reshape(1, n)]
+            kernel = dmlc.compile(desc, dynamic=mode)
+            got = kernel.reference(*arrays)
+            assert got.tobytes() == np.ascontiguousarray(want).tobytes(), (layer, ids)
+            twin = dmlc.compile(desc, dynamic=False).reference(*arrays)
+            assert got.tobytes() == twin.tobytes()
+        compiles = dmlc.cache_info()["compiles"]
+        op = desc.operator
+        generic = compiles.get(f"{op} generic", 0)
+        assert 1 <= generic <= 2, compiles  # forced: one per variant; auto: one
+        if mode == "auto":
+            assert generic == 1, compiles
+        KERNELS.clear()

@@ -1,7 +1,9 @@
 """Generic gathers' output skeletons (ops/gather, ops/gather_nd; README "Generic kernels"):
-rows of elements or of 16-byte vectors from a static input by indices of runtime sizes, one
-element or vector an item (gather_rows) or blocks of a gathered row (gather_blocks); an
-element an item of an 8/16-bit output is a word an item (family/words.py)."""
+rows of elements or of 16-byte vectors from an input of static sizes by indices of runtime
+sizes, one element or vector an item (gather_rows) or blocks of a gathered row (gather_blocks);
+an element an item of an 8/16-bit output is a word an item (family/words.py). The input (the
+table) is read at a pushed element offset where it is a view (GatherTable): one kernel serves
+every layer of a cache sliced from one buffer."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -10,10 +12,70 @@ from dataclasses import dataclass
 from ..ir import Buffer, Kernel
 from ..ir import build as b
 from ..ir.kernel import vector_width
-from ..ir.ops import Node
-from .generic import ParamTable, Size, product, sym_buffer, sym_offset, unflatten_sym
+from ..ir.ops import INT32_MAX, INT32_MIN, Node
+from .generic import (
+    OFFSET_MAX,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    product,
+    pushes_offset,
+    sym_buffer,
+    sym_offset,
+    unflatten_sym,
+)
+from .lowering import address
 from .tensor import TensorDesc
 from .words import element_kernel
+
+
+@dataclass(frozen=True)
+class GatherTable:
+    """The input a generic gather reads (its sizes static): its buffer, and its element offset,
+    a PARAM where pushes_offset (a view: a layer of a cache, a window of a table), every load
+    then clamped to the buffer's runtime extent (verify.py's proof); else static, the addresses
+    those of the specialized lowering."""
+
+    t: TensorDesc
+    buf: Buffer
+    offset: Size
+    extent: Node | None
+    lanes: int
+    """The vector width the offset is a multiple of (1: any offset)."""
+
+    def address(self, coords: Sequence[Node]) -> Node:
+        """The element address of input `coords` (clamped to the runtime extent)."""
+        if self.extent is None:
+            return address(coords, self.t)
+        strides = [0 if n == 1 and not INT32_MIN <= st <= INT32_MAX else st
+                   for n, st in zip(self.t.sizes, self.t.element_strides)]
+        return clamped(address_sym(coords, strides, self.offset), self.extent)
+
+    def vload(self, at: Node) -> Node:
+        """The 16-byte vector at element address `at` (aligned: the caller's static facts and
+        the offset's width), clamped to the last vector of the runtime extent."""
+        if self.extent is None:
+            return b.vload("input", at)
+        last = b.floordiv(b.add(self.extent, -1), self.lanes)
+        return b.vload("input", b.mul(b.minimum(b.floordiv(at, self.lanes), last), self.lanes))
+
+
+def table_fits(inp: TensorDesc) -> bool:
+    """Whether a generic gather may read `inp` at a pushed offset (where pushes_offset): every
+    address from an offset up to OFFSET_MAX fits int32 with room (else no generic kernel: the
+    offset is not in its key)."""
+    return not pushes_offset(inp) or OFFSET_MAX + inp.buffer_elements - inp.offset <= \
+        INT32_MAX // 2
+
+
+def gather_table(inp: TensorDesc, table: ParamTable, lanes: int = 1) -> GatherTable:
+    """The GatherTable of `inp` (table_fits: the caller checked), its offset a PARAM times
+    `lanes` where pushed (a vector variant admits aligned offsets only)."""
+    offset = sym_offset(inp, table, lambda x: x.input.offset, lanes)
+    buf, extent = sym_buffer("input", inp, "input", list(inp.sizes), table,
+                             lambda x: x.input.buffer_elements, offset)
+    return GatherTable(inp, buf, offset, extent, lanes)
 
 
 @dataclass(frozen=True)
@@ -26,7 +88,7 @@ class GatherRows:
     """Elements per item: the vector width, or 1."""
     items: int
     count: Node
-    b_in: Buffer
+    input: GatherTable
     b_idx: Buffer
     extent: Node | None
     """The indices' runtime extent (None: static)."""
@@ -45,20 +107,24 @@ class GatherRows:
     def kernel(self, name: str, table: ParamTable,
                src_of: Callable[[list[Node]], Node]) -> Kernel:
         """The kernel `name` storing each item's elements, read from the input address
-        src_of(coordinates of the item's first element): effects() where the items are vectors
-        or blocks, else an element an item, or a word of 8/16-bit elements each read at its own
-        coordinates (family/words.py)."""
+        src_of(coordinates of the item's first element) (self.input.address's): effects() where
+        the items are vectors or blocks, else an element an item, or a word of 8/16-bit elements
+        each read at its own coordinates (family/words.py)."""
         if self.lanes > 1:
             return Kernel(name, self.items, self.effects(src_of(self.coords)), count=self.count)
         return element_kernel(name, table, self.count, self.b_out, lambda i: b.load(
             self.b_in, src_of(unflatten_sym(i, self.sizes))))
 
+    @property
+    def b_in(self) -> Buffer:
+        return self.input.buf
+
     def effects(self, src: Node) -> tuple[Node, ...]:
         """The item's stores (lanes > 1): its vector read at input address `src`, or a block's
         vectors read from the row at `src` (its first element's: one index read per block)."""
         if not self.stores:  # one index read per vector (verify proves it inside the extent)
-            return (b.vstore("output", b.mul(self.gid, self.lanes), b.vload("input", src)),)
-        return tuple(b.vstore("output", dst, b.vload("input", b.add(src, col)))
+            return (b.vstore("output", b.mul(self.gid, self.lanes), self.input.vload(src)),)
+        return tuple(b.vstore("output", dst, self.input.vload(b.add(src, col)))
                      for dst, col in self.stores)
 
 
@@ -77,7 +143,7 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    source = gather_table(inp, table, lanes)
     offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements, offset)
@@ -87,7 +153,7 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     coords = unflatten_sym(gid, vsizes)
     if lanes > 1 and not coords[-1].is_const:  # a vector's first element
         coords[-1] = b.mul(coords[-1], lanes)
-    return GatherRows(lanes, items, count, b_in, b_idx, extent, offset, b_out, gid, coords,
+    return GatherRows(lanes, items, count, source, b_idx, extent, offset, b_out, gid, coords,
                       vsizes)
 
 
@@ -115,7 +181,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     items = rows_hi * nb
     vectors = table.add(1, rows_hi * v, lambda x: x.output.element_count // lanes)
     count = table.add(1, items, lambda x: x.output.element_count // inner * nb)
-    b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+    source = gather_table(inp, table, lanes)
     offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements, offset)
@@ -132,5 +198,5 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     for j in range(w):
         col = b.const(j) if nb == 1 else b.minimum(b.add(b.mul(block, w), j), v - 1)
         stores.append((b.mul(b.minimum(b.add(first, col), last), lanes), b.mul(col, lanes)))
-    return GatherRows(lanes, items, count, b_in, b_idx, extent, offset, b_out, gid, coords,
+    return GatherRows(lanes, items, count, source, b_idx, extent, offset, b_out, gid, coords,
                       osizes, tuple(stores))

@@ -295,7 +295,7 @@ def tensor_offsets(desc: Any) -> tuple[int, ...]:
 
 def indices_offset(desc: Any) -> tuple[int, ...]:
     """GenericRules.offsets of a family that pushes only its indices' offset (its table's is
-    in the key: gather, gather_nd, one_hot)."""
+    in the key: one_hot)."""
     return (desc.indices.offset,)
 
 

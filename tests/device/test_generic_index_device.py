@@ -87,3 +87,29 @@ def test_generic_one_hot_equals_specialized(data):
         got, special = _both(desc, ids, values)
         want = reference_nd.one_hot(ids.reshape(n), values.reshape(2), depth, 1)
         assert got == special == np.ascontiguousarray(want).tobytes()
+
+
+@settings(max_examples=8)
+@given(st.data())
+def test_generic_gather_from_each_layer_of_a_device_cache(data):
+    """Rows of each layer of a cache on the device (one buffer; each layer a view at its own
+    offset, transposed or not: the strips variant): the table's offset is pushed, one generic
+    kernel for every layer, bit for bit the specialized kernel and numpy, guard words intact."""
+    dtype = data.draw(st.sampled_from(DTYPES))
+    layers, rows, cols = data.draw(st.integers(2, 3)), data.draw(st.integers(1, 9)), \
+        data.draw(st.sampled_from([1, 4, 5, 16]))
+    transposed = data.draw(st.booleans())
+    cache = random_bits(data.draw(st.integers(0, 99)), (layers, rows, cols), dtype.numpy)
+    stored = np.ascontiguousarray(cache.transpose(0, 2, 1) if transposed else cache)
+    dmlc.clear_cache()
+    for layer in range(layers):
+        ids = random_bits(layer, (1, data.draw(st.integers(1, 40))), np.dtype(np.int32))
+        table = TensorDesc(data_type=dtype, sizes=(rows, cols),
+                           strides=(1, rows) if transposed else (cols, 1),
+                           offset=layer * rows * cols)
+        desc = validate(dmlc.GatherDesc(input=table, indices=TensorDesc(
+            data_type="int32", sizes=ids.shape), axis=0, index_dimensions=1))
+        got, special = _both(desc, stored.reshape(-1), ids)
+        want = reference.gather(cache[layer], ids, 0, 1)
+        assert got == special == np.ascontiguousarray(want).tobytes()
+    assert dmlc.cache_info()["compiles"]["DML_GATHER generic"] == 1  # every layer, every size

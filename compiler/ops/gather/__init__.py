@@ -1,7 +1,7 @@
 """DML_GATHER and DML_GATHER_ELEMENTS (numpy's take and take_along_axis are in dmlc.numpy_api)."""
 from __future__ import annotations
 
-from ...family.generic import GenericRules, indices_offset
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather, gather_elements
 from .desc import GatherDesc, GatherElementsDesc
@@ -32,7 +32,7 @@ FAMILY = Family(
     {
         GatherDesc: Rules(validate_gather, lower_gather, generic=GenericRules(
             gather_sizes, gather_free, gather_key, lower_gather_generic, gather_layouts,
-            variants=gather_variants, checked=lower_gather_checked, offsets=indices_offset)),
+            variants=gather_variants, checked=lower_gather_checked)),
         GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements,
                                   generic=GenericRules(
                                       elements_sizes, elements_free, elements_key,

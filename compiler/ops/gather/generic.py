@@ -1,11 +1,12 @@
 """DML_GATHER as a generic kernel: a varying number of indices (the ids of a decode step) read
-from a fixed input (family/generic.py)."""
+from an input of fixed sizes (family/generic.py), a view's at a pushed offset (one kernel for
+every layer of a cache sliced from one buffer: family/gather_rows.py's GatherTable)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.gather_rows import gather_blocks, gather_rows
+from ...family.gather_rows import gather_blocks, gather_rows, gather_table, table_fits
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -22,7 +23,6 @@ from ...family.generic import (
     sym_strides,
     with_index_check,
 )
-from ...family.lowering import address
 from ...ir import Buffer, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -50,7 +50,8 @@ def gather_layouts(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims, offset=True),
+    return (desc.operator, masked(desc.input, (), offset=True),
+            masked(desc.indices, dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset), desc.axis,
             desc.index_dimensions)
 
@@ -77,7 +78,8 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-            or any(i < d - k for i in dims)):  # leading index dims must be 1s: not dynamic
+            or any(i < d - k for i in dims)  # leading index dims must be 1s: not dynamic
+            or not table_fits(inp)):
         return None
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
     # the output's elements: the indices' times the input's off the axis
@@ -96,15 +98,15 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
     if variant == "strips" and not checked:
         if not strips_apply(desc):
             return None
-        b_in = Buffer("input", inp.data_type, inp.buffer_elements, "input")
+        tab = gather_table(inp, table)
         offset = sym_offset(idx, table, lambda x: x.indices.offset)
         b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                    lambda x: x.indices.buffer_elements, offset)
 
         def source(coords: list[Node]) -> Node:
-            return b.load(b_in, address(_gathered(desc, coords, isizes, b_idx, extent, offset),
-                                        inp))
-        program = gather_strips(desc, table, osizes, b_in, b_idx, source)
+            return b.load(tab.buf, tab.address(_gathered(desc, coords, isizes, b_idx, extent,
+                                                         offset)))
+        program = gather_strips(desc, table, osizes, tab.buf, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
     if variant not in gather_variants(desc, dims) and not checked:
         return None
@@ -112,8 +114,8 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "
             if variant == "blocks" and not checked else
             gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
     b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
-    kernel = rows.kernel("gather", table, lambda coords: address(
-        _gathered(desc, coords, isizes, b_idx, extent, offset), inp))
+    kernel = rows.kernel("gather", table, lambda coords: rows.input.address(
+        _gathered(desc, coords, isizes, b_idx, extent, offset)))
     program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:

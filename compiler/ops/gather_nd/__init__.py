@@ -1,7 +1,7 @@
 """DML_GATHER_ND1 and DML_GATHER_ND (ONNX GatherND)."""
 from __future__ import annotations
 
-from ...family.generic import GenericRules, indices_offset
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather_nd
 from .desc import GatherND1Desc, GatherNDDesc
@@ -20,8 +20,7 @@ from .validate import validate_gather_nd
 __all__ = ['gather_nd', 'GatherND1Desc', 'GatherNDDesc']
 
 GENERIC = GenericRules(gather_nd_sizes, gather_nd_free, gather_nd_key, lower_gather_nd_generic,
-                       gather_nd_layouts, gather_nd_variants, checked=lower_gather_nd_checked,
-                       offsets=indices_offset)
+                       gather_nd_layouts, gather_nd_variants, checked=lower_gather_nd_checked)
 
 FAMILY = Family(
     "gather_nd",

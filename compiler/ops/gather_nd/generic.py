@@ -7,7 +7,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.gather_rows import gather_blocks, gather_rows
+from ...family.gather_rows import gather_blocks, gather_rows, table_fits
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -22,7 +22,6 @@ from ...family.generic import (
     sym_strides,
     with_index_check,
 )
-from ...family.lowering import address
 from ...ir import Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -49,7 +48,8 @@ def gather_nd_layouts(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ..
 def gather_nd_key(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, ()), masked(desc.indices, dims, offset=True),
+    return (desc.operator, masked(desc.input, (), offset=True),
+            masked(desc.indices, dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset),
             desc.input_dimension_count, desc.indices_dimension_count,
             desc.batch_dimension_count)
@@ -76,7 +76,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     bd, k = desc.batch_dimension_count, desc.tuple_size
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-            or not set(dims) <= set(gather_nd_free(desc))):
+            or not set(dims) <= set(gather_nd_free(desc)) or not table_fits(inp)):
         return None
     tail = inp.sizes[d - r + bd + k:]
     others = [s for i, s in enumerate(idx.sizes) if i not in dims]
@@ -105,7 +105,7 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
         tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
                                                             offset), extent)),
                           inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
-        return address([zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:], inp)
+        return rows.input.address([zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:])
     kernel = rows.kernel("gather_nd", table, source)
     program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
                       ("input", "indices"), "output", out.sizes, params=tuple(table.params))
