@@ -92,13 +92,13 @@ def join_variants(desc: JoinDesc, dims: Sequence[int]) -> tuple[str, ...]:
 def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
                        variant: str = "scalar") -> GenericProgram | None:
     """lower_join (lower.py) with the sizes at `dims` (never the axis) dynamic, one kernel of
-    at most GROUP inputs (an 8/16-bit output stored by words: family/words.py), or for the
-    "vector" variant (join_variants) one kernel per input; None otherwise (more inputs, an
-    output view, a negative stride, a given TotalTensorSizeInBytes, a variant this descriptor
-    does not allow)."""
+    at most GROUP inputs (an 8/16-bit output stored by words: family/words.py), a kernel per
+    GROUP inputs where there are more (_grouped_join: 32/64-bit outputs), or for the "vector"
+    variant (join_variants) one kernel per input; None otherwise (an output view, a negative
+    stride, a given TotalTensorSizeInBytes, a variant this descriptor does not allow)."""
     out, axis, inputs = desc.output, desc.axis, desc.inputs
     assert out is not None, "validate() first"
-    if (axis in dims or len(inputs) > GROUP or out.strides is not None or out.offset
+    if (axis in dims or out.strides is not None or out.offset
             or out.total_bytes is not None
             or any(t.total_bytes is not None or any(st < 0 for st in t.element_strides)
                    for t in inputs)):
@@ -117,6 +117,8 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
         return None
     if variant == "vector":
         return _vector_join(desc, dims, hi)
+    if len(inputs) > GROUP:
+        return _grouped_join(desc, dims, hi)
     table = ParamTable()
     sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
                          for i, s in enumerate(out.sizes)]
@@ -147,6 +149,67 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
     program = Program("join", (*bufs, b_out), (kernel,), tuple(names), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram | None:
+    """The "scalar" variant of a join of more than GROUP inputs (a shader binds at most GROUP
+    inputs and the output): a kernel per GROUP consecutive inputs, over the output elements
+    they fill (their axis sizes' sum along the axis, the other sizes the output's), each
+    element stored at its output address (clamped to the output's runtime count: exact).
+    32/64-bit outputs: an 8/16-bit word may hold elements of two groups (None: specialized)."""
+    out, axis, inputs = desc.output, desc.axis, desc.inputs
+    assert out is not None
+    if out.data_type.bits < 32:
+        return None
+    table = ParamTable()
+    sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
+                         for i, s in enumerate(out.sizes)]
+    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(items_hi, int)
+    count = table.add(1, items_hi, lambda d: d.output.element_count)
+    names = [list_argument("inputs", k) for k in range(len(inputs))]
+    out_strides = sym_strides(out, sizes)
+    b_out = Buffer("output", out.data_type, items_hi, "output", count)
+    bufs: list[Buffer] = []
+    kernels: list[Kernel] = []
+    start = 0
+    for g in range(0, len(inputs), GROUP):
+        members = range(g, min(g + GROUP, len(inputs)))
+        length = sum(inputs[k].sizes[axis] for k in members)
+        gsizes = replace_size(sizes, axis, length)
+        g_hi = product([s if isinstance(s, int) else s.vmax for s in gsizes])
+        assert isinstance(g_hi, int)
+        g_count = table.add(1, g_hi, _group_count(axis, length))
+        gid = b.item_id(g_hi)
+        coords = unflatten_sym(gid, gsizes)
+        loads, starts, at = [], [], 0
+        for k in members:
+            t = inputs[k]
+            isizes = replace_size(sizes, axis, t.sizes[axis])
+            offset = sym_offset(t, table, _offset_of(k))
+            buf, extent = sym_buffer(names[k], t, "input", isizes, table, _elements_of(k),
+                                     offset)
+            bufs.append(buf)
+            local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
+            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), offset)
+            loads.append(b.load(buf, clamped(addr, extent)))
+            starts.append(at)
+            at += t.sizes[axis]
+        placed = replace(coords, axis, b.add(coords[axis], start)) if start else coords
+        dst = clamped(address_sym(placed, out_strides, 0), count)
+        kernels.append(Kernel(f"join_{g // GROUP}", g_hi,
+                              (b.store(b_out, dst, piecewise(coords[axis], starts, loads)),),
+                              count=g_count))
+        start += length
+    program = Program("join", (*bufs, b_out), tuple(kernels), tuple(names), "output",
+                      out.sizes, params=tuple(table.params))
+    return GenericProgram(program, tuple(table.recipes))
+
+
+def _group_count(axis: int, length: int) -> Any:
+    """Items of a group's kernel: the output's elements over its axis size, times the group's
+    axis sizes' sum."""
+    return lambda d: d.output.element_count // d.output.sizes[axis] * length
 
 
 def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram | None:
