@@ -174,6 +174,31 @@ def test_onnx_model_with_a_symbolic_batch_compiles_each_kernel_once():
     assert compiles == {"DML_GATHER generic": 1, "DML_JOIN generic": 1}, compiles
 
 
+def test_onnx_concat_of_ten_inputs_with_a_symbolic_batch_compiles_once():
+    """Concat of ten [B, 2] inputs (more than a shader binds) at five batch sizes: one generic
+    kernel (a kernel per 7 inputs; it compiled specialized per batch: five), every result as
+    onnx's reference evaluator's."""
+    pytest.importorskip("onnx")
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+    names = [f"x{i}" for i in range(10)]
+    graph = helper.make_graph(
+        [helper.make_node("Concat", names, ["y"], axis=1)], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["B", 2]) for n in names],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 20])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    import dmlc.onnx
+    program = dmlc.onnx.load_program(model)
+    dmlc.clear_cache()
+    rng = np.random.default_rng(2)
+    for batch in (3, 1, 5, 2, 4):
+        feeds = {n: rng.standard_normal((batch, 2)).astype(np.float32) for n in names}
+        got = program.run(feeds)["y"]
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+        assert got.tobytes() == np.asarray(want).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_JOIN generic": 1}
+
+
 def test_growing_slices_compile_two_kernels(monkeypatch):
     """dmlc.slice of a growing window (auto): one specialized kernel, then one generic for
     every later size; the same bits as numpy."""
