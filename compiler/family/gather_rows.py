@@ -19,6 +19,7 @@ from .generic import (
     Size,
     address_sym,
     clamped,
+    clamped_vector,
     product,
     pushes_offset,
     sym_buffer,
@@ -55,10 +56,7 @@ class GatherTable:
     def vload(self, at: Node) -> Node:
         """The 16-byte vector at element address `at` (aligned: the caller's static facts and
         the offset's width), clamped to the last vector of the runtime extent."""
-        if self.extent is None:
-            return b.vload("input", at)
-        last = b.floordiv(b.add(self.extent, -1), self.lanes)
-        return b.vload("input", b.mul(b.minimum(b.floordiv(at, self.lanes), last), self.lanes))
+        return b.vload("input", clamped_vector(at, self.extent, self.lanes))
 
 
 def table_fits(inp: TensorDesc) -> bool:

@@ -232,6 +232,14 @@ def clamped(addr: Node, extent: Node | None) -> Node:
     return addr if extent is None else b.minimum(addr, b.add(extent, -1))
 
 
+def clamped_vector(addr: Node, extent: Node | None, lanes: int) -> Node:
+    """An aligned vector's element address kept inside a buffer of runtime `extent` elements:
+    clamped to its last vector (verify.py's proof; exact for every vector the call reads)."""
+    if extent is None:
+        return addr
+    return b.mul(b.minimum(b.floordiv(addr, lanes), b.floordiv(b.add(extent, -1), lanes)), lanes)
+
+
 def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
                table: ParamTable, recipe: Recipe, offset: Size) -> tuple[Buffer, Node | None]:
     """The buffer behind a tensor at element `offset` (sym_offset's): static when its sizes and

@@ -14,7 +14,7 @@ from typing import Any
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
-from .generic import ParamTable, Size, product, unflatten_sym
+from .generic import ParamTable, Size, clamped_vector, product, unflatten_sym
 from .tensor import TensorDesc
 from .words import element_kernel
 
@@ -84,10 +84,7 @@ def vector_block(block: Node, size: int, src: Node, first: Node, last_col: Node 
     effects = []
     for j in range(size):
         col = b.minimum(b.add(b.mul(block, size), j), last_col)
-        addr = b.add(src, b.mul(col, lanes))
-        if extent is not None:
-            addr = b.mul(b.minimum(b.floordiv(addr, lanes),
-                                   b.floordiv(b.add(extent, -1), lanes)), lanes)
+        addr = clamped_vector(b.add(src, b.mul(col, lanes)), extent, lanes)
         dst = b.mul(b.minimum(b.add(first, col), last), lanes)
         effects.append(b.vstore("output", dst, b.vload("input", addr)))
     return effects

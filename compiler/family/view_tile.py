@@ -26,6 +26,7 @@ from .generic import (
     Size,
     address_sym,
     clamped,
+    clamped_vector,
     product,
     pushes_offset,
     sym_buffer,
@@ -139,9 +140,7 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
         for g in range(0, TILE_A, lanes):
             for j, c in enumerate(cols):
                 addr = address_sym(_at(coords, a, rows[g], c), in_strides, offset)
-                addr = b.mul(b.minimum(b.floordiv(addr, lanes),
-                                       b.floordiv(b.add(extent, -1), lanes)), lanes)
-                vec = b.vload("input", addr)
+                vec = b.vload("input", clamped_vector(addr, extent, lanes))
                 for k in range(lanes):
                     values[g + k, j] = b.vextract(vec, inp.data_type, k)
         size_a = sizes[a]

@@ -13,6 +13,7 @@ from ...family.generic import (
     address_sym,
     buffer_room,
     clamped,
+    clamped_vector,
     dynamic_limit,
     masked,
     product,
@@ -178,10 +179,7 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
         vecs = []
         for m in range(lanes // ilanes):
             at = b.add(start, m * ilanes) if m else start
-            if extent is not None:
-                at = b.mul(b.minimum(b.floordiv(at, ilanes),
-                                     b.floordiv(b.add(extent, -1), ilanes)), ilanes)
-            vecs.append(b.vload("indices", at))
+            vecs.append(b.vload("indices", clamped_vector(at, extent, ilanes)))
         elements = []
         for lane in range(lanes):
             raw = b.vextract(vecs[lane // ilanes], idx.data_type, lane % ilanes)

@@ -12,6 +12,7 @@ from ...family.generic import (
     Size,
     address_sym,
     clamped,
+    clamped_vector,
     dynamic_limit,
     explicit,
     masked,
@@ -277,10 +278,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
         effects = []
         for j in range(min(BLOCK, row_len) if isinstance(row_len, int) else BLOCK):
             col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
-            addr = b.add(src, b.mul(col, lanes))
-            if extent is not None:
-                addr = b.mul(b.minimum(b.floordiv(addr, lanes),
-                                       b.floordiv(b.add(extent, -1), lanes)), lanes)
+            addr = clamped_vector(b.add(src, b.mul(col, lanes)), extent, lanes)
             dst = b.mul(b.minimum(b.add(first, col), b.add(vectors, -1)), lanes)
             effects.append(b.vstore("output", dst, b.vload(name, addr)))
         kernels.append(Kernel(f"join_{k}", items_hi, tuple(effects), count=count))
