@@ -26,7 +26,8 @@ from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather_nd.desc import GatherND1Desc
 
 WIDE = [d for d in DataType if d.bits >= 32]
-WIDTHS = {4: 4, 8: 2}
+EVERY = list(DataType)  # split, join and tile move 8/16-bit rows as 16-byte vectors too
+WIDTHS = {1: 16, 2: 8, 4: 4, 8: 2}
 """Elements per 16-byte vector by item size."""
 
 
@@ -95,7 +96,7 @@ def _same(got, want) -> bool:
 def test_split_vector_variant(dtype, data):
     """DML_SPLIT forced generic: "vector" where the rows are whole vectors and the input
     aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
-    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    dtype = data.draw(st.sampled_from([dtype, *EVERY]))
     lanes = WIDTHS[dtype.itemsize]
     shape, axis, pieces, owner, hit = split_case(data, lanes)
     x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)
@@ -213,7 +214,7 @@ def test_join_vector_variant(dtype, data):
     """DML_JOIN forced generic: "vector" (a kernel per input) where every input's rows are
     whole vectors and every input aligned, "scalar" elsewhere; bit for bit the specialized
     kernel and numpy either way."""
-    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    dtype = data.draw(st.sampled_from([dtype, *EVERY]))
     lanes = WIDTHS[dtype.itemsize]
     shapes, axis, views, hit = join_case(data, lanes)
     args, values = join_arrays(data, dtype, shapes, views)
@@ -256,8 +257,10 @@ def test_join_vector_guard_and_ranges():
     assert pushed is not None and verify_program(pushed.program)
     assert pushed.values(_join(f32, [(4, 8), (4, 8)], 0, [((4, 12), 8), None])) is not None
     assert pushed.values(_join(f32, [(4, 8), (4, 8)], 0, [((4, 12), 5), None])) is None
-    half = _join(DataType.FLOAT16, [(3, 8), (3, 8)], 1, [None, None])
-    assert rules_of(half).generic.choices(half, (0,)) == ("scalar",)
+    half = _join(DataType.FLOAT16, [(3, 8), (3, 8)], 1, [None, None])  # rows of 8 lanes
+    assert rules_of(half).generic.choices(half, (0,)) == ("vector",)
+    short = _join(DataType.FLOAT16, [(3, 4), (3, 8)], 1, [None, None])
+    assert rules_of(short).generic.choices(short, (0,)) == ("scalar",)
 
 
 def tile_case(data, lanes: int) -> tuple[tuple[int, ...], tuple[int, ...],
@@ -296,7 +299,7 @@ def test_tile_vector_variant(dtype, data):
     """DML_TILE forced generic: "vector" (row blocks of vectors, output vector c of a row
     reading the input's vector c % n) where the innermost size is whole vectors and the input
     aligned, "scalar" elsewhere; bit for bit the specialized kernel and numpy either way."""
-    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    dtype = data.draw(st.sampled_from([dtype, *EVERY]))
     lanes = WIDTHS[dtype.itemsize]
     shape, repeats, owner, hit = tile_case(data, lanes)
     x = random_bits(data.draw(st.integers(0, 99)), owner or shape, dtype.numpy)

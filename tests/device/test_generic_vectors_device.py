@@ -42,7 +42,8 @@ from dmlc.ops.gather_nd.desc import GatherND1Desc
 pytestmark = pytest.mark.vulkan
 
 
-@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
+                                   DataType.UINT8])
 @settings(max_examples=12)
 @given(data=st.data())
 def test_split_vector_variant_on_device(dtype, data):
@@ -61,7 +62,8 @@ def test_split_vector_variant_on_device(dtype, data):
     assert generic.executable().guard_damage() == []
 
 
-@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
+                                   DataType.UINT8])
 @settings(max_examples=12)
 @given(data=st.data())
 def test_join_vector_variant_on_device(dtype, data):
@@ -78,7 +80,8 @@ def test_join_vector_variant_on_device(dtype, data):
     assert generic.executable().guard_damage() == []
 
 
-@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
+                                   DataType.UINT8])
 @settings(max_examples=12)
 @given(data=st.data())
 def test_tile_vector_variant_on_device(dtype, data):

@@ -79,7 +79,7 @@ def join_variants(desc: JoinDesc, dims: Sequence[int]) -> tuple[str, ...]:
     assert out is not None
     lanes = vector_width(out.data_type)
     last = out.rank - 1
-    aligned = out.data_type.bits >= 32 and out.rank > 1 and all(
+    aligned = out.rank > 1 and all(
         t.element_strides[-1] == 1 and all(st % lanes == 0 for st in t.element_strides[:-1])
         and t.offset % lanes == 0 for t in inputs)
     if axis == last:

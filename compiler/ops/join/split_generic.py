@@ -77,7 +77,7 @@ def split_variants(desc: SplitDesc, dims: Sequence[int]) -> tuple[str, ...]:
     lanes = vector_width(inp.data_type)
     strides = inp.element_strides
     last = inp.rank - 1
-    aligned = (inp.data_type.bits >= 32 and inp.rank > 1 and strides[-1] == 1
+    aligned = (inp.rank > 1 and strides[-1] == 1
                and all(st % lanes == 0 for st in strides[:-1]) and inp.offset % lanes == 0)
     if axis == last:
         whole = aligned and all(t.sizes[axis] % lanes == 0 for t in desc.outputs)

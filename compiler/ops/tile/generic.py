@@ -59,7 +59,7 @@ def tile_variants(desc: TileDesc, dims: Sequence[int]) -> tuple[str, ...]:
     inp = desc.input
     lanes = vector_width(inp.data_type)
     strides = inp.element_strides
-    vector = (inp.data_type.bits >= 32 and inp.rank > 0 and strides[-1] == 1
+    vector = (inp.rank > 0 and strides[-1] == 1
               and inp.sizes[-1] % lanes == 0
               and inp.offset % lanes == 0
               and all(st % lanes == 0 for st in strides[:-1]))
