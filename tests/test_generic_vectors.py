@@ -26,7 +26,7 @@ from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather_nd.desc import GatherND1Desc
 
 WIDE = [d for d in DataType if d.bits >= 32]
-EVERY = list(DataType)  # split, join and tile move 8/16-bit rows as 16-byte vectors too
+EVERY = list(DataType)  # split, join, tile and pad move 8/16-bit rows as 16-byte vectors too
 WIDTHS = {1: 16, 2: 8, 4: 4, 8: 2}
 """Elements per 16-byte vector by item size."""
 
@@ -555,7 +555,7 @@ def test_padding_vector_variant(dtype, data):
     """DML_PADDING1 forced generic, every mode: "vector" (row blocks of output vectors, each
     packed from its lanes, mapped as the scalar kernel maps them) where the output's rows are
     whole vectors, "scalar" elsewhere; bit for bit the specialized kernel and numpy."""
-    dtype = data.draw(st.sampled_from([dtype, *WIDE]))
+    dtype = data.draw(st.sampled_from([dtype, *EVERY]))
     lanes = WIDTHS[dtype.itemsize]
     mode, shape, start, end, hit = pad_case(data, lanes)
     x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)

@@ -16,8 +16,8 @@ from .ops import Node, Op, VType, const, const_bool, const_data, item_id, param,
 __all__ = ["const", "const_bool", "const_data", "var", "param", "item_id", "step_id", "add", "mul",
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
-           "vextract", "vpack", "vstore", "store", "atomic_max", "atomic_store", "only_if", "pack",
-           "wstore", "combine", "COMBINE_KINDS"]
+           "vextract", "vpack", "vpack_lanes", "vstore", "store", "atomic_max", "atomic_store",
+           "only_if", "pack", "wstore", "combine", "COMBINE_KINDS"]
 
 IntLike = Node | int
 
@@ -149,6 +149,18 @@ def vpack(elements: list[Node]) -> Node:
             or any(e.dtype != dtype for e in elements)):
         raise TypeError("vpack takes one vector's worth of 32/64-bit elements of one type")
     return Node(Op.VPACK, VType.VEC16, tuple(elements))
+
+
+def vpack_lanes(elements: list[Node]) -> Node:
+    """A vector of 16 bytes of any one type's elements, lane 0 first: 8/16-bit ones packed
+    into its four 32-bit words (pack), lane 0 in the lowest bits."""
+    dtype = elements[0].dtype
+    if not isinstance(dtype, DataType) or dtype.bits >= 32:
+        return vpack(elements)
+    per = word_lanes(dtype)
+    if len(elements) != vector_width(dtype):
+        raise TypeError("vpack_lanes takes one vector's worth of elements of one type")
+    return vpack([pack(elements[w:w + per]) for w in range(0, len(elements), per)])
 
 
 def vstore(buf_name: str, first: Node, vec: Node) -> Node:

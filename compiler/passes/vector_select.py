@@ -219,10 +219,7 @@ class VectorSelect:
         dtype = elements[0].dtype
         if not isinstance(dtype, DataType):
             return None
-        if dtype.bits >= 32:
-            return b.vpack(elements)
-        per = 32 // dtype.bits
-        return b.vpack([b.pack(elements[w:w + per]) for w in range(0, len(elements), per)])
+        return b.vpack_lanes(elements)
 
     def spanned(self, buf: Buffer, lanes: list[Node]) -> Node | None:
         """The vector of 32/64-bit elements at addresses `lanes`, when they lie in at most two

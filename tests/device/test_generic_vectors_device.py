@@ -171,7 +171,8 @@ def test_gather_elements_vector_variant_on_device(dtype, data):
     assert generic.executable().guard_damage() == []
 
 
-@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
+                                   DataType.UINT8])
 @settings(max_examples=12)
 @given(data=st.data())
 def test_padding_vector_variant_on_device(dtype, data):
@@ -206,7 +207,8 @@ def test_padding_interior_variant_on_device(dtype, data):
 @pytest.mark.parametrize("mode", ["DML_PADDING_MODE_CONSTANT", "DML_PADDING_MODE_WRAP"])
 @pytest.mark.parametrize("dtype", [DataType.FLOAT16, DataType.UINT8])
 def test_padding_interior_narrow_falls_back_on_device(dtype, mode):
-    """8/16-bit outputs of a shape the interior variant would take run the word kernel."""
+    """8/16-bit outputs of a shape the interior variant would take (it shifts 32/64-bit lanes)
+    run another variant (row blocks of packed vectors here)."""
     desc = _pad(dtype, (3, 5, 64), mode, (1, 2, 2), (2, 1, 2), 7)
     x = random_bits(5, (3, 5, 64), dtype.numpy)
     generic = dmlc.compile(desc, dynamic=True, guard_words=16)

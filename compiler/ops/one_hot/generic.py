@@ -28,7 +28,7 @@ from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel
 from ...ir import Buffer, Program
 from ...ir import build as b
-from ...ir.kernel import vector_width, word_lanes
+from ...ir.kernel import vector_width
 from ...ir.ops import Node
 from .desc import OneHotDesc
 
@@ -116,7 +116,6 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
 
     if variant == "rows":
         lanes = vector_width(out.data_type)
-        per_word = word_lanes(out.data_type)
 
         def vector(outer: list[Node], col: Node) -> Node:
             label = label_at([*outer, b.const(0)])
@@ -124,11 +123,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
             hits = [b.logical_and(b.less(label, b.add(first, k + 1)),
                                   b.less(b.add(first, k), b.add(label, 1)))
                     for k in range(lanes)]  # label == first + k
-            elements = [b.where(hit, on, off) for hit in hits]
-            if per_word == 1:
-                return b.vpack(elements)
-            return b.vpack([b.pack(elements[w:w + per_word])
-                            for w in range(0, lanes, per_word)])
+            return b.vpack_lanes([b.where(hit, on, off) for hit in hits])
         vsizes = [*osizes[:-1], depth // lanes]
         kernel, b_out = row_block_kernel("one_hot", table, vsizes, out.data_type, vector,
                                          lanes=lanes)

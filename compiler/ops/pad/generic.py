@@ -68,7 +68,7 @@ def padding_variants(desc: PaddingDesc, dims: Sequence[int]) -> tuple[str, ...]:
     assert out is not None
     lanes = vector_width(out.data_type)
     last = out.rank - 1
-    if (out.rank == 0 or out.data_type.bits < 32 or out.sizes[-1] % lanes
+    if (out.rank == 0 or out.sizes[-1] % lanes
             or (last not in dims and out.sizes[-1] // lanes < BLOCK)):
         return ("scalar",)
     tail = ("vector", "scalar") if last in dims else ("vector",)
@@ -131,8 +131,8 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
 
         def vector(outer: list[Node], col: Node) -> Node:
             first = b.mul(col, lanes)
-            return b.vpack([element(outer, b.add(first, j) if j else first)
-                            for j in range(lanes)])
+            return b.vpack_lanes([element(outer, b.add(first, j) if j else first)
+                                  for j in range(lanes)])
         kernel, b_out = row_block_kernel("padding", table, out_sizes, out.data_type, vector,
                                          lanes=lanes)
     else:

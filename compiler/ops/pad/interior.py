@@ -31,8 +31,9 @@ BORDER = 16
 
 
 def interior_fits(desc: PaddingDesc) -> bool:
-    """Whether the "interior" variant serves this call (a 32/64-bit output whose rows are whole
-    vectors, checked by padding_variants): the input contiguous innermost, its rows starting
+    """Whether the "interior" variant serves this call (an output whose rows are whole vectors,
+    checked by padding_variants; 32/64-bit: it shifts lanes between vectors by vextract): the
+    input contiguous innermost, its rows starting
     on a vector (the offset and every outer stride multiples of the width, the innermost size a
     whole number of vectors: the pads of the innermost dimension together whole vectors), an
     interior of at least BLOCK whole output vectors, at most BORDER border vectors a row."""
@@ -41,7 +42,8 @@ def interior_fits(desc: PaddingDesc) -> bool:
     strides = inp.element_strides
     s, e = desc.start_padding[-1], desc.end_padding[-1]
     vectors = inp.sizes[-1] // lanes
-    return (strides[-1] == 1 and inp.offset % lanes == 0 and inp.sizes[-1] % lanes == 0
+    return (inp.data_type.bits >= 32 and strides[-1] == 1 and inp.offset % lanes == 0
+            and inp.sizes[-1] % lanes == 0
             and (s + e) % lanes == 0 and all(st % lanes == 0 for st in strides[:-1])
             and vectors - (1 if s % lanes else 0) >= BLOCK
             and (s + e) // lanes + (1 if s % lanes else 0) <= BORDER)
@@ -172,7 +174,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
             lanes_of = []
         if inside is not None:
             lanes_of = [b.where(inside, v, fill) for v in lanes_of]
-        value = b.vpack(lanes_of) if lanes_of else here
+        value = b.vpack_lanes(lanes_of) if lanes_of else here
         effects.append(store(row, b.add(k, c0), value))
     interior = Kernel("padding", rows_hi * blocks_hi, tuple(effects), count=count)
 
@@ -186,8 +188,8 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
             col = b.const(t) if t < c0 else b.add(per, t) if not isinstance(per, int) else (
                 b.const(per + t))
             first_col = b.mul(col, lanes)
-            value = b.vpack([element(outer, b.add(first_col, j) if j else first_col)
-                             for j in range(lanes)])
+            value = b.vpack_lanes([element(outer, b.add(first_col, j) if j else first_col)
+                                   for j in range(lanes)])
             effects.append(store(gid, col, value))
         kernels.append(Kernel("padding_border", rows_hi, tuple(effects), count=rows))
     program = Program("padding", (b_in, b_out), tuple(kernels), ("input",), "output",
