@@ -1,0 +1,118 @@
+"""DML_REVERSE_SUBSEQUENCES as a generic kernel: the input's sizes (and so the lengths', which
+are the input's with 1 along the axis) push constants, the axis's size fixed (the length's
+bound n + 1 and the mirror's clamp to n - 1 stay constants: the same clamps as lower.py's).
+Output coordinates come from family/rows.py's row blocks (their divisions by push constants
+once per block, the length read once per row where the axis is not the innermost), or one
+element (word of 8/16-bit elements) per item where the rows are short."""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    explicit,
+    masked,
+    sym_buffer,
+    sym_offset,
+    sym_sizes,
+    sym_strides,
+    tensor_limit,
+    wild,
+    with_index_check,
+)
+from ...family.lowering import replace
+from ...family.rows import output_kernel
+from ...ir import Node, Program
+from ...ir import build as b
+from .desc import ReverseSubsequencesDesc
+
+
+def reverse_sizes(desc: ReverseSubsequencesDesc) -> tuple[int, ...]:
+    """The sizes a generic reverse may take at dispatch: the input's."""
+    return desc.input.sizes
+
+
+def reverse_free(desc: ReverseSubsequencesDesc) -> tuple[int, ...]:
+    """Every dimension but the axis (its size bounds the lengths)."""
+    return tuple(i for i in range(desc.input.rank) if i != desc.axis)
+
+
+def reverse_key(desc: ReverseSubsequencesDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    assert out is not None
+    return (desc.operator, masked(desc.input, dims, offset=True),
+            masked(desc.sequence_lengths, dims, offset=True), masked(out, dims), desc.axis)
+
+
+def reverse_layouts(desc: ReverseSubsequencesDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    """Each strided tensor (the input, the lengths: often a broadcast view, stride 0) keyed and
+    lowered by its explicit() layout, packed ones as they are; a dynamic dimension of size 1
+    of a strided one looked up with a WILD stride too (family/generic.py: layouts)."""
+    def each(how: Any) -> ReverseSubsequencesDesc:
+        return dataclasses.replace(desc, **{f: how(getattr(desc, f), dims)
+                                            for f in ("input", "sequence_lengths")
+                                            if getattr(desc, f).strides is not None})
+    forms: tuple[Any, ...] = (each(explicit),)
+    if any(t.strides is not None and any(i in dims and n == 1 for i, n in enumerate(t.sizes))
+           for t in (desc.input, desc.sequence_lengths)):
+        forms += (each(wild),)
+    return forms
+
+
+def lower_reverse_checked(desc: ReverseSubsequencesDesc,
+                          dims: Sequence[int]) -> GenericProgram | None:
+    return lower_reverse_generic(desc, dims, checked=True)
+
+
+def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
+                          checked: bool = False) -> GenericProgram | None:
+    """lower_reverse_subsequences (lower.py) with the input's sizes at `dims` dynamic (an
+    8/16-bit output stored by words: family/words.py); checked: with the index check's kernels
+    in front, over the lengths (with_index_check). None for a given output layout or
+    TotalTensorSizeInBytes, a negative stride, the axis among `dims`."""
+    inp, lengths, out, axis = desc.input, desc.sequence_lengths, desc.output, desc.axis
+    assert out is not None, "validate() first"
+    if (out.strides is not None or out.offset or out.total_bytes is not None
+            or inp.total_bytes is not None or lengths.total_bytes is not None
+            or any(st < 0 for t in (inp, lengths) for st in t.element_strides)
+            or axis in dims or not set(dims) <= set(range(inp.rank))):
+        return None
+    hi = min(tensor_limit(inp, dims), tensor_limit(lengths, dims))
+    if hi < 2:
+        return None
+    table = ParamTable()
+    sizes = sym_sizes(inp, dims, table, hi, lambda i: lambda d: d.input.sizes[i])
+    lsizes: list[Size] = [1 if i == axis else s for i, s in enumerate(sizes)]
+    offset = sym_offset(inp, table, lambda d: d.input.offset)
+    b_in, extent = sym_buffer("input", inp, "input", sizes, table,
+                              lambda d: d.input.buffer_elements, offset)
+    loffset = sym_offset(lengths, table, lambda d: d.sequence_lengths.offset)
+    b_len, lextent = sym_buffer("sequence_lengths", lengths, "input", lsizes, table,
+                                lambda d: d.sequence_lengths.buffer_elements, loffset)
+    strides, lstrides = sym_strides(inp, sizes), sym_strides(lengths, lsizes)
+    n = inp.sizes[axis]
+
+    def element(outer: list[Node], col: Node) -> Node:
+        coords = [*outer, col]
+        x = coords[axis]
+        at = address_sym(replace(coords, axis, b.const(0)), lstrides, loffset)
+        length = b.index(b.load(b_len, clamped(at, lextent)), n + 1, "clamp")
+        mirrored = b.clamp(b.sub(b.sub(length, 1), x), 0, n - 1)
+        src = b.where(b.less(x, length), mirrored, x)
+        return b.load(b_in, clamped(address_sym(replace(coords, axis, src), strides, offset),
+                                    extent))
+    kernel, b_out = output_kernel("reverse_subsequences", table, sizes, out.data_type, element)
+    program = Program("reverse_subsequences", (b_in, b_len, b_out), (kernel,),
+                      ("input", "sequence_lengths"), "output", out.sizes,
+                      params=tuple(table.params))
+    if checked:
+        program = with_index_check(program, table, desc, lengths, lsizes, b_len, lextent,
+                                   loffset)
+    return GenericProgram(program, tuple(table.recipes))
+
