@@ -84,6 +84,47 @@ def test_generic_reverse_matches_specialized_and_numpy(data):
     KERNELS.clear()
 
 
+@given(st.data())
+def test_generic_reverse_by_vectors_matches_specialized_and_numpy(data):
+    """Lengths broadcast along the innermost dimension (one a row) and rows of whole 16-byte
+    vectors: forced mode runs "vector" (rows of vectors) exactly where its guard holds (the
+    axis not the innermost, the view's strides aligned), else "scalar"; both bit for bit."""
+    dtype = data.draw(st.sampled_from(DTYPES))
+    lanes = 16 // dtype.itemsize
+    rank = data.draw(st.integers(2, 4))
+    axis = data.draw(st.integers(0, rank - 1))
+    n = data.draw(st.integers(1, 6))
+    strided, aligned = data.draw(st.booleans()), data.draw(st.booleans())
+    spread = tuple(data.draw(st.booleans()) for _ in range(rank - 1)) + (True,)
+    dmlc.clear_cache()
+    for _ in range(3):
+        whole = data.draw(st.booleans())
+        inner = (lanes if whole else 1) * data.draw(st.integers(1, 3)) + (0 if whole else 1)
+        shape = tuple(n if i == axis else inner if i == rank - 1 else
+                      data.draw(st.integers(1, 4)) for i in range(rank))
+        owner = tuple(s + (lanes if aligned else 1) * data.draw(st.integers(0, 1))
+                      for s in shape) if strided else shape
+        x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
+        desc = _reverse(dtype, np.dtype("int32"), shape, axis, owner if strided else None,
+                        spread)
+        small = tuple(1 if i == axis or b else s for i, (s, b) in enumerate(zip(shape, spread)))
+        lengths = np.asarray(data.draw(st.lists(st.integers(-n - 2, n + 2),
+                                                min_size=int(np.prod(small)),
+                                                max_size=int(np.prod(small)))),
+                             np.int32).reshape(small)
+        generic = dmlc.compile(desc, dynamic=True)
+        hit = (axis != rank - 1 and shape[-1] % lanes == 0
+               and all(st % lanes == 0 for st in _packed(owner)[:-1]))
+        assert moves_vectors(generic) == hit, (shape, owner, axis)
+        args = (x.reshape(-1) if strided else x, lengths.reshape(-1))
+        want = reverse_subsequences(x[tuple(slice(0, s) for s in shape)],
+                                    np.broadcast_to(lengths, desc.sequence_lengths.sizes), axis)
+        got = generic.reference(*args)
+        assert got.tobytes() == dmlc.compile(desc, dynamic=False).reference(*args).tobytes() \
+            == want.tobytes()
+    KERNELS.clear()
+
+
 def test_generic_reverse_range_edges():
     """The dynamic sizes' range: 1 up to where int32 addresses reach, proven by verify.py (the
     checked form too); one more is not admitted; the axis stays static."""
@@ -97,6 +138,12 @@ def test_generic_reverse_range_edges():
     assert checked is not None
     verify_program(checked.program)
     hi = generic.program.params[0].vmax
+    spread = _reverse(DataType.INT64, np.dtype("int32"), (3, 5, 4), 1, None, (0, 0, 1))
+    vector = rules.build(spread, (0, 2), "vector")
+    assert rules.variants(spread, (0, 2)) == ("vector", "scalar") and vector is not None
+    verify_program(vector.program)
+    assert vector.values(_reverse(DataType.INT64, np.dtype("int32"), (3, 5, 3), 1, None,
+                                  (0, 0, 1))) is None  # rows off the vector width: "scalar"
     assert generic.values(_reverse(DataType.INT64, np.dtype("int32"), (1, 5, 1), 1)) is not None
     assert generic.values(_reverse(DataType.INT64, np.dtype("int32"), (hi, 5, 1), 1)) is not None
     assert generic.values(_reverse(DataType.INT64, np.dtype("int32"), (hi + 1, 5, 1), 1)) is None
@@ -252,13 +299,15 @@ def test_generic_space_depth_auto_compiles_one_specialized_then_one_generic(monk
     KERNELS.clear()
 
 
-def test_the_bench_twins_of_depth_to_space_and_space_to_depth_move_vectors():
-    """dmlc bench's twins of its two cases: generic (N, of size 1, static: four dynamic
-    dimensions leave 256 channels out of range) and the "vector" variant."""
+def test_the_bench_twins_move_vectors():
+    """dmlc bench's twins of its depth_to_space, space_to_depth (N, of size 1, static: four
+    dynamic dimensions leave 256 channels out of range) and reverse_subsequences cases: generic
+    and the "vector" variant."""
     from dmlc.bench import generic_twin
     from dmlc.bench.cases import suite
-    cases = [c for c in suite(False) if c.name.startswith(("depth_to", "space_to"))]
-    assert len(cases) == 2
+    cases = [c for c in suite(False)
+             if c.name.startswith(("depth_to", "space_to", "reverse_sub"))]
+    assert len(cases) == 3
     for case in cases:
         twin = generic_twin(case.descriptor)
         assert twin is not None and twin.compiled.params and moves_vectors(twin)

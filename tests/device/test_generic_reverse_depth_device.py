@@ -52,6 +52,25 @@ def test_generic_reverse_equals_specialized(data):
         assert generic.executable().guard_damage() == []
 
 
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.FLOAT64, DataType.FLOAT16,
+                                   DataType.INT8])
+def test_generic_reverse_by_vectors_equals_specialized(dtype):
+    """ONNX's [batch] lengths (one a row) over rows of whole 16-byte vectors: the "vector"
+    kernel (rows of vectors), bit for bit, guard words intact, over batches."""
+    lanes = 16 // dtype.itemsize
+    for batch in (5, 1, 3):
+        x = random_bits(batch, (7, batch, 3 * lanes), dtype.numpy)
+        lengths = (np.arange(batch, dtype=np.int32) * 3 % 10 - 1).reshape(1, batch, 1)
+        desc = _reverse(dtype, lengths.dtype, x.shape, 0, None, (False, False, True))
+        generic = dmlc.compile(desc, dynamic=True, guard_words=16)
+        assert moves_vectors(generic)
+        got = generic(x, lengths.reshape(-1))
+        special = dmlc.compile(desc, dynamic=False)(x, lengths.reshape(-1))
+        want = reverse_subsequences(x, np.broadcast_to(lengths, (1, batch, 3 * lanes)), 0)
+        assert got.tobytes() == special.tobytes() == want.tobytes()
+        assert generic.executable().guard_damage() == []
+
+
 def test_a_new_reverse_batch_compiles_nothing(monkeypatch):
     """ONNX ReverseSequence's [batch] lengths, broadcast by the one-shot API: one specialized
     kernel, then one generic kernel for every later batch."""

@@ -12,6 +12,7 @@ from .generic import (
     reverse_key,
     reverse_layouts,
     reverse_sizes,
+    reverse_variants,
 )
 from .lower import lower_reverse_subsequences
 from .validate import validate_reverse_subsequences
@@ -24,6 +25,6 @@ FAMILY = Family(
         ReverseSubsequencesDesc: Rules(
             validate_reverse_subsequences, lower_reverse_subsequences, generic=GenericRules(
                 reverse_sizes, reverse_free, reverse_key, lower_reverse_generic,
-                reverse_layouts, checked=lower_reverse_checked)),
+                reverse_layouts, reverse_variants, checked=lower_reverse_checked)),
     },
     exports=tuple(__all__))
