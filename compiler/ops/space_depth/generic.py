@@ -30,6 +30,7 @@ from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import SpaceToDepthDesc
+from .vectors import vector_kernel
 
 
 def depth_space_sizes(desc: SpaceToDepthDesc) -> tuple[int, ...]:
@@ -95,7 +96,6 @@ def lower_depth_space_generic(desc: SpaceToDepthDesc, dims: Sequence[int],
                               lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
     if variant == "vector":
-        from .vectors import vector_kernel
         kernel, b_out = vector_kernel(desc, table, in_sizes, out_sizes, strides, offset,
                                       extent, lanes, q)
     else:
