@@ -37,7 +37,9 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     vectors_hi = _hi(product(his)) // lanes
     total = table.add(1, vectors_hi, lambda d: d.output.element_count // lanes)
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(total, lanes))
-    size = max(1, min(BLOCK // bs, q if isinstance(q, int) else BLOCK))  # groups an item
+    # groups an item: about BLOCK vectors stored (passes/planner.py: moves_blocks), fewer
+    # where a static row has fewer
+    size = max(1, min(BLOCK // bs, q if isinstance(q, int) else BLOCK))
     per_row: Size = -(-q // size) if isinstance(q, int) else table.add(
         1, -(-_hi(q) // size), lambda d: -(-_groups(d, lanes) // size))
     rows_hi = _hi(product([_hi(s) for s in rows_of[:3]]))
@@ -53,22 +55,22 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     last = b.add(total, -1)
     wide: Size = q if to_depth or bs == 1 else q * bs if isinstance(q, int) else b.mul(q, bs)
     vstrides = [product([*out_sizes[i + 1:3], wide]) for i in range(3)] + [1]  # in vectors
+    r = b.floormod(h, bs)  # the row's block row
+
+    def load(coords: list[Node]) -> Node:
+        at = b.floordiv(address_sym(coords, strides, offset), lanes)
+        if extent is not None:
+            at = b.minimum(at, b.floordiv(b.add(extent, -1), lanes))
+        return b.vload("input", b.mul(at, lanes))
+
+    def store(vector: Node, coords: list[Node]) -> Node:
+        at = address_sym(coords, vstrides, 0)  # in vectors (coords' W too)
+        return b.vstore("output", b.mul(b.minimum(at, last), lanes), vector)
     effects = []
     for g in range(size):
         u = b.minimum(b.add(b.mul(block, size), g), last_group)
-
-        def load(coords: list[Node]) -> Node:
-            at = b.floordiv(address_sym(coords, strides, offset), lanes)
-            if extent is not None:
-                at = b.minimum(at, b.floordiv(b.add(extent, -1), lanes))
-            return b.vload("input", b.mul(at, lanes))
-
-        def store(vector: Node, coords: list[Node]) -> Node:
-            at = address_sym(coords, vstrides, 0)  # in vectors (coords' W too)
-            return b.vstore("output", b.mul(b.minimum(at, last), lanes), vector)
         if to_depth:
             ys = [load([n, c, h, b.mul(b.add(b.mul(u, bs), i), lanes)]) for i in range(bs)]
-            r = b.floormod(h, bs)
             for k in range(bs):
                 block_id = b.add(b.mul(r, bs), k)
                 ch = (b.add(b.mul(block_id, in_sizes[1]), c) if dcr else
@@ -77,7 +79,6 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
                                        (j * bs + k) % lanes) for j in range(lanes)]
                 effects.append(store(b.vpack(lanes_of), [n, ch, b.floordiv(h, bs), u]))
         else:
-            r = b.floormod(h, bs)
             xs = []
             for k in range(bs):
                 block_id = b.add(b.mul(r, bs), k)
