@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 from tests import reference
-from tests.reference_layout import pad, tile
+from tests.reference_layout import depth_to_space, pad, tile
 from tests.strategies import random_bits
 
 import dmlc
@@ -130,9 +130,37 @@ def _one_hot(dtype: DataType, x: np.ndarray, sizes, owner, offset, seed, data) -
     return desc, [buffer(ids, offset, seed), values.reshape(desc.values.sizes)], want
 
 
+def _reverse(dtype: DataType, x: np.ndarray, sizes, owner, offset, seed, data) -> Case:
+    """Sequences along a new leading axis of 3 (static: it bounds the lengths), the input a
+    view at the offset, the lengths (int32 in range and out of it: clamped) one at offset + 1."""
+    x3 = random_bits(seed, (3,) + owner, dtype.numpy)
+    n = int(np.prod(owner))
+    lengths = np.asarray(data.draw(st.lists(st.integers(-5, 5), min_size=n, max_size=n)),
+                         np.int32).reshape((1,) + owner)
+    desc = validate(dmlc.ReverseSubsequencesDesc(
+        input=view_at(dtype, (3,) + sizes, (3,) + owner, offset),
+        sequence_lengths=view_at(INDEX, (1,) + sizes, (1,) + owner, offset + 1), axis=0))
+    want = reference_nd.reverse_subsequences(_first(x3, (3,) + sizes),
+                                             _first(lengths, (1,) + sizes), 0)
+    return desc, [buffer(x3, offset, seed), buffer(lengths, offset + 1, seed)], want
+
+
+def _depth(dtype: DataType, x: np.ndarray, sizes, owner, offset, seed, data) -> Case:
+    """depth_to_space DCR by 2 of [N, 4, H, W] (the owner's sizes, up to three, as N, H, W;
+    the channels static)."""
+    full = (1,) * (3 - len(owner)) + owner
+    part = (1,) * (3 - len(sizes)) + sizes
+    x4 = random_bits(seed, (full[0], 4) + full[1:], dtype.numpy)
+    shape = (part[0], 4) + part[1:]
+    desc = validate(dmlc.DepthToSpaceDesc(input=view_at(dtype, shape, x4.shape, offset),
+                                          block_size=2))
+    return desc, [buffer(x4, offset, seed)], depth_to_space(_first(x4, shape), 2, True)
+
+
 FAMILIES: dict[str, Callable[..., Case]] = {
     "copy": _copy, "tile": _tile, "pad": _pad, "split": _split, "join": _join,
-    "gather": _gather, "gather_elements": _elements, "one_hot": _one_hot}
+    "gather": _gather, "gather_elements": _elements, "one_hot": _one_hot,
+    "reverse": _reverse, "depth_to_space": _depth}
 
 
 

@@ -26,6 +26,7 @@ from dmlc.ops.copy.desc import IdentityDesc
 from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.generic import lower_gather_generic
+from dmlc.ops.scatter.desc import ScatterDesc
 
 DTYPES = list(DataType)  # 8/16-bit outputs too: stored by words (family/words.py)
 
@@ -243,15 +244,16 @@ def test_forced_mode_compiles_a_family_without_a_generic_kernel_once():
     """dynamic=True on a family with no generic lowering (or a descriptor without one): the
     specialized kernel, compiled once and then found (it was compiled on every call)."""
     dmlc.clear_cache()
-    desc = validate(dmlc.SpaceToDepthDesc(
-        input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 2, 4, 4)), block_size=2))
+    i32 = DataType.INT32
+    desc = validate(ScatterDesc(input=TensorDesc(data_type=i32, sizes=(2, 4)),
+                                indices=TensorDesc(data_type=i32, sizes=(2, 1)),
+                                updates=TensorDesc(data_type=i32, sizes=(2, 1)), axis=1))
     sized = validate(IdentityDesc(input=TensorDesc(data_type=DataType.FLOAT16, sizes=(3, 5),
                                                    total_bytes=32)))  # no generic form
     for _ in range(3):
         assert not dmlc.compile(desc, dynamic=True).compiled.params
         assert not dmlc.compile(sized, dynamic=(1,)).compiled.params
-    assert dmlc.cache_info()["compiles"] == {"DML_SPACE_TO_DEPTH1": 1,
-                                             "DML_ELEMENT_WISE_IDENTITY": 1}
+    assert dmlc.cache_info()["compiles"] == {"DML_SCATTER": 1, "DML_ELEMENT_WISE_IDENTITY": 1}
     KERNELS.clear()
 
 

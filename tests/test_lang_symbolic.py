@@ -144,14 +144,30 @@ def test_an_output_size_no_input_gives():
            "got ?")
 
 
+SCATTER = """DML_SCATTER_OPERATOR_DESC
+Axis: 1
+InputTensor: (Sizes:{B, 4}, DataType:INT32)
+IndicesTensor: (Sizes:{B, 2}, DataType:INT32)
+UpdatesTensor: (Sizes:{B, 2}, DataType:INT32)
+OutputTensor: (Sizes:{B, 4}, DataType:INT32)
+"""
+
+
 def test_compile_of_a_family_without_a_generic_kernel_is_refused():
-    _error("""DML_DEPTH_TO_SPACE1_OPERATOR_DESC
+    _error(SCATTER, "t.dml:3", "DML_SCATTER", "InputTensor.Sizes", "no generic kernel",
+           "got {B, 4}")
+
+
+def test_compile_of_a_symbolic_depth_to_space_prints_its_generic_kernel(capsys, tmp_path):
+    path = tmp_path / "d.dml"
+    path.write_text("""DML_DEPTH_TO_SPACE1_OPERATOR_DESC
 BlockSize: 2
 Order: DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW
 InputTensor: (Sizes:{B, 4, 1, 2}, DataType:FLOAT32)
 OutputTensor: (Sizes:{B, 1, 2, 4}, DataType:FLOAT32)
-""", "t.dml:4", "DML_DEPTH_TO_SPACE1", "InputTensor.Sizes", "no generic kernel",
-           "got {B, 4, 1, 2}")
+""")
+    assert main(["compile", str(path), "--emit", "glsl"]) == 0
+    assert "dmlc_p.p[" in capsys.readouterr().out
 
 
 def test_compile_of_symbolic_expressions_is_refused():

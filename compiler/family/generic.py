@@ -175,6 +175,17 @@ def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = 
     return lo
 
 
+def tensor_limit(t: TensorDesc, dims: Sequence[int]) -> int:
+    """dynamic_limit for tensor t with its sizes at `dims` dynamic: its elements and its
+    farthest address from its offset's room (offset_room) within int32; a packed tensor's
+    farthest address is below its elements, a view's adds its static dimensions' reach and
+    its strides at `dims`."""
+    fixed = offset_room(t) + sum((s - 1) * st for i, (s, st) in
+                                 enumerate(zip(t.sizes, t.strides or ())) if i not in dims)
+    return dynamic_limit([s for i, s in enumerate(t.sizes) if i not in dims], len(dims),
+                         [st for i, st in enumerate(t.strides or ()) if i in dims], fixed)
+
+
 def sym_sizes(t: TensorDesc, dims: Sequence[int], table: ParamTable, hi: int,
               recipe_of: Callable[[int], Recipe]) -> list[Size]:
     """t's sizes with those at `dims` made PARAMs in [1, hi] (recipe_of(dim): a call's value)."""

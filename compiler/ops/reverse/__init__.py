@@ -1,9 +1,19 @@
 """DML_REVERSE_SUBSEQUENCES (ONNX ReverseSequence)."""
 from __future__ import annotations
 
+from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import reverse_subsequences
 from .desc import ReverseSubsequencesDesc
+from .generic import (
+    lower_reverse_checked,
+    lower_reverse_generic,
+    reverse_free,
+    reverse_key,
+    reverse_layouts,
+    reverse_sizes,
+    reverse_variants,
+)
 from .lower import lower_reverse_subsequences
 from .validate import validate_reverse_subsequences
 
@@ -12,6 +22,9 @@ __all__ = ['reverse_subsequences', 'ReverseSubsequencesDesc']
 FAMILY = Family(
     "reverse",
     {
-        ReverseSubsequencesDesc: Rules(validate_reverse_subsequences, lower_reverse_subsequences),
+        ReverseSubsequencesDesc: Rules(
+            validate_reverse_subsequences, lower_reverse_subsequences, generic=GenericRules(
+                reverse_sizes, reverse_free, reverse_key, lower_reverse_generic,
+                reverse_layouts, reverse_variants, checked=lower_reverse_checked)),
     },
     exports=tuple(__all__))
