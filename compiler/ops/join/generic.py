@@ -26,7 +26,7 @@ from ...family.generic import (
 )
 from ...family.lowering import replace
 from ...family.rows import BLOCK, size_of, vector_sizes
-from ...family.tensor import list_argument
+from ...family.tensor import TensorDesc, list_argument
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
@@ -121,11 +121,7 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
     if len(inputs) > GROUP:
         return _grouped_join(desc, dims, hi)
     table = ParamTable()
-    sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
-                         for i, s in enumerate(out.sizes)]
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
-    assert isinstance(items_hi, int)
-    count = table.add(1, items_hi, lambda d: d.output.element_count)
+    sizes, items_hi, count = _output_sizes(out, dims, table, hi)
     names = [list_argument("inputs", k) for k in range(len(inputs))]
     bufs, extents, starts, at = [], [], [], 0
     for k, (name, t) in enumerate(zip(names, inputs)):
@@ -163,11 +159,7 @@ def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgra
     if out.data_type.bits < 32:
         return None
     table = ParamTable()
-    sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
-                         for i, s in enumerate(out.sizes)]
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
-    assert isinstance(items_hi, int)
-    count = table.add(1, items_hi, lambda d: d.output.element_count)
+    sizes, items_hi, count = _output_sizes(out, dims, table, hi)
     names = [list_argument("inputs", k) for k in range(len(inputs))]
     out_strides = sym_strides(out, sizes)
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
@@ -205,6 +197,17 @@ def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgra
     program = Program("join", (*bufs, b_out), tuple(kernels), tuple(names), "output",
                       out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _output_sizes(out: TensorDesc, dims: Sequence[int], table: ParamTable,
+                  hi: int) -> tuple[list[Size], int, Node]:
+    """The output's sizes with those at `dims` PARAMs in [1, hi], its largest element count,
+    and the PARAM holding a call's."""
+    sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
+                         for i, s in enumerate(out.sizes)]
+    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(items_hi, int)
+    return sizes, items_hi, table.add(1, items_hi, lambda d: d.output.element_count)
 
 
 def _group_count(axis: int, length: int) -> Any:
