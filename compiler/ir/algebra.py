@@ -206,9 +206,10 @@ def _split_multiples(a: Node, d: int) -> tuple[Node, Node] | None:
     the rest, wherever the constant went."""
     if a.op is not Op.ADD:
         return None
-    terms = _terms(a)
-    whole = [t for t in terms if _multiple_of(t, d)]
-    rest = [t for t in terms if not _multiple_of(t, d)]
+    whole: list[Node] = []
+    rest: list[Node] = []
+    for t in _terms(a):  # (one pass, inline: tried on every // and % of a sum)
+        (rest if t.divisor % d else whole).append(t)
     return (_sum(whole), _sum(rest)) if whole and rest else None
 
 
