@@ -70,10 +70,6 @@ def _scaled(n: Node) -> tuple[Node, int]:
     return n, 1
 
 
-def _multiple_of(n: Node, d: int) -> bool:
-    return n.divisor % d == 0
-
-
 def _mul_by(a: Node) -> int:
     """a's positive constant factor when a = x * c, else 0."""
     if a.op is Op.MUL and a.src[1].is_const and a.src[1].value > 0:
@@ -337,7 +333,7 @@ FLOORMOD_RULES = [
     Rule("x % d -> x  when 0 <= x < d", SIMPLIFY_DIVMOD,
          lambda a, d: a if 0 <= a.vmin and a.vmax < d else None),
     Rule("(d * k) % d -> 0", SIMPLIFY_DIVMOD,
-         lambda a, d: const(0) if _multiple_of(a, d) else None),
+         lambda a, d: const(0) if a.divisor % d == 0 else None),
     Rule("(x % e) % d -> x % d  when d | e", SIMPLIFY_DIVMOD, _mod_of_mod, (MOD,)),
     Rule("(x * c) % d -> (x % (d / c)) * c  when c | d", SIMPLIFY_DIVMOD, _mod_scaled, (MUL,)),
     Rule("(d*k + y) % d -> y % d", SIMPLIFY_DIVMOD, _mod_sum, (ADD,)),
