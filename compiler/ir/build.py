@@ -36,12 +36,18 @@ def _int(x: IntLike) -> Node:
 
 
 _CONSTS: dict[int, Node] = {}
+INT = VType.INT
 
 
 def _binary(op: Op, dtype: VType = VType.INT) -> Callable[[IntLike, IntLike], Node]:
     """The constructor of an op over two INT operands."""
     def construct(a: IntLike, b: IntLike) -> Node:
-        return Node(op, dtype, (_int(a), _int(b)))
+        # (INT nodes pass through inline: the rules build thousands of sums and products)
+        if a.__class__ is not Node or a.dtype is not INT:
+            a = _int(a)
+        if b.__class__ is not Node or b.dtype is not INT:
+            b = _int(b)
+        return Node(op, dtype, (a, b))
     construct.__name__ = op.name.lower()
     return construct
 
@@ -58,7 +64,9 @@ def _by_constant(op: Op) -> Callable[[IntLike, IntLike], Node]:
         d = d.value if isinstance(d, Node) else d
         if d <= 0:
             raise ValueError(f"{op.name.lower()} by a positive constant only")
-        return Node(op, VType.INT, (_int(a), const(d)))
+        if a.__class__ is not Node or a.dtype is not INT:
+            a = _int(a)
+        return Node(op, INT, (a, _int(d)))  # (_int: the interned constant, looked up)
     construct.__name__ = op.name.lower()
     return construct
 

@@ -138,6 +138,8 @@ class Node:
     def value(self) -> int:
         """A CONST's value: an integer, a bool as 0 or 1, a data constant's raw bits."""
         a = self.arg
+        if a.__class__ is int and self.op is Op.CONST:  # (the rules' offsets: first, inline)
+            return a
         if self.op is not Op.CONST or not isinstance(a, int):
             raise IRError(f"{self.op.name} is not a constant")
         return int(a)

@@ -1,5 +1,5 @@
 """Passes over IR programs and the pipeline that runs them."""
-from . import unroll, vectorize
+from . import unroll, vector_select, vectorize
 from .pipeline import PIPELINE, run_pipeline
 
 __all__ = ["PIPELINE", "run_pipeline", "clear_memos"]
@@ -7,6 +7,7 @@ __all__ = ["PIPELINE", "run_pipeline", "clear_memos"]
 
 def clear_memos() -> None:
     """Forget the kernels the planner's candidates built (a pass builds its plan's winner again
-    from these memos)."""
+    from these memos), and the addresses vector selects narrowed."""
     unroll.clear_memo()
     vectorize.clear_memo()
+    vector_select.clear_memo()

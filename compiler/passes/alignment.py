@@ -9,6 +9,7 @@ from ..dtypes import DataType
 from ..ir import Node, Program
 from ..ir import build as b
 from ..ir.algebra import RuleSet, const_tail
+from ..ir.ops import toposort
 from ..ir.rewrite import fold, substitute
 
 
@@ -48,9 +49,10 @@ def load_lanes(load: Node, gid: Node, starts: list[Node], memos: list[dict[Node,
     inside the buffer's binding (vector_lane). The addresses are built item by item, up to the
     first that is not a lane; memos: per item, substitute's memo (shared by the loads)."""
     count = p.buffer(load.buffer).padded_count
+    order = toposort([load.src[0]])  # one walk for every item (what a memo holds is skipped)
     lanes = []
     for s, memo in zip(starts, memos):
-        address = substitute([load.src[0]], {gid: s}, rules, memo=memo)[0]
+        address = substitute([load.src[0]], {gid: s}, rules, order, memo)[0]
         lane = vector_lane(address, load.data_type, count, rules)
         if lane is None:
             return None

@@ -244,23 +244,44 @@ class VectorSelect:
         """`address` simplified with each x of the path bounded as the path says (all its
         facts about x at once), then written in x again: equal to `address` wherever the path
         holds. A fact about x = y + c is one about y too (an address may hold y, not x: a
-        mirror's -x)."""
-        bounds: dict[Node, tuple[int, int]] = {}
-        for x, lo, hi in path:
-            while True:
-                old = bounds.get(x, (x.vmin, x.vmax))
-                bounds[x] = (max(old[0], lo), min(old[1], hi))
-                tail = const_tail(x)
-                if tail is None:
-                    break
-                x, lo, hi = tail[0], lo - tail[1], hi - tail[1]
-        for k, (x, (lo, hi)) in enumerate(bounds.items()):
-            if (lo, hi) == (x.vmin, x.vmax) or lo > hi:
-                continue
-            t = var(f"narrowed{k}", lo, hi)
-            inner = substitute([address], {x: t}, self.rules)[0]
-            address = substitute([inner], {t: x}, self.rules)[0]
-        return address
+        mirror's -x). Remembered: the parts of a row and the whole kernel narrow the same
+        element's addresses (pad reflect: 15 narrowings, 9 of them distinct)."""
+        key = (address, path, self.rules)
+        hit = _NARROWED.get(key)
+        if hit is None:
+            hit = _NARROWED[key] = _narrowed(address, path, self.rules)
+            if len(_NARROWED) >= 1024:
+                _NARROWED.clear()
+        return hit
+
+
+_NARROWED: dict[tuple, Node] = {}
+"""VectorSelect.narrowed's results by (address, path, rules) (nodes are interned and immutable,
+and the key holds them)."""
+
+
+def clear_memo() -> None:
+    """Forget the narrowed addresses."""
+    _NARROWED.clear()
+
+
+def _narrowed(address: Node, path: Path, rules: RuleSet) -> Node:
+    bounds: dict[Node, tuple[int, int]] = {}
+    for x, lo, hi in path:
+        while True:
+            old = bounds.get(x, (x.vmin, x.vmax))
+            bounds[x] = (max(old[0], lo), min(old[1], hi))
+            tail = const_tail(x)
+            if tail is None:
+                break
+            x, lo, hi = tail[0], lo - tail[1], hi - tail[1]
+    for k, (x, (lo, hi)) in enumerate(bounds.items()):
+        if (lo, hi) == (x.vmin, x.vmax) or lo > hi:
+            continue
+        t = var(f"narrowed{k}", lo, hi)
+        inner = substitute([address], {x: t}, rules)[0]
+        address = substitute([inner], {t: x}, rules)[0]
+    return address
 
 
 def _loads_vectors(vec: Node) -> bool:
