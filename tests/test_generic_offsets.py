@@ -275,3 +275,70 @@ def test_gather_from_each_layer_of_a_cache_is_one_generic_kernel(data):
         if mode == "auto":
             assert generic == 1, compiles
         KERNELS.clear()
+
+
+def test_a_reversed_input_read_by_a_reversing_window_never_runs_a_forward_kernel():
+    """dmlc.slice(base[::-1], [0], [6], [-1]) after two slices of packed vectors (auto: the
+    second compiled a generic kernel): the window's view has stride (-1) * (-1) = +1 like a
+    packed input's, but starts elsewhere; its key said so only by the window strides' signs.
+    It ran the packed slices' generic kernel and read [305, 0, 0, 0, 0, 0] (found by
+    test_device_tensors' strided views, a history-dependent result)."""
+    dmlc.clear_cache()
+    u32 = DataType.UINT32
+    for n in (2, 1):
+        x = np.arange(n, dtype=np.uint32) + 100
+        desc = validate(dmlc.Slice1Desc(input=TensorDesc(data_type=u32, sizes=(n,)),
+                                        offsets=(0,), sizes=(n,), strides=(1,)))
+        assert dmlc.compile(desc, dynamic="auto").reference(x).tobytes() == x.tobytes()
+    base = np.arange(6, dtype=np.uint32) + 300
+    reversed_view = TensorDesc(data_type=u32, sizes=(6,), strides=(-1,), offset=5)
+    desc = validate(dmlc.Slice1Desc(input=reversed_view, offsets=(0,), sizes=(6,),
+                                    strides=(-1,)))
+    rules = rules_of(desc).generic
+    packed = validate(dmlc.Slice1Desc(input=TensorDesc(data_type=u32, sizes=(6,)),
+                                      offsets=(0,), sizes=(6,), strides=(1,)))
+    assert rules.key(desc, (0,)) != rules.key(packed, (0,))
+    for mode in ("auto", True):
+        got = dmlc.compile(desc, dynamic=mode).reference(base)
+        assert got.tobytes() == base.tobytes(), (mode, got)
+    KERNELS.clear()
+
+
+@settings(max_examples=60)
+@given(st.data())
+def test_slices_of_one_key_lower_to_one_program(data):
+    """The contract of a generic kernel's key (family/generic.py): descriptors of one key make
+    the same accesses. Slices of random views (strides of either sign, offsets) by random
+    windows (steps of either sign), drawn in pairs of one rank and type: where two keys are
+    equal, both lower to the same program, or neither lowers."""
+    from dmlc.ir.printer import render_program
+    rank, dtype = data.draw(st.integers(1, 3)), DataType.FLOAT32
+
+    def draw_desc() -> Any:
+        owner = [data.draw(st.integers(1, 5)) for _ in range(rank)]
+        packed = [int(np.prod(owner[i + 1:])) for i in range(rank)]
+        signs = [data.draw(st.sampled_from([1, -1])) for _ in range(rank)]
+        offset = sum((n - 1) * p for n, p, s in zip(owner, packed, signs) if s < 0)
+        inp = TensorDesc(data_type=dtype, sizes=tuple(owner),
+                         strides=tuple(p * s for p, s in zip(packed, signs)), offset=offset)
+        steps = [data.draw(st.sampled_from([1, 2, -1])) for _ in range(rank)]
+        starts = [data.draw(st.integers(0, n - 1)) for n in owner]
+        sizes = [data.draw(st.integers(1, max(1, (n - o) // abs(s) if s > 0 else o // 1 + 1)))
+                 for n, o, s in zip(owner, starts, steps)]
+        return dmlc.Slice1Desc(input=inp, offsets=tuple(starts), sizes=tuple(sizes),
+                               strides=tuple(steps))
+    seen: dict[Any, str | None] = {}
+    for _ in range(6):
+        try:
+            desc = validate(draw_desc())
+        except dmlc.ValidationError:
+            continue
+        rules = rules_of(desc).generic
+        dims = tuple(range(rank))
+        for variant in rules.choices(desc, dims):
+            key = (rules.key(desc, dims), variant)
+            built = rules.build(desc, dims, variant)
+            text = None if built is None else render_program(built.program)
+            if key in seen and seen[key] is not None:
+                assert text == seen[key], (key, desc)
+            seen.setdefault(key, text)

@@ -40,8 +40,13 @@ def slice_free(desc: Slice1Desc) -> tuple[int, ...]:
 
 
 def slice_key(desc: Slice1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
+    """The view's key, and which window strides are negative: slice_view holds only for
+    positive ones (a reversed input read by a reversing window is a view of stride +1 too, whose
+    first element is not where slice_view puts it), and no generic kernel is lowered for a
+    negative one, so such a call must never find one by its key."""
     view, out = slice_view(desc)
-    return (desc.operator, masked(view, dims, offset=True), masked(out, dims))
+    return (desc.operator, masked(view, dims, offset=True), masked(out, dims),
+            tuple(s < 0 for s in desc.strides))
 
 
 def slice_variants(desc: Slice1Desc, dims: Sequence[int]) -> tuple[str, ...]:
