@@ -135,3 +135,22 @@ def test_a_new_number_of_tuples_compiles_nothing(monkeypatch):
         u = random_bits(rows, (rows, 40), np.float32)
         assert dmlc.scatter_nd(x, i, u).tobytes() == ref.scatter_nd(x, i, u).tobytes()
     assert dmlc.cache_info()["compiles"] == {"DML_SCATTER_ND": 1, "DML_SCATTER_ND generic": 1}
+
+
+@pytest.mark.parametrize("mode", ["auto", "never", "always"])
+def test_an_in_place_call_compiles_only_the_in_place_kernel(monkeypatch, mode):
+    """out= the data tensor: one compile, the in-place kernel's (the copying kernel, which such
+    a call never runs, was compiled first: tools/decode_loop.py's 'DML_SCATTER_ND: 2')."""
+    monkeypatch.setenv("DMLC_DYNAMIC", mode)
+    dmlc.clear_cache()
+    host = random_bits(3, (8, 6), np.float32)
+    t = dmlc.to_device(host)
+    for token in (2, 7, 2):
+        row = random_bits(token, (1, 6), np.float32)
+        dmlc.scatter_nd(t, np.array([[token]]), row, out=t)
+        dmlc.scatter(t, np.full((1, 6), token), row, axis=0, out=t)
+        host[token] = row[0]
+    assert t.numpy().tobytes() == host.tobytes()
+    generic = " generic" if mode == "always" else ""
+    assert dmlc.cache_info()["compiles"] == {f"DML_SCATTER_ND{generic}": 1,
+                                             f"DML_SCATTER{generic}": 1}
