@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ...dtypes import DataType
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -39,10 +40,12 @@ from ...family.generic import (
     sym_strides,
     unflatten_sym,
 )
+from ...family.rows import vector_block
 from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
 from ...ir.ops import Op
 from ...ir.verify import MAX_STEPS
 from .desc import ScatterDesc, ScatterNDDesc
@@ -51,6 +54,8 @@ from .lower import in_place_layout
 
 Scatter = ScatterDesc | ScatterNDDesc
 
+VECTOR_BLOCK = 8
+"""16-byte vectors an item of the copy moves (the generic copy's blocks: family/rows.py)."""
 LINE_BLOCK = 16
 """Neighbouring lines an item walks (planner.py's STEP_FACTORS: 16 lines an invocation were the
 specialized kernel's best on lavapipe)."""
@@ -217,8 +222,7 @@ def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> Gener
     def update(row: Node, line: Node) -> tuple[list[Node], Node, list[Node]]:
         """(output coordinates, kept, updates coordinates) of tuple `row` at slice position
         `line`: kernels.py's target_of."""
-        rc = unflatten_sym(row, count_sizes) if count_sizes else []
-        sc = unflatten_sym(line, slice_sizes) if slice_sizes else []
+        rc, sc = _coords(row, count_sizes), _coords(line, slice_sizes)
         coords: list[Node] = [zero] * first
         keep: Node | None = None
         for j in range(k):
@@ -259,7 +263,7 @@ def _lower_elements(desc: ScatterDesc, dims: Sequence[int],
 
     def update(step: Node, line: Node) -> tuple[list[Node], Node, list[Node]]:
         """kernels.py's update: the line's coordinates with `step` on the axis."""
-        uc = unflatten_sym(line, line_sizes)
+        uc = _coords(line, line_sizes)
         uc[axis] = step
         i = b.index(b.load(s_idx.buf, s_idx.at(uc)), inp.sizes[axis], "mask")
         target = list(uc)
@@ -292,11 +296,10 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
         bufs: tuple[Buffer, ...] = (s_idx.buf, s_upd.buf, s_out.buf)
     else:
         s_in = _sym("input", "input", inp, "input", sizes, table)
-        n_out = table.add(1, _hi(product(sizes)), lambda x: x.input.element_count)
-        b_out = Buffer("output", out.data_type, n_out.vmax, "output", n_out)
-        s_out = Sym(sizes, sym_strides(out, sizes), 0, b_out, n_out)
-        kernels = [_copy_kernel(name, table, s_in, b_out,
-                                inp.strides is None and inp.offset == 0)]
+        copy, b_out = _copy_kernel(name, table, s_in, out.data_type,
+                                   inp.strides is None and inp.offset == 0)
+        s_out = Sym(sizes, sym_strides(out, sizes), 0, b_out, b_out.extent)
+        kernels = [copy]
         bufs = (s_in.buf, s_idx.buf, s_upd.buf, s_out.buf)
     n_steps, steps_recipe = steps
     step_count = None if isinstance(n_steps, int) else (
@@ -324,17 +327,39 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     return GenericProgram(program, tuple(table.recipes))
 
 
-def _copy_kernel(name: str, table: ParamTable, s_in: Sym, b_out: Buffer,
-                 packed: bool) -> Kernel:
-    """output[t] = input[t's coordinates in the input's layout] (by words for 8/16-bit); a
-    packed input at offset 0 is read at t itself."""
-    assert b_out.extent is not None
+def _copy_kernel(name: str, table: ParamTable, s_in: Sym, dtype: DataType,
+                 packed: bool) -> tuple[Kernel, Buffer]:
+    """The copy of the input into the (packed) output, with the output's buffer. A packed input
+    at offset 0: blocks of VECTOR_BLOCK 16-byte vectors (family/rows.py's vector_block), the
+    output's extent its vectors (the last one's padding lanes are the output's own: a generic
+    kernel's output is a buffer of its own, family/words.py); else an element (or a word of
+    8/16-bit elements) an item, read where the input's layout puts it."""
+    elements = _hi(product(s_in.sizes))
+    if packed:
+        lanes = vector_width(dtype)
+        vectors = table.add(1, -(-elements // lanes),
+                            lambda x: -(-int(x.input.element_count) // lanes))
+        blocks = table.add(1, -(-vectors.vmax // VECTOR_BLOCK),
+                           lambda x: -(-int(x.input.element_count) // (lanes * VECTOR_BLOCK)))
+        b_out = Buffer("output", dtype, vectors.vmax * lanes, "output", b.mul(vectors, lanes))
+        last = b.add(vectors, -1)
+        zero = b.const(0)  # the one row's start in the input and in the output
+        stores = vector_block(b.item_id(blocks.vmax), VECTOR_BLOCK, zero, zero, last, last,
+                              s_in.extent, lanes)
+        return Kernel(f"{name}_copy", blocks.vmax, tuple(stores), count=blocks), b_out
+    count = table.add(1, elements, lambda x: x.input.element_count)
+    b_out = Buffer("output", dtype, elements, "output", count)
+    return element_kernel(f"{name}_copy", table, count, b_out, lambda t: b.load(
+        s_in.buf, s_in.at(unflatten_sym(t, s_in.sizes)))), b_out
 
-    def value_of(t: Node) -> Node:
-        if packed:
-            return b.load(s_in.buf, clamped(t, s_in.extent))
-        return b.load(s_in.buf, s_in.at(unflatten_sym(t, s_in.sizes)))
-    return element_kernel(f"{name}_copy", table, b_out.extent, b_out, value_of)
+
+def _coords(linear: Node, sizes: Sequence[Size]) -> list[Node]:
+    """unflatten_sym, its leading static 1s left out (coordinate 0): a line of one dimension
+    is its own coordinate (clamped), no division in the loop."""
+    ones = next((i for i, n in enumerate(sizes) if not (isinstance(n, int) and n == 1)),
+                len(sizes))
+    zero = b.const(0)
+    return [zero] * ones + (unflatten_sym(linear, sizes[ones:]) if ones < len(sizes) else [])
 
 
 def _hi(x: Size) -> int:
