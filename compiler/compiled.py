@@ -299,10 +299,8 @@ class KernelCache:
                     return found
             self.misses += 1
             rules: GenericRules | None = rules_of(checked).generic
-            eligible = rules is not None and options.target in rules.targets and (
-                not options.in_place or (rules.in_place is not None
-                                         and not options.check_indices)) and (
-                not options.check_indices or rules.checked is not None)
+            eligible = rules is not None and rules.serves(options.target, options.in_place,
+                                                          options.check_indices)
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),

@@ -103,6 +103,14 @@ class GenericRules:
     (dynamic.py's auto mode: a signature back with other offsets gets a generic kernel); None:
     every TensorDesc's offset in it (tensor_offsets)."""
 
+    def serves(self, target: str, in_place: bool, check_indices: bool) -> bool:
+        """Whether a compile with these options may get a generic kernel: its target served,
+        the in-place form only where the family has one (not checked), checked mode only
+        where it has a checked form."""
+        return (target in self.targets
+                and (not in_place or (self.in_place is not None and not check_indices))
+                and (not check_indices or self.checked is not None))
+
     def moved(self, desc: Any) -> tuple[int, ...]:
         """The offsets of this call (`offsets`)."""
         return tensor_offsets(desc) if self.offsets is None else self.offsets(desc)
