@@ -117,6 +117,8 @@ class CompiledProgram:
         if self.check_indices:
             raise_for_status(self.descriptor, bufs)
         raw = bufs[self.program.output]
+        if self.program.buffer(self.program.output).extent is not None:
+            raw = raw[:self.output.element_count]  # a generic output of whole vectors
         return results(self.descriptor,
                        raw.view(self.output.data_type.numpy).reshape(self.output.sizes).copy())
 

@@ -149,9 +149,7 @@ class CompiledKernel:
             return exe.run_device(checked, self._empty(tensor))
         if self._updates_in_place(checked, out):
             assert self._in_place is not None
-            whole = out.base if out.base is not None else out
-            _, status = self._in_place().executable().run_device(checked[1:], whole)
-            return out, status
+            return out, self._in_place().run_in_place(checked[1:], out)
         if not self.output.is_packed:  # the kernel writes through its own layout: out's buffer
             return exe.run_device(self._unshared(checked, out), out)
         if out.is_whole and not any(a.kp_tensor is out.kp_tensor for a in checked):
@@ -165,6 +163,18 @@ class CompiledKernel:
             raise_for_status(self.descriptor, status)  # before out is written
         out[...] = temp
         return out, status
+
+    def run_in_place(self, arrays: tuple[Any, ...] | list[Any], data: Any) -> dict[str, Any]:
+        """This kernel compiled in place (a scatter's: its inputs the indices and updates) run
+        on its data tensor `data` (any view of it: the program writes through the view's own
+        layout, so it binds the whole buffer). Returns the status buffers (checked mode: the
+        caller raises)."""
+        checked = self.compiled.arguments(tuple(arrays))
+        tensor = type(data)
+        checked = [a if is_device_tensor(a) else tensor.from_array(a) for a in checked]
+        whole = data.base if data.base is not None else data
+        _, status = self.executable().run_device(checked, whole)
+        return status
 
     def _empty(self, tensor: Any) -> Any:
         """A new device tensor (of class `tensor`) for the output, its contents undefined."""

@@ -196,16 +196,19 @@ def compile(desc: OperatorDesc, *,
     if dumping or not _hashable(checked):
         return CompiledKernel(_artifact(checked, options, dump_after))
     return CompiledKernel(KERNELS.get(checked, options, mode).compiled,
-                          in_place=_in_place_of(checked, options),
+                          in_place=_in_place_of(checked, options, mode),
                           replan=_replan_of(checked, options))
 
 
 def cached_compile(desc: OperatorDesc, check_indices: bool = False,
                    target: str | None = None,
-                   limits: PlanLimits | str | None = None) -> CompiledKernel:
+                   limits: PlanLimits | str | None = None,
+                   in_place: bool = False) -> CompiledKernel:
     """compile(), but the same kernel for the same descriptor: the one-shot functions share it,
-    so a repeated call reuses its device buffers and pipelines."""
-    options = CompileOptions.resolve(check_indices, 0, target, limits=limits)
+    so a repeated call reuses its device buffers and pipelines. in_place: a scatter's kernel
+    that updates its data tensor (CompiledKernel.run_in_place), the one its copying kernel
+    calls for out= that tensor, compiled without the copying one."""
+    options = CompileOptions.resolve(check_indices, 0, target, in_place=in_place, limits=limits)
     mode = resolve_mode(None)
     checked = validate(desc)
     if not _hashable(checked):  # a list where a number belongs: compiling says which field
@@ -296,12 +299,14 @@ class KernelCache:
                     return found
             self.misses += 1
             rules: GenericRules | None = rules_of(checked).generic
-            eligible = not options.in_place and (
-                not options.check_indices or (rules is not None and rules.checked is not None))
+            eligible = rules is not None and rules.serves(options.target, options.in_place,
+                                                          options.check_indices)
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),
-                                    _replan_of(checked, options)) if dims is not None else None
+                                    _replan_of(checked, options),
+                                    _in_place_of(checked, options, mode)
+                                    ) if dims is not None else None
         key = (checked, options, built is not None)
         if built is None and mode not in ("never", "auto"):  # forced, and specialized: next
             with self._lock:                                 # time found, not compiled again
@@ -309,7 +314,7 @@ class KernelCache:
         if built is None:
             self._count(checked.operator)
             built = CompiledKernel(_artifact(checked, options),
-                                   in_place=_in_place_of(checked, options),
+                                   in_place=_in_place_of(checked, options, mode),
                                    replan=_replan_of(checked, options))
         with self._lock:
             kernel = self._kernels.setdefault(key, built)
@@ -364,13 +369,15 @@ def _hashable(checked: OperatorDesc) -> bool:
     return True
 
 
-def _in_place_of(checked: OperatorDesc,
-                 options: CompileOptions) -> Callable[[], CompiledKernel] | None:
+def _in_place_of(checked: OperatorDesc, options: CompileOptions,
+                 mode: str | tuple[int, ...]) -> Callable[[], CompiledKernel] | None:
     """For a scatter, how to get the kernel that updates its data tensor in place (compiled on
-    the first call with out= that tensor, then cached like any other)."""
+    the first call with out= that tensor, then cached like any other; by the same policy as
+    the copying kernel: a KV cache's prefill of a varying number of rows is generic)."""
     if not updates_in_place(checked) or options.in_place or options.guard_words:
         return None
-    return functools.partial(KERNELS.get, checked, dataclasses.replace(options, in_place=True))
+    return functools.partial(KERNELS.get, checked, dataclasses.replace(options, in_place=True),
+                             mode)
 
 
 def _replan_of(checked: OperatorDesc,

@@ -16,8 +16,9 @@ policy of README "Generic kernels".
   suite runs this way with `make test-generic`);
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
 Families without a generic lowering, checked mode where the family has no checked generic
-form (GenericRules.checked), the in-place scatter, and a call whose sizes fall outside the
-generic kernel's ranges are always compiled specialized.
+form (GenericRules.checked), the in-place form where it has none (GenericRules.in_place; the
+scatters have one, checked mode in place compiles specialized), and a call whose sizes fall
+outside the generic kernel's ranges are always compiled specialized.
 """
 from __future__ import annotations
 
@@ -142,11 +143,13 @@ class GenericKernels:
     def kernel(self, rules: GenericRules | None, checked: Any, options: Any,
                dims: tuple[int, ...], mode: str | tuple[int, ...],
                compile_artifact: Callable[[GenericProgram], CompiledProgram],
-               replan: Callable[[Any], CompiledProgram]) -> CompiledKernel | None:
+               replan: Callable[[Any], CompiledProgram],
+               in_place: Callable[[], CompiledKernel] | None = None) -> CompiledKernel | None:
         """The generic kernel for these dims bound to this call (compiled on first use by
         `compile_artifact`), or None where the family has none for this descriptor or it does
         not admit its sizes. `replan`: this call specialized for a device whose limits the
-        kernel's plan does not fit (a tensor of runtime size over its binding limit)."""
+        kernel's plan does not fit (a tensor of runtime size over its binding limit);
+        `in_place`: a scatter's kernel for out= its data tensor (CompiledKernel's)."""
         assert rules is not None
         forms = rules.forms(checked, dims)  # equivalent layouts, the first lowered on a miss
         variants = rules.choices(checked, dims)  # best first, the last the most general
@@ -176,7 +179,7 @@ class GenericKernels:
             return None  # or a tensor over one binding: specialized (narrower joins, chunks)
         with self._lock:
             self._store[gkey] = (generic, artifact, served + 1)
-        return CompiledKernel(bound, replan=replan)
+        return CompiledKernel(bound, in_place=in_place, replan=replan)
 
     def _lookup(self, rules: GenericRules, checked: Any, forms: tuple[Any, ...], options: Any,
                 dims: tuple[int, ...], variants: tuple[str, ...]) -> _Found | None:
@@ -204,6 +207,7 @@ class GenericKernels:
             if key in self._store:
                 return None
         generic = (rules.checked(form, dims) if options.check_indices and rules.checked
+                   else rules.in_place(form, dims) if options.in_place and rules.in_place
                    else rules.build(form, dims, variant))
         values = None if generic is None else generic.values(checked)
         if generic is None or values is None or not extents_fit(generic.program, values,

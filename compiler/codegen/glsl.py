@@ -343,7 +343,9 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     # sched.stride items, a workgroup apart; compare in uint before the int cast
     span = sched.local_size * sched.stride
-    loop = k.steps > 1  # the steps run in order: a loop (at most 65,535 passes: verify.py)
+    # the steps run in order: a loop (at most 65,535 passes: verify.py), to the pushed count
+    loop = k.steps > 1 or k.step_count is not None
+    steps = k.steps if k.step_count is None else f"int(dmlc_p.p[{k.step_count.param}])"
     indent = "                " if loop else "            "
     count = f"{k.items}u" if k.count is None else f"dmlc_p.p[{k.count.param}]"
     for j in range(sched.stride):
@@ -351,7 +353,7 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
                   "gl_LocalInvocationID.x;",
                   f"        if (item < {count}) {{", "            int gid = int(item);"]
         if loop:
-            lines.append(f"            for (int step = 0; step < {k.steps}; step++) {{")
+            lines.append(f"            for (int step = 0; step < {steps}; step++) {{")
         lines += w.body(indent) + (["            }"] if loop else [])
         lines += ["        }", "    }"]
     return "\n".join(lines + ["}", ""])

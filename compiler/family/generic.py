@@ -92,10 +92,24 @@ class GenericRules:
     checked: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
     """lower in checked mode (check_indices=True: with_index_check's kernels in front); None:
     checked mode compiles specialized."""
+    targets: tuple[str, ...] = ("cpu", "gpu")
+    """The targets (compiler/target.py) a generic kernel serves; on others the family compiles
+    specialized (the scatters' lines, on lavapipe's CPU cores, against a GPU's vote)."""
+    in_place: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
+    """lower for the form that updates its data tensor in place (the scatters: out= the data
+    tensor, a view at a pushed offset); None: the in-place form compiles specialized."""
     offsets: Callable[[Any], tuple[int, ...]] | None = None
     """A validated descriptor -> the element offsets its generic kernels may take at dispatch
     (dynamic.py's auto mode: a signature back with other offsets gets a generic kernel); None:
     every TensorDesc's offset in it (tensor_offsets)."""
+
+    def serves(self, target: str, in_place: bool, check_indices: bool) -> bool:
+        """Whether a compile with these options may get a generic kernel: its target served,
+        the in-place form only where the family has one (not checked), checked mode only
+        where it has a checked form."""
+        return (target in self.targets
+                and (not in_place or (self.in_place is not None and not check_indices))
+                and (not check_indices or self.checked is not None))
 
     def moved(self, desc: Any) -> tuple[int, ...]:
         """The offsets of this call (`offsets`)."""

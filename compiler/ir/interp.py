@@ -176,10 +176,11 @@ def _apply(e: Node, vals: dict[Node, np.ndarray], bufs: dict[str, np.ndarray],
 
 def run_kernel(k: Kernel, bufs: dict[str, np.ndarray], params: tuple[int, ...] = ()) -> None:
     """Every item at once, step after step (items never read what other items write); a
-    generic kernel runs the `count` items its parameters say."""
+    generic kernel runs the `count` items (and `step_count` steps) its parameters say."""
     items = k.items if k.count is None else params[k.count.param]
     gid = np.arange(items, dtype=np.int64)
-    for step in range(k.steps):
+    steps = k.steps if k.step_count is None else params[k.step_count.param]
+    for step in range(steps):
         vals: dict[Node, np.ndarray] = {k.step: np.full(items, step, np.int64)}
         for e in k.effects:
             for n in toposort([e]):

@@ -107,6 +107,10 @@ class Kernel:
     count: Node | None = None
     """Generic kernels: the PARAM holding this call's item count (`items` is then its largest
     admissible value, the range of gid); the shader runs items gid < count only."""
+    step_count: Node | None = None
+    """Generic kernels with steps: the PARAM holding this call's steps (`steps` is then its
+    largest admissible value, the range of the step id); the loop stops there (a scatter's
+    lines whose length is the call's number of updates)."""
 
     def __post_init__(self) -> None:
         for e in self.effects:

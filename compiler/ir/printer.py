@@ -11,6 +11,8 @@ def render_kernel(k: Kernel) -> str:
     count = 0
     unrolled = f", {k.unrolled} items each" if k.unrolled > 1 else ""
     steps = f", for step < {k.steps}" if k.steps > 1 else ""
+    if k.step_count is not None:
+        steps = f", for step < p{k.step_count.param} <= {k.steps}"
     sched = k.schedule
     on = (f" on {sched.local_size}-invocation workgroups" + (
         f", {sched.stride} items each a workgroup apart" if sched.stride > 1 else "")

@@ -200,9 +200,9 @@ MAX_STEPS = 65535
 _VERIFIED: set[tuple[Kernel, tuple]] = set()
 """Kernels proven over these buffers (kernels and their nodes are immutable)."""
 _CHECKED: dict[tuple, set[Node]] = {}
-"""Per (items, steps, count, buffers, params): nodes that passed _check_node with all they
-depend on. The check reads nothing else of its kernel and program but their names (for its
-messages), and the planner's candidates share most of their nodes: each is checked once."""
+"""Per (items, steps, count, step_count, buffers, params): nodes that passed _check_node with
+all they depend on. The check reads nothing else of its kernel and program but their names (for
+its messages), and the planner's candidates share most of their nodes: each is checked once."""
 MEMO_NODES = 1 << 16
 
 
@@ -235,6 +235,11 @@ def verify_program(p: Program) -> Program:
                 k.count is not None and (k.count not in p.params or k.count.vmax != k.items)):
             raise IRError(f"{p.name}/{k.name}: a generic program's kernels run `count` items "
                           "(a declared PARAM whose largest value is `items`)")
+        if k.step_count is not None and (k.step_count not in p.params
+                                         or k.step_count.vmax != k.steps
+                                         or k.step_count.vmin < 1):
+            raise IRError(f"{p.name}/{k.name}: a kernel's `step_count` is a declared PARAM in "
+                          "[1, steps]")
         if not k.effects:  # its shader would bind no buffer: a driver may crash on it
             raise IRError(f"{p.name}/{k.name}: a kernel with no effects")
         if not 1 <= k.steps <= MAX_STEPS:
@@ -246,7 +251,7 @@ def verify_program(p: Program) -> Program:
         for e in k.effects:
             if e.op is Op.ATOMIC_MAX and p.buffer(e.buffer).dtype is not DataType.UINT32:
                 raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")
-        context = (k.items, k.steps, k.count, p.buffers, p.params)
+        context = (k.items, k.steps, k.count, k.step_count, p.buffers, p.params)
         checked = _CHECKED.get(context)
         if checked is None or len(checked) > MEMO_NODES:
             if len(_CHECKED) >= 64:

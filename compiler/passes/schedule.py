@@ -59,6 +59,8 @@ def schedule_kernel(k: Kernel) -> Schedule:
     stride = piece.stride if piece else 1
     branches = (vector_selects(effects_order(k)) if piece and piece.branches
                 else frozenset())
+    if k.count is not None and k.steps > 1:  # a generic kernel's loops (its calls' counts
+        return Schedule(MIN_LOCAL_SIZE, stride, k.items, branches)  # may be few): small groups
     return Schedule(local_size(-(-k.items // stride)), stride, k.items, branches)
 
 

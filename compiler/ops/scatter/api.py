@@ -6,10 +6,12 @@ from typing import Any
 
 import numpy as np
 
-from ...artifact import is_device_tensor
+from ... import compiled
+from ...artifact import is_device_tensor, same_layout
 from ...compiled import cached_compile
 from ...dtypes import as_ndarray
 from ...errors import IndexOutOfRangeError, ValidationError
+from ...family.index_check import raise_for_status
 from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of, trailing
 from ...oneshot.empty import check_on_host, empty_output, is_empty, unchanged, validate_empty
 from ...oneshot.numbers import axis_of
@@ -66,9 +68,11 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     check = flag(op, "check_indices", check_indices)
     if is_empty(x, i, u):
         return _empty(desc, x, i, u, check, out)
-    kernel = cached_compile(desc, check)
     args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
     try:
+        if _ran_in_place(desc, check, x, args, out):
+            return out
+        kernel = cached_compile(desc, check)
         if out is not None and x.ndim != rank and tuple(getattr(out, "shape", ())) == x.shape:
             return _call_padded_out(kernel, args, out, rank)
         result = call(kernel, args, out)
@@ -78,6 +82,22 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     if x.ndim != rank and out is None:
         return result.reshape(x.shape)
     return result
+
+
+def _ran_in_place(desc: ScatterDesc | ScatterNDDesc, check: bool, x: Any,
+                  args: tuple[Any, ...], out: Any) -> bool:
+    """out= the data tensor itself, as it lies: runs the in-place kernel alone, compiling only
+    it (the copying kernel, which such a call never runs, was compiled first: a decode loop's
+    'DML_SCATTER_ND: 2'). False otherwise, and while tracing (compiled.tracing records the
+    copying kernel's calls)."""
+    if (compiled.TRACE is not None or not is_device_tensor(x) or not is_device_tensor(out)
+            or x.kp_tensor is not out.kp_tensor or not same_layout(tensor_of(x), out)):
+        return False
+    kernel = cached_compile(desc, check, in_place=True)
+    status = kernel.run_in_place(args[1:], out)
+    if check:
+        raise_for_status(kernel.descriptor, status)
+    return True
 
 
 def _updates(op: str, updates: Any) -> Any:
@@ -126,7 +146,10 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
         if is_empty(x):
             return empty_output(desc, (x, i, u), out)
         return unchanged(op, x, (x, i, u), out)
-    return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i), buffer_of(u)), out)
+    args = (buffer_of(x), buffer_of(i), buffer_of(u))
+    if _ran_in_place(desc, check, x, args, out):
+        return out
+    return call(cached_compile(desc, check), args, out)
 
 
 scatter_elements = scatter

@@ -16,6 +16,7 @@ any sign: a KV cache's slice, a transpose): the output takes the input's layout,
 land where the view's elements lie.
 Reductions (reduce.py) combine in order along the lines, copying or in place.
 Either way the last update in row-major order of `updates` wins (README "Decisions").
+Sizes at dispatch (generic.py): the lines form, copying or in place, on the cpu target.
 """
 from __future__ import annotations
 
