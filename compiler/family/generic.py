@@ -27,8 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from ..dtypes import DataType
-from ..ir import Buffer, Kernel, Program
+from ..ir import Buffer, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
 from .tensor import TensorDesc
@@ -138,39 +137,6 @@ class ParamTable:
         self.params.append(p)
         self.recipes.append(recipe)
         return p
-
-
-def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
-                     sizes: Sequence[Size], buf: Buffer, extent: Node | None,
-                     offset: Size) -> Program:
-    """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
-    front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
-    its runtime extent; `offset` its element offset, sym_offset's), the positions counted by a
-    PARAM n; the report kernel runs 1 item."""
-    from .index_check import FIRST, VALUE, is_bad
-    from .tensor import index_bounds
-    bounds = index_bounds(desc)
-    n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
-    assert isinstance(n_hi, int)
-    n = table.add(1, n_hi, lambda d: index_bounds(d).tensor.element_count)
-    one = table.add(1, 1, lambda d: 1)
-    strides = sym_strides(idx, sizes)
-    b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
-    b_value = Buffer(VALUE, idx.data_type, 1, "status")
-    u = b.item_id(n_hi)
-    coords = unflatten_sym(u, sizes)
-    raw = b.load(buf, clamped(address_sym(coords, strides, offset), extent))
-    k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
-                                                          pred=is_bad(raw, coords, bounds)),),
-                     count=n)
-    first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
-    pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
-    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, offset), extent))
-    k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
-                      count=one)
-    return Program(program.name, (*program.buffers, b_first, b_value),
-                   (k_check, k_report, *program.kernels), program.inputs, program.output,
-                   program.output_shape, params=tuple(table.params))
 
 
 def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = (),

@@ -12,6 +12,8 @@ again when they were set. The host never scans the indices.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -20,9 +22,18 @@ from ..errors import IndexOutOfRangeError
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.ops import Node
+from .generic import (
+    ParamTable,
+    Size,
+    address_sym,
+    clamped,
+    product,
+    sym_strides,
+    unflatten_sym,
+)
 from .lowering import address, tensor_buffer, unflatten
 from .registry import OperatorDesc
-from .tensor import IndexBounds, index_bounds
+from .tensor import IndexBounds, TensorDesc, index_bounds
 
 FIRST, VALUE = "check_first", "check_value"
 
@@ -87,3 +98,34 @@ def raise_for_status(desc: OperatorDesc, status: dict[str, np.ndarray]) -> None:
     dim = bounds.dim_at(pos)
     lo = -dim if idx.data_type.is_signed_int else 0
     raise IndexOutOfRangeError(desc.operator, bounds.field, pos, value, (lo, dim - 1))
+
+
+def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
+                     sizes: Sequence[Size], buf: Buffer, extent: Node | None,
+                     offset: Size) -> Program:
+    """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
+    front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
+    its runtime extent; `offset` its element offset, sym_offset's), the positions counted by a
+    PARAM n; the report kernel runs 1 item."""
+    bounds = index_bounds(desc)
+    n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    assert isinstance(n_hi, int)
+    n = table.add(1, n_hi, lambda d: index_bounds(d).tensor.element_count)
+    one = table.add(1, 1, lambda d: 1)
+    strides = sym_strides(idx, sizes)
+    b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
+    b_value = Buffer(VALUE, idx.data_type, 1, "status")
+    u = b.item_id(n_hi)
+    coords = unflatten_sym(u, sizes)
+    raw = b.load(buf, clamped(address_sym(coords, strides, offset), extent))
+    k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
+                                                          pred=is_bad(raw, coords, bounds)),),
+                     count=n)
+    first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
+    pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
+    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, offset), extent))
+    k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
+                      count=one)
+    return Program(program.name, (*program.buffers, b_first, b_value),
+                   (k_check, k_report, *program.kernels), program.inputs, program.output,
+                   program.output_shape, params=tuple(table.params))

@@ -22,8 +22,8 @@ from ...family.generic import (
     sym_sizes,
     sym_strides,
     unflatten_sym,
-    with_index_check,
 )
+from ...family.index_check import with_index_check
 from ...family.lowering import replace
 from ...family.rows import BLOCK, row_block_kernel, size_of, vector_sizes
 from ...family.words import element_kernel

@@ -20,8 +20,8 @@ from ...family.generic import (
     masked,
     sym_sizes,
     sym_strides,
-    with_index_check,
 )
+from ...family.index_check import with_index_check
 from ...ir import Program
 from ...ir import build as b
 from ...ir.kernel import vector_width

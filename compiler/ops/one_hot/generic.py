@@ -21,8 +21,8 @@ from ...family.generic import (
     sym_sizes,
     sym_strides,
     unflatten_sym,
-    with_index_check,
 )
+from ...family.index_check import with_index_check
 from ...family.lowering import address, replace
 from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel

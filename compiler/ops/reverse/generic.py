@@ -23,8 +23,8 @@ from ...family.generic import (
     sym_strides,
     tensor_limit,
     wild,
-    with_index_check,
 )
+from ...family.index_check import with_index_check
 from ...family.lowering import replace
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vector_sizes
 from ...ir import Node, Program
