@@ -37,6 +37,7 @@ from .errors import ValidationError
 from .family.generic import GenericProgram, GenericRules, has_wild
 from .ir import Program
 from .ir.interp import param_value
+from .ir.verify import MAX_PARAMS
 
 MODES = ("auto", "always", "never")
 
@@ -198,13 +199,17 @@ class GenericKernels:
                dims: tuple[int, ...], variant: str,
                compile_artifact: Callable[[GenericProgram], CompiledProgram]) -> _Found | None:
         """`variant` lowered from `form` and compiled, or None where it cannot serve this call
-        (nothing is compiled then: nor where that kernel exists, not admitting this call)."""
+        (nothing is compiled then: nor where that kernel exists, not admitting this call, nor
+        where its program needs more push words than a shader has, MAX_PARAMS: a join of many
+        inputs, a PARAM or two each)."""
         key = (rules.key(form, dims), options, dims, variant)
         with self._lock:
             if key in self._store:
                 return None
         generic = (rules.checked(form, dims) if options.check_indices and rules.checked
                    else rules.build(form, dims, variant))
+        if generic is not None and len(generic.program.params) > MAX_PARAMS:
+            return None
         values = None if generic is None else generic.values(checked)
         if generic is None or values is None or not extents_fit(generic.program, values,
                                                                  options):

@@ -1,0 +1,54 @@
+"""Review of the shape-generic kernels (README "Generic kernels"), CPU: regressions for the
+defects an adversarial pass found, and the cases it tried that held (the interpreter checks
+every address)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tests.strategies import random_bits
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.compiled import KERNELS
+from dmlc.family.registry import rules_of, validate
+from dmlc.ir.verify import MAX_PARAMS
+
+
+def _join(dtype: DataType, shapes, axis: int, offsets=None) -> dmlc.JoinDesc:
+    """A join of `shapes`; input k a packed view at offsets[k] where given (not None)."""
+    offsets = offsets or [None] * len(shapes)
+    return validate(dmlc.JoinDesc(inputs=tuple(
+        TensorDesc(data_type=dtype, sizes=s, offset=o or 0,
+                   strides=None if o is None else
+                   tuple(int(np.prod(s[i + 1:])) for i in range(len(s))))
+        for s, o in zip(shapes, offsets)), axis=axis))
+
+
+@pytest.mark.parametrize("mode", [True, "auto"])
+@pytest.mark.parametrize("n, inner, view", [(40, 3, False), (16, 8, False), (16, 8, True),
+                                            (11, 8, True)])
+def test_join_of_many_inputs_needing_more_push_words_than_a_shader_has(mode, n, inner, view):
+    """A join of many inputs lowers (since _grouped_join and the vector join took more than
+    GROUP inputs) to a generic program of a PARAM or more an input: past MAX_PARAMS (32) push
+    words compile_artifact raised IRError, on dmlc.compile(dynamic=True) and, in the default
+    auto mode, on the second batch of a 40-input concat. Such a variant cannot be built: the
+    next one, else the specialized kernel, serves, bit for bit."""
+    dmlc.clear_cache()
+    for batch in (2, 3, 4):
+        shapes = [(batch, inner)] * n
+        desc = _join(DataType.FLOAT32, shapes, 0 if inner == 8 and not view and n == 16 else 1,
+                     [4 * (k % 3) for k in range(n)] if view else None)
+        rules = rules_of(desc).generic
+        dims = (1 - desc.axis,)
+        assert any(len(p.program.params) > MAX_PARAMS for p in
+                   (rules.build(desc, dims, v) for v in rules.choices(desc, dims))
+                   if p is not None)
+        xs = [random_bits(batch * 100 + k, s, np.float32) for k, s in enumerate(shapes)]
+        arrays = []
+        for x, t in zip(xs, desc.inputs):
+            flat = random_bits(7, (t.offset + x.size + 3,), np.float32)
+            flat[t.offset:t.offset + x.size] = x.reshape(-1)
+            arrays.append(flat if view else x)
+        got = dmlc.compile(desc, dynamic=mode).reference(*arrays)
+        assert got.tobytes() == np.concatenate(xs, axis=desc.axis).tobytes()
+    KERNELS.clear()
