@@ -153,10 +153,14 @@ class GenericKernels:
         variants = rules.choices(checked, dims)  # best first, the last the most general
         if mode == "auto":
             # any kernel already compiled, else the most general, which serves every later size
-            # (a decode loop's window compiles one generic kernel, not one per variant)
+            # (a decode loop's window compiles one generic kernel, not one per variant); where
+            # it cannot be built (a join of more than GROUP 8/16-bit inputs has no scalar
+            # kernel), the next most general
             found = self._lookup(rules, checked, forms, options, dims, variants)
-            if found is None:
-                found = self._build(rules, checked, forms[0], options, dims, variants[-1],
+            for variant in reversed(variants):
+                if found is not None:
+                    break
+                found = self._build(rules, checked, forms[0], options, dims, variant,
                                     compile_artifact)
         else:
             # forced: the best variant this call admits; one that cannot be built at these

@@ -52,3 +52,23 @@ def test_join_of_many_inputs_needing_more_push_words_than_a_shader_has(mode, n, 
         got = dmlc.compile(desc, dynamic=mode).reference(*arrays)
         assert got.tobytes() == np.concatenate(xs, axis=desc.axis).tobytes()
     KERNELS.clear()
+
+
+@pytest.mark.parametrize("dtype", [DataType.INT8, DataType.FLOAT16])
+def test_auto_falls_back_to_a_variant_it_can_build(dtype):
+    """auto compiles the most general variant; a join of 9 8/16-bit inputs has no scalar
+    kernel (_grouped_join: a word may hold elements of two groups), so auto compiled a
+    specialized kernel for every innermost size though the "vector" kernel serves each that
+    is whole vectors. Now the next most general variant: one specialized, one generic."""
+    lanes = 16 // dtype.itemsize
+    dmlc.clear_cache()
+    for k in (1, 2, 3, 5):
+        shapes = [(2, 1 + j % 2, lanes * k) for j in range(9)]
+        desc = _join(dtype, shapes, 1)
+        assert rules_of(desc).generic.choices(desc, (2,)) == ("vector", "scalar")
+        xs = [random_bits(k * 10 + j, s, dtype.numpy) for j, s in enumerate(shapes)]
+        got = dmlc.compile(desc, dynamic="auto").reference(*xs)
+        assert got.tobytes() == np.concatenate(xs, axis=1).tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_JOIN": 1, "DML_JOIN generic": 1}
+    assert list(dmlc.cache_info()["generic"]) == ["DML_JOIN dims (2,) vector #0"]
+    KERNELS.clear()
