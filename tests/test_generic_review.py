@@ -112,3 +112,47 @@ def test_gather_windows_of_mixed_alignment_compile_a_bounded_number(nd, mode, of
     assert compiles.get(op, 0) == (1 if mode == "auto" else 0), compiles
     assert 1 <= compiles[f"{op} generic"] <= 2, compiles
     KERNELS.clear()
+
+
+def _reverse_batch(dtype: DataType, batch: int, inner: int) -> dmlc.ReverseSubsequencesDesc:
+    """ONNX ReverseSequence's layout: [4, batch, inner] reversed along axis 0, the lengths
+    [batch] broadcast over [1, batch, inner] (strides (batch, 1, 0))."""
+    return validate(dmlc.ReverseSubsequencesDesc(
+        input=TensorDesc(data_type=dtype, sizes=(4, batch, inner)),
+        sequence_lengths=TensorDesc(data_type=DataType.INT64, sizes=(1, batch, inner),
+                                    strides=(batch, 1, 0)), axis=0))
+
+
+@pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT8])
+def test_a_size_of_one_first_keys_the_kernel_of_every_later_size(dtype):
+    """explicit() gives a size-1 dimension the stride of a buffer laid out like its inner
+    dimensions. A batch of 1 first gave the lengths [1, 1, inner] strides (1, 1, 0), every
+    later batch's key (0, 1, 0): the broadcast innermost (stride 0) counted as taking room,
+    and the dynamic batch, being 1, not as dynamic for the axis outside it. So the kernel
+    lowered from the batch of 1 served it alone: two generic kernels for one signature. Now
+    one specialized and one generic kernel, bit for bit numpy; likewise a copy of c[:, :t]
+    of a [1, T, 4] cache for t = 2, 1, 3, 5 (was two generic kernels: its size-1 batch
+    outside t)."""
+    from tests.reference_nd import reverse_subsequences
+    lanes = 16 // dtype.itemsize
+    dmlc.clear_cache()
+    for batch in (2, 1, 3, 4):
+        desc = _reverse_batch(dtype, batch, lanes * batch)
+        x = random_bits(batch, (4, batch, lanes * batch), dtype.numpy)
+        lengths = (np.arange(batch, dtype=np.int64) * 3) % 6 - 1  # -1 and past 4 too
+        got = dmlc.compile(desc, dynamic="auto").reference(x, lengths)
+        want = reverse_subsequences(x, np.broadcast_to(lengths.reshape(1, batch, 1),
+                                                      desc.sequence_lengths.sizes), 0)
+        assert got.tobytes() == want.tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_REVERSE_SUBSEQUENCES": 1,
+                                             "DML_REVERSE_SUBSEQUENCES generic": 1}
+    dmlc.clear_cache()
+    cache = random_bits(5, (1, 6, 4), dtype.numpy)
+    for t in (2, 1, 3, 5):  # the generic kernel lowered from t = 1
+        got = dmlc.compile(validate(dmlc.IdentityDesc(input=TensorDesc(
+            data_type=dtype, sizes=(1, t, 4), strides=(24, 4, 1)))),
+            dynamic="auto").reference(cache.reshape(-1))
+        assert got.tobytes() == cache[:, :t].tobytes()
+    assert dmlc.cache_info()["compiles"] == {"DML_ELEMENT_WISE_IDENTITY": 1,
+                                             "DML_ELEMENT_WISE_IDENTITY generic": 1}
+    KERNELS.clear()
