@@ -38,6 +38,7 @@ from .errors import ValidationError
 from .family.generic import GenericProgram, GenericRules, has_wild
 from .ir import Program
 from .ir.interp import param_value
+from .ir.verify import MAX_PARAMS
 
 MODES = ("auto", "always", "never")
 
@@ -155,10 +156,14 @@ class GenericKernels:
         variants = rules.choices(checked, dims)  # best first, the last the most general
         if mode == "auto":
             # any kernel already compiled, else the most general, which serves every later size
-            # (a decode loop's window compiles one generic kernel, not one per variant)
+            # (a decode loop's window compiles one generic kernel, not one per variant); where
+            # it cannot be built (a join of more than GROUP 8/16-bit inputs has no scalar
+            # kernel), the next most general
             found = self._lookup(rules, checked, forms, options, dims, variants)
-            if found is None:
-                found = self._build(rules, checked, forms[0], options, dims, variants[-1],
+            for variant in reversed(variants):
+                if found is not None:
+                    break
+                found = self._build(rules, checked, forms[0], options, dims, variant,
                                     compile_artifact)
         else:
             # forced: the best variant this call admits; one that cannot be built at these
@@ -201,7 +206,9 @@ class GenericKernels:
                dims: tuple[int, ...], variant: str,
                compile_artifact: Callable[[GenericProgram], CompiledProgram]) -> _Found | None:
         """`variant` lowered from `form` and compiled, or None where it cannot serve this call
-        (nothing is compiled then: nor where that kernel exists, not admitting this call)."""
+        (nothing is compiled then: nor where that kernel exists, not admitting this call, nor
+        where its program needs more push words than a shader has, MAX_PARAMS: a join of many
+        inputs, a PARAM or two each)."""
         key = (rules.key(form, dims), options, dims, variant)
         with self._lock:
             if key in self._store:
@@ -209,6 +216,8 @@ class GenericKernels:
         generic = (rules.checked(form, dims) if options.check_indices and rules.checked
                    else rules.in_place(form, dims) if options.in_place and rules.in_place
                    else rules.build(form, dims, variant))
+        if generic is not None and len(generic.program.params) > MAX_PARAMS:
+            return None
         values = None if generic is None else generic.values(checked)
         if generic is None or values is None or not extents_fit(generic.program, values,
                                                                  options):

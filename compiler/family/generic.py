@@ -343,7 +343,10 @@ def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
     size-1 dimension (which no access of this call uses: a view gives it 0) replaced by the one
     it has when the tensor is sliced there from a buffer laid out like its inner dimensions:
     the next inner dimension's stride times its size (1 for the innermost), 0 where that size
-    is dynamic (so that no key depends on a dynamic size). The addresses of this call are
+    is dynamic, 1 in this call too (so that no key depends on a dynamic size); a broadcast
+    dimension (stride 0) takes no room, so the one outside it steps as the one inside it
+    would (ONNX ReverseSequence's [batch] lengths broadcast over [1, batch, inner], strides
+    (0, 1, 0): a batch of 1 gets the strides every later batch has). The addresses of this call are
     unchanged; a generic kernel lowered from it bakes that stride into a dynamic dimension of
     size 1, which serves a later call exactly when its key (so this stride) is the same."""
     strides = list(t.element_strides)
@@ -351,7 +354,9 @@ def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
     for i in range(t.rank - 1, -1, -1):
         if t.sizes[i] == 1:
             strides[i] = inner
-        else:
+            if i in dims:  # a dynamic size, 1 in this call: as where it is not
+                inner = 0
+        elif strides[i] != 0:
             inner = 0 if i in dims or strides[i] < 0 else strides[i] * t.sizes[i]
     return dataclasses.replace(t, strides=tuple(strides))
 

@@ -59,20 +59,26 @@ def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
 def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """"strips" where the input steps more along its innermost dimension than along the axis
     (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
-    16-byte vector per invocation); either serves every size."""
+    16-byte vector per invocation); either serves every size. A table that moves no vectors
+    (_rows_of_vectors: its offset misaligned among them) runs "rows/e", elements: a kernel of
+    its own, so that a kernel of vectors (whose pushed offset admits aligned values only) and
+    one of elements never share a key (auto compiled a specialized kernel per misaligned
+    offset once the vector one held it)."""
     if strips_apply(desc):
         return ("strips",)
-    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows/e",)
 
 
 def lower_gather_checked(desc: GatherDesc, dims: Sequence[int]) -> GenericProgram | None:
     return lower_gather_generic(desc, dims, checked=True)
 
 
-def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str = "rows",
+def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | None = None,
                          checked: bool = False) -> GenericProgram | None:
     """lower_gather (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
     index check's kernels in front (with_index_check); variant: gather_variants'."""
+    if variant is None:  # the most general
+        variant = gather_variants(desc, dims)[-1]
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions

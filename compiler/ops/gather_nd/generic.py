@@ -62,14 +62,17 @@ def lower_gather_nd_checked(desc: GatherND1Desc, dims: Sequence[int]) -> Generic
 def gather_nd_variants(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[str, ...]:
     """"blocks" where the gathered slices are rows of whole 16-byte vectors (up to 8 of one row
     an item, its tuple read once: family/generic.py's gather_blocks), then "rows" (one element
-    or vector an item); either serves every size."""
-    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows",)
+    or vector an item; "rows/e" where it moves no vectors: gather_variants); either serves
+    every size."""
+    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows/e",)
 
 
-def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: str = "rows",
+def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: str | None = None,
                             checked: bool = False) -> GenericProgram | None:
     """lower_gather_nd (lower.py) with the indices' sizes at `dims` dynamic; checked: with the
     index check's kernels in front (with_index_check); variant: gather_nd_variants'."""
+    if variant is None:  # the most general
+        variant = gather_nd_variants(desc, dims)[-1]
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
