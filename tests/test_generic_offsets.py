@@ -342,3 +342,21 @@ def test_slices_of_one_key_lower_to_one_program(data):
             if key in seen and seen[key] is not None:
                 assert text == seen[key], (key, desc)
             seen.setdefault(key, text)
+
+
+def test_a_gather_from_a_reversed_table_compiles_specialized_not_an_error():
+    """a[::-1] as a gather's table (strides (-6, 1), offset 18): its addresses fall below a
+    pushed offset of 0, so no generic kernel pushes its offset (table_fits); forced generic
+    raised IRError from verify.py (the address range [-18, ...]) instead of compiling the
+    specialized kernel. Every mode gives numpy's rows."""
+    a = np.arange(24, dtype=np.float32).reshape(4, 6)
+    table = TensorDesc(data_type=DataType.FLOAT32, sizes=(4, 6), strides=(-6, 1), offset=18)
+    ids = np.array([[0, 3, -1]], np.int32)
+    desc = validate(dmlc.GatherDesc(input=table, indices=TensorDesc(data_type=INDEX,
+                                                                    sizes=ids.shape),
+                                    axis=0, index_dimensions=1))
+    assert rules_of(desc).generic.build(desc, (1,), "rows/e") is None
+    for mode in (True, "auto", False):
+        got = dmlc.compile(desc, dynamic=mode).reference(a.reshape(-1), ids)
+        assert got.tobytes() == a[::-1][[0, 3, 3]].tobytes(), mode
+    KERNELS.clear()

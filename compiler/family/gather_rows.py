@@ -60,11 +60,13 @@ class GatherTable:
 
 
 def table_fits(inp: TensorDesc) -> bool:
-    """Whether a generic gather may read `inp` at a pushed offset (where pushes_offset): every
-    address from an offset up to OFFSET_MAX fits int32 with room (else no generic kernel: the
-    offset is not in its key)."""
-    return not pushes_offset(inp) or OFFSET_MAX + inp.buffer_elements - inp.offset <= \
-        INT32_MAX // 2
+    """Whether a generic gather may read `inp` at a pushed offset (where pushes_offset): its
+    strides not negative (a reversed view's addresses fall below a pushed offset of 0) and
+    every address from an offset up to OFFSET_MAX fits int32 with room (else no generic
+    kernel: the offset is not in its key)."""
+    return not pushes_offset(inp) or (
+        all(st >= 0 for st in inp.element_strides)
+        and OFFSET_MAX + inp.buffer_elements - inp.offset <= INT32_MAX // 2)
 
 
 def gather_table(inp: TensorDesc, table: ParamTable, lanes: int = 1) -> GatherTable:
