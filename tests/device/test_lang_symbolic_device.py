@@ -83,24 +83,6 @@ EndPadding: {0, 1}
     assert dmlc.cache_info()["compiles"] == {"DML_PADDING generic": 1}
 
 
-def test_a_family_without_a_generic_kernel_compiles_each_size():
-    """DML_SLICE (the first slice: no generic kernel; DML_SLICE1 has one) of an input of
-    symbolic batch: compiled at each batch its data binds, each result numpy's."""
-    module = parse_module("""DML_SLICE_OPERATOR_DESC
-InputTensor: (Sizes:{B, 4}, DataType:INT32)
-OutputTensor: (Sizes:{1, 2}, DataType:INT32)
-Offsets: {0, 1}
-Sizes: {1, 2}
-Strides: {1, 1}
-""")
-    dmlc.clear_cache()
-    for batch in (1, 2, 7):
-        x = random_bits(batch, (batch, 4), np.dtype(np.int32))
-        (got,) = run_module(module, {"InputTensor": x}).values()
-        assert got.tobytes() == np.ascontiguousarray(x[0:1, 1:3]).tobytes()
-    assert dmlc.cache_info()["compiles"] == {"DML_SLICE": 3}
-
-
 def test_a_symbolic_depth_to_space_compiles_once():
     module = parse_module("""DML_DEPTH_TO_SPACE1_OPERATOR_DESC
 BlockSize: 2

@@ -18,13 +18,16 @@ from .validate import validate_slice, validate_slice0, validate_slice_grad
 
 __all__ = ['slice', 'slice_grad', 'Slice1Desc', 'SliceDesc', 'SliceGradDesc']
 
+GENERIC = GenericRules(slice_sizes, slice_free, slice_key, lower_slice_generic,
+                       variants=slice_variants, offsets=slice_offsets)
+"""DML_SLICE1's generic kernels, and DML_SLICE's (the same fields, strides >= 1): a window read
+as the copy of a view of the input (generic.py); the key holds the operator."""
+
 FAMILY = Family(
     "slice",
     {
-        Slice1Desc: Rules(validate_slice, lower_slice, generic=GenericRules(
-            slice_sizes, slice_free, slice_key, lower_slice_generic, variants=slice_variants,
-            offsets=slice_offsets)),
-        SliceDesc: Rules(validate_slice0, lower_slice0),
+        Slice1Desc: Rules(validate_slice, lower_slice, generic=GENERIC),
+        SliceDesc: Rules(validate_slice0, lower_slice0, generic=GENERIC),  # Slice1's fields
         SliceGradDesc: Rules(validate_slice_grad, lower_slice_grad),
     },
     exports=tuple(__all__))
