@@ -63,8 +63,13 @@ class Binding:
             seq.record(kp.OpAlgoDispatch(algo))
             if i == len(self.algorithms) - 1:
                 back = [b.name for b in plan.status]
-                if host:
-                    back = [b.name for b in plan.buffers] if exe.guard else [plan.output, *back]
+                if host:  # guards: every buffer a kernel binds (a buffer none binds, an
+                    # input a kernel does not read, was only uploaded: reading it back in this
+                    # sequence, with no dispatch's barrier between, is a read-after-write
+                    # hazard of two copies; no kernel can have touched its guards)
+                    back = [b.name for b in plan.buffers if any(b.name in k.buffers
+                                                                for k in plan.kernels)] \
+                        if exe.guard else [plan.output, *back]
                 if back:
                     seq.record(kp.OpTensorSyncLocal(flat(tensors[n] for n in back)))
             self.sequences.append(seq)
