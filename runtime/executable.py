@@ -55,6 +55,10 @@ class Binding:
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size), k.push)
                            for k in plan.kernels]
+        # guards are read back from the buffers a kernel binds: one none binds (an input no
+        # kernel reads) was only uploaded, and reading it back in the same sequence, with no
+        # dispatch's barrier between, is a read-after-write hazard of two copies
+        bound = {n for k in plan.kernels for n in k.buffers}
         self.sequences = []
         for i, algo in enumerate(self.algorithms):
             seq = device.sequence()
@@ -63,13 +67,9 @@ class Binding:
             seq.record(kp.OpAlgoDispatch(algo))
             if i == len(self.algorithms) - 1:
                 back = [b.name for b in plan.status]
-                if host:  # guards: every buffer a kernel binds (a buffer none binds, an
-                    # input a kernel does not read, was only uploaded: reading it back in this
-                    # sequence, with no dispatch's barrier between, is a read-after-write
-                    # hazard of two copies; no kernel can have touched its guards)
-                    back = [b.name for b in plan.buffers if any(b.name in k.buffers
-                                                                for k in plan.kernels)] \
-                        if exe.guard else [plan.output, *back]
+                if host:
+                    back = [b.name for b in plan.buffers if b.name in bound] if exe.guard \
+                        else [plan.output, *back]
                 if back:
                     seq.record(kp.OpTensorSyncLocal(flat(tensors[n] for n in back)))
             self.sequences.append(seq)
