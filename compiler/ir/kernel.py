@@ -186,6 +186,20 @@ def effects_order(k: Kernel) -> list[Node]:
     return order
 
 
+SOFT_FLOAT_COPIES = 4
+"""The most float add/mul COMBINEs (integer-only soft float, ir/build.py's combine) a kernel may
+repeat in one invocation (items or lines an invocation runs, unrolled). Drivers inline each
+copy, and their compile time grows faster than the code: SwiftShader's pipeline build of a
+generic float32 scatter-add, 16 / 8 / 4 / 2 copies: 50 / 2.6 / 0.8 / 0.3 s (lavapipe's, and
+every other reduction's at 16, under a second)."""
+
+
+def soft_float_combine(node: Node) -> bool:
+    """Whether `node` is a float add or mul COMBINE (the costly ones: see SOFT_FLOAT_COPIES)."""
+    return (node.op is Op.COMBINE and node.arg in ("add", "mul")
+            and isinstance(node.dtype, DataType) and node.dtype.numpy.kind == "f")
+
+
 def clear_memo() -> None:
     """Forget effects_order's answers."""
     _ORDERS.clear()

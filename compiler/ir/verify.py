@@ -6,7 +6,15 @@ ranges alone, to lie inside its buffer, whatever the index values in memory. Cod
 from __future__ import annotations
 
 from ..dtypes import DataType
-from .kernel import Kernel, Program, vector_width, word_lanes
+from .kernel import (
+    SOFT_FLOAT_COPIES,
+    Kernel,
+    Program,
+    effects_order,
+    soft_float_combine,
+    vector_width,
+    word_lanes,
+)
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
 __all__ = ["IRError", "clear_memo", "verify_program"]
@@ -248,6 +256,10 @@ def verify_program(p: Program) -> Program:
                   if e.op is Op.STORE and p.buffer(e.buffer).dtype.bits < 32}
         if len(packed) > 1:
             raise IRError(f"{p.name}/{k.name}: stores of several sub-32-bit widths {packed}")
+        copies = sum(map(soft_float_combine, effects_order(k)))
+        if copies > SOFT_FLOAT_COPIES:
+            raise IRError(f"{p.name}/{k.name}: {copies} float add/mul combines, more than "
+                          f"{SOFT_FLOAT_COPIES} (a driver's compile time)")
         for e in k.effects:
             if e.op is Op.ATOMIC_MAX and p.buffer(e.buffer).dtype is not DataType.UINT32:
                 raise IRError(f"{p.name}/{k.name}: atomic_max needs a uint32 buffer")

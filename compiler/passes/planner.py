@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from ..ir import Kernel, Program
 from ..ir.algebra import RuleSet
-from ..ir.kernel import effects_order, packed_stores
+from ..ir.kernel import SOFT_FLOAT_COPIES, effects_order, packed_stores, soft_float_combine
 from ..ir.mapping import (
     BANDS,
     CONSECUTIVE,
@@ -264,7 +264,9 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
         n = (columns[1] - columns[0]) // vector
         factors += [f for f in ROW_FACTORS if n % f == 0]
     if d.items * d.steps >= MIN_ITEMS:
-        factors += [f for f in (STEP_FACTORS if d.steps > 1 else FACTORS) if d.items % f == 0]
+        most = SOFT_FLOAT_COPIES if any(map(soft_float_combine, effects_order(d))) else d.items
+        factors += [f for f in (STEP_FACTORS if d.steps > 1 else FACTORS)
+                    if d.items % f == 0 and f <= most]
     maps = [ItemMap(CONSECUTIVE, f) for f in dict.fromkeys(factors)]
     if d.steps > 1 or d.items < MIN_ITEMS:
         return maps

@@ -45,7 +45,7 @@ from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
-from ...ir.kernel import vector_width
+from ...ir.kernel import SOFT_FLOAT_COPIES, vector_width
 from ...ir.ops import Op
 from ...ir.verify import MAX_STEPS
 from .desc import ScatterDesc, ScatterNDDesc
@@ -58,7 +58,8 @@ VECTOR_BLOCK = 8
 """16-byte vectors an item of the copy moves (the generic copy's blocks: family/rows.py)."""
 LINE_BLOCK = 16
 """Neighbouring lines an item walks (planner.py's STEP_FACTORS: 16 lines an invocation were the
-specialized kernel's best on lavapipe)."""
+specialized kernel's best on lavapipe); SOFT_FLOAT_COPIES where they combine floats by add or
+mul (a driver's compile time: ir/kernel.py)."""
 
 
 @dataclass(frozen=True)
@@ -305,13 +306,14 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     step_count = None if isinstance(n_steps, int) else (
         n_steps if n_steps.op is Op.PARAM else table.add(1, n_steps.vmax, steps_recipe))
     n_lines = table.add(1, _hi(lines[0]), lines[1])
-    blocks = table.add(1, -(-n_lines.vmax // LINE_BLOCK),
-                       lambda x: -(-int(lines[1](x)) // LINE_BLOCK))
+    walk = (SOFT_FLOAT_COPIES if desc.reduction in ("add", "mul")
+            and out.data_type.numpy.kind == "f" else LINE_BLOCK)
+    blocks = table.add(1, -(-n_lines.vmax // walk), lambda x: -(-int(lines[1](x)) // walk))
     g, step = b.item_id(blocks.vmax), b.step_id(_hi(n_steps))
     store = b.atomic_store if out.data_type.bits < 32 else b.store  # lines share words
     effects = []
-    for j in range(LINE_BLOCK):
-        line = b.add(b.mul(g, LINE_BLOCK), j) if j else b.mul(g, LINE_BLOCK)
+    for j in range(walk):
+        line = b.add(b.mul(g, walk), j) if j else b.mul(g, walk)
         coords, keep, ucoords = update(step, b.minimum(line, b.add(n_lines, -1)))
         target = s_out.at(coords)
         value = b.load(s_upd.buf, s_upd.at(ucoords))

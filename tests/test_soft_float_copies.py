@@ -1,0 +1,66 @@
+"""A kernel repeats a float add/mul scatter combine (integer-only soft float) at most
+SOFT_FLOAT_COPIES times an invocation (ir/kernel.py): SwiftShader took 50 s to build the
+pipeline of a generic float32 scatter-add that walked 16 lines an item, and the specialized
+kernel at the bench's sizes walked 16 too. The planner, the generic scatter and the verifier
+each keep the bound; other reductions and types keep their 16 lines."""
+from __future__ import annotations
+
+import pytest
+
+import dmlc
+from dmlc import DataType, TensorDesc
+from dmlc.family.registry import validate
+from dmlc.ir import Buffer, Kernel, Program
+from dmlc.ir import build as b
+from dmlc.ir.kernel import SOFT_FLOAT_COPIES, effects_order, soft_float_combine
+from dmlc.ir.verify import IRError, verify_program
+
+FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
+
+
+def _copies(kernel: dmlc.CompiledKernel) -> list[int]:
+    return [sum(map(soft_float_combine, effects_order(k))) for k in kernel.program.kernels]
+
+
+def _scatter_nd(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterNDDesc:
+    return validate(dmlc.ScatterNDDesc(
+        input=TensorDesc(data_type=dtype, sizes=(m, m)),
+        indices=TensorDesc(data_type=DataType.INT32, sizes=(m // 4, 1)),
+        updates=TensorDesc(data_type=dtype, sizes=(m // 4, m)),
+        input_dimension_count=2, indices_dimension_count=2, reduction=reduction))
+
+
+def _scatter(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterDesc:
+    t = TensorDesc(data_type=dtype, sizes=(m, m))
+    return validate(dmlc.ScatterDesc(
+        input=t, indices=TensorDesc(data_type=DataType.INT32, sizes=(m, m)), updates=t, axis=0,
+        reduction=reduction))
+
+
+@pytest.mark.parametrize("make", [_scatter_nd, _scatter])
+@pytest.mark.parametrize("dtype", FLOATS)
+@pytest.mark.parametrize("reduction", ["add", "mul"])
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_float_add_mul_scatters_repeat_the_combine_at_most_the_bound(make, dtype, reduction,
+                                                                     dynamic):
+    kernel = dmlc.compile(make(dtype, reduction, 512), dynamic=dynamic)
+    assert max(_copies(kernel)) == SOFT_FLOAT_COPIES  # the combining kernel walks that many
+
+
+@pytest.mark.parametrize("dtype,reduction", [(DataType.FLOAT32, "max"),
+                                             (DataType.INT32, "add"), (DataType.INT64, "mul")])
+def test_cheap_combines_keep_sixteen_lines(dtype, reduction):
+    glsl = dmlc.compile(_scatter(dtype, reduction, 512), dynamic=True).glsl
+    name = {"max": "dmlc_max_f32", "add": "dmlc_add_i32", "mul": "dmlc_mul_i64"}[reduction]
+    assert glsl.count(f"{name}(v") == 16
+
+
+def test_the_verifier_refuses_more_copies():
+    out = Buffer("output", DataType.FLOAT32, 8, "output")
+    value = b.load(out, b.const(0))
+    stores = tuple(b.store(out, b.const(i), b.combine("add", b.load(out, b.const(i)), value))
+                   for i in range(SOFT_FLOAT_COPIES + 1))
+    program = Program("p", (out,), (Kernel("k", 1, stores[:-1]),), (), "output", (8,))
+    verify_program(program)
+    with pytest.raises(IRError, match="float add/mul combines"):
+        verify_program(program.with_kernels((Kernel("k", 1, stores),)))
