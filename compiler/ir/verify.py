@@ -202,6 +202,7 @@ _OWN_CHECKS = frozenset(map(id, (
 """The ops _check_node checks beyond an int's range (by id: an enum's hash is Python-level);
 a node of any other op that fits int32 passes without the call."""
 _INT = VType.INT
+_COMBINE = Op.COMBINE
 
 MAX_STEPS = 65535
 """A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
@@ -256,7 +257,7 @@ def verify_program(p: Program) -> Program:
                   if e.op is Op.STORE and p.buffer(e.buffer).dtype.bits < 32}
         if len(packed) > 1:
             raise IRError(f"{p.name}/{k.name}: stores of several sub-32-bit widths {packed}")
-        copies = sum(map(soft_float_combine, effects_order(k)))
+        copies = sum(map(soft_float_combine, [n for n in effects_order(k) if n.op is _COMBINE]))
         if copies > SOFT_FLOAT_COPIES:
             raise IRError(f"{p.name}/{k.name}: {copies} float add/mul combines, more than "
                           f"{SOFT_FLOAT_COPIES} (a driver's compile time)")
