@@ -13,6 +13,14 @@ from .generic import (
     slice_sizes,
     slice_variants,
 )
+from .generic_grad import (
+    grad_free,
+    grad_key,
+    grad_layouts,
+    grad_offsets,
+    grad_sizes,
+    lower_slice_grad_generic,
+)
 from .lower import lower_slice, lower_slice0, lower_slice_grad
 from .validate import validate_slice, validate_slice0, validate_slice_grad
 
@@ -23,11 +31,16 @@ GENERIC = GenericRules(slice_sizes, slice_free, slice_key, lower_slice_generic,
 """DML_SLICE1's generic kernels, and DML_SLICE's (the same fields, strides >= 1): a window read
 as the copy of a view of the input (generic.py); the key holds the operator."""
 
+GRAD_GENERIC = GenericRules(grad_sizes, grad_free, grad_key, lower_slice_grad_generic,
+                            grad_layouts, offsets=grad_offsets)
+"""DML_SLICE_GRAD's generic kernels: the input gradient's and the output's sizes at dispatch,
+the window's offsets and strides fixed, a negative stride's start pushed (generic_grad.py)."""
+
 FAMILY = Family(
     "slice",
     {
         Slice1Desc: Rules(validate_slice, lower_slice, generic=GENERIC),
         SliceDesc: Rules(validate_slice0, lower_slice0, generic=GENERIC),  # Slice1's fields
-        SliceGradDesc: Rules(validate_slice_grad, lower_slice_grad),
+        SliceGradDesc: Rules(validate_slice_grad, lower_slice_grad, generic=GRAD_GENERIC),
     },
     exports=tuple(__all__))
