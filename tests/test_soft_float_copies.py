@@ -44,7 +44,9 @@ def _scatter(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterDesc:
 def test_float_add_mul_scatters_repeat_the_combine_at_most_the_bound(make, dtype, reduction,
                                                                      dynamic):
     kernel = dmlc.compile(make(dtype, reduction, 512), dynamic=dynamic)
-    assert max(_copies(kernel)) == SOFT_FLOAT_COPIES  # the combining kernel walks that many
+    assert max(_copies(kernel)) <= SOFT_FLOAT_COPIES  # the planner's choice (1 with no passes)
+    if dynamic:  # the generic kernel's lines, lowered so
+        assert max(_copies(kernel)) == SOFT_FLOAT_COPIES
 
 
 @pytest.mark.parametrize("dtype,reduction", [(DataType.FLOAT32, "max"),
