@@ -14,6 +14,7 @@ from dmlc.ir import Buffer, Kernel, Program
 from dmlc.ir import build as b
 from dmlc.ir.kernel import SOFT_FLOAT_COPIES, effects_order, soft_float_combine
 from dmlc.ir.verify import IRError, verify_program
+from dmlc.passes.planner import _runs
 
 FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 
@@ -66,3 +67,20 @@ def test_the_verifier_refuses_more_copies():
     verify_program(program)
     with pytest.raises(IRError, match="float add/mul combines"):
         verify_program(program.with_kernels((Kernel("k", 1, stores),)))
+
+
+def test_the_planner_counts_the_copies_an_item_already_has():
+    """Two float combines an item: no factor above 2 is offered (4 would make 8 copies, which
+    the verifier refuses after planning)."""
+    n = 1 << 16
+    inp = Buffer("input", DataType.FLOAT32, n, "input")
+    ids = Buffer("indices", DataType.INT32, n, "input")
+    out = Buffer("output", DataType.FLOAT32, 2 * n, "output")
+    g = b.item_id(n)
+    row = b.clamp(b.index(b.load(ids, g), n, "clamp"), 0, n - 1)
+    stores = tuple(b.store(out, at, b.combine("add", b.load(out, at), b.load(inp, g)))
+                   for at in (row, b.add(row, n)))
+    kernel = Kernel("k", n, stores)
+    program = Program("p", (inp, ids, out), (kernel,), ("input", "indices"), "output", (2 * n,))
+    factors = [m.count for m in _runs(kernel, program, None, 1)]
+    assert factors and max(factors) == SOFT_FLOAT_COPIES // 2

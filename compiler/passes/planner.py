@@ -264,8 +264,8 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
         n = (columns[1] - columns[0]) // vector
         factors += [f for f in ROW_FACTORS if n % f == 0]
     if d.items * d.steps >= MIN_ITEMS:
-        combines = [n for n in effects_order(d) if n.op is Op.COMBINE]
-        most = SOFT_FLOAT_COPIES if any(map(soft_float_combine, combines)) else d.items
+        copies = sum(map(soft_float_combine, [n for n in effects_order(d) if n.op is Op.COMBINE]))
+        most = SOFT_FLOAT_COPIES // copies if copies else d.items  # copies per item, times f
         factors += [f for f in (STEP_FACTORS if d.steps > 1 else FACTORS)
                     if d.items % f == 0 and f <= most]
     maps = [ItemMap(CONSECUTIVE, f) for f in dict.fromkeys(factors)]
