@@ -12,7 +12,7 @@ from dmlc import DataType, TensorDesc
 from dmlc.family.registry import validate
 from dmlc.ir import Buffer, Kernel, Program
 from dmlc.ir import build as b
-from dmlc.ir.kernel import SOFT_FLOAT_COPIES, effects_order, soft_float_combine
+from dmlc.ir.kernel import SOFT_FLOAT_COPIES, soft_float_copies
 from dmlc.ir.verify import IRError, verify_program
 from dmlc.passes.planner import _runs
 
@@ -20,7 +20,7 @@ FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 
 
 def _copies(kernel: dmlc.CompiledKernel) -> list[int]:
-    return [sum(map(soft_float_combine, effects_order(k))) for k in kernel.program.kernels]
+    return [soft_float_copies(k) for k in kernel.program.kernels]
 
 
 def _scatter_nd(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterNDDesc:

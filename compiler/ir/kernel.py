@@ -194,10 +194,15 @@ generic float32 scatter-add, 16 / 8 / 4 / 2 copies: 50 / 2.6 / 0.8 / 0.3 s (lava
 every other reduction's at 16, under a second)."""
 
 
-def soft_float_combine(node: Node) -> bool:
-    """Whether `node` is a float add or mul COMBINE (the costly ones: see SOFT_FLOAT_COPIES)."""
-    return (node.op is Op.COMBINE and node.arg in ("add", "mul")
-            and isinstance(node.dtype, DataType) and node.dtype.numpy.kind == "f")
+def soft_float(kind: str, dtype: object) -> bool:
+    """Whether combining `dtype` elements by `kind` is a float add or mul (the costly
+    combines: see SOFT_FLOAT_COPIES)."""
+    return kind in ("add", "mul") and isinstance(dtype, DataType) and dtype.numpy.kind == "f"
+
+
+def soft_float_copies(k: Kernel) -> int:
+    """The float add/mul COMBINEs one invocation of k runs (see SOFT_FLOAT_COPIES)."""
+    return sum(soft_float(n.mode, n.dtype) for n in effects_order(k) if n.op is Op.COMBINE)
 
 
 def clear_memo() -> None:

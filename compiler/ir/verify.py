@@ -6,15 +6,7 @@ ranges alone, to lie inside its buffer, whatever the index values in memory. Cod
 from __future__ import annotations
 
 from ..dtypes import DataType
-from .kernel import (
-    SOFT_FLOAT_COPIES,
-    Kernel,
-    Program,
-    effects_order,
-    soft_float_combine,
-    vector_width,
-    word_lanes,
-)
+from .kernel import SOFT_FLOAT_COPIES, Kernel, Program, soft_float_copies, vector_width, word_lanes
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
 __all__ = ["IRError", "clear_memo", "verify_program"]
@@ -202,7 +194,6 @@ _OWN_CHECKS = frozenset(map(id, (
 """The ops _check_node checks beyond an int's range (by id: an enum's hash is Python-level);
 a node of any other op that fits int32 passes without the call."""
 _INT = VType.INT
-_COMBINE = Op.COMBINE
 
 MAX_STEPS = 65535
 """A kernel's steps are a loop in the shader; lavapipe stops a loop after 65,535 iterations."""
@@ -257,7 +248,7 @@ def verify_program(p: Program) -> Program:
                   if e.op is Op.STORE and p.buffer(e.buffer).dtype.bits < 32}
         if len(packed) > 1:
             raise IRError(f"{p.name}/{k.name}: stores of several sub-32-bit widths {packed}")
-        copies = sum(map(soft_float_combine, [n for n in effects_order(k) if n.op is _COMBINE]))
+        copies = soft_float_copies(k)
         if copies > SOFT_FLOAT_COPIES:
             raise IRError(f"{p.name}/{k.name}: {copies} float add/mul combines, more than "
                           f"{SOFT_FLOAT_COPIES} (a driver's compile time)")

@@ -37,7 +37,7 @@ from collections.abc import Callable
 
 from ..ir import Kernel, Program
 from ..ir.algebra import RuleSet
-from ..ir.kernel import SOFT_FLOAT_COPIES, effects_order, packed_stores, soft_float_combine
+from ..ir.kernel import SOFT_FLOAT_COPIES, effects_order, packed_stores, soft_float_copies
 from ..ir.mapping import (
     BANDS,
     CONSECUTIVE,
@@ -264,10 +264,10 @@ def _runs(d: Kernel, p: Program, columns: tuple[int, int] | None, vector: int) -
         n = (columns[1] - columns[0]) // vector
         factors += [f for f in ROW_FACTORS if n % f == 0]
     if d.items * d.steps >= MIN_ITEMS:
-        copies = sum(map(soft_float_combine, [n for n in effects_order(d) if n.op is Op.COMBINE]))
-        most = SOFT_FLOAT_COPIES // copies if copies else d.items  # copies per item, times f
-        factors += [f for f in (STEP_FACTORS if d.steps > 1 else FACTORS)
-                    if d.items % f == 0 and f <= most]
+        factors += [f for f in (STEP_FACTORS if d.steps > 1 else FACTORS) if d.items % f == 0]
+    copies = soft_float_copies(d)  # per item: f items an invocation repeat them f times
+    if copies:
+        factors = [f for f in factors if f * copies <= SOFT_FLOAT_COPIES]
     maps = [ItemMap(CONSECUTIVE, f) for f in dict.fromkeys(factors)]
     if d.steps > 1 or d.items < MIN_ITEMS:
         return maps

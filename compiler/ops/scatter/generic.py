@@ -45,7 +45,7 @@ from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
-from ...ir.kernel import SOFT_FLOAT_COPIES, vector_width
+from ...ir.kernel import SOFT_FLOAT_COPIES, soft_float, vector_width
 from ...ir.ops import Op
 from ...ir.verify import MAX_STEPS
 from .desc import ScatterDesc, ScatterNDDesc
@@ -306,8 +306,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     step_count = None if isinstance(n_steps, int) else (
         n_steps if n_steps.op is Op.PARAM else table.add(1, n_steps.vmax, steps_recipe))
     n_lines = table.add(1, _hi(lines[0]), lines[1])
-    walk = (SOFT_FLOAT_COPIES if desc.reduction in ("add", "mul")
-            and out.data_type.numpy.kind == "f" else LINE_BLOCK)
+    walk = SOFT_FLOAT_COPIES if soft_float(desc.reduction, out.data_type) else LINE_BLOCK
     blocks = table.add(1, -(-n_lines.vmax // walk), lambda x: -(-int(lines[1](x)) // walk))
     g, step = b.item_id(blocks.vmax), b.step_id(_hi(n_steps))
     store = b.atomic_store if out.data_type.bits < 32 else b.store  # lines share words
