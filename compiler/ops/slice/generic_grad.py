@@ -34,6 +34,7 @@ from ...family.rows import output_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b
 from .desc import SliceGradDesc
+from .lower import window_starts
 
 
 def grad_sizes(desc: SliceGradDesc) -> tuple[int, ...]:
@@ -52,16 +53,9 @@ def _split(desc: SliceGradDesc, dims: Sequence[int]) -> tuple[list[int], list[in
     return [i for i in dims if i < r], [i - r for i in dims if i >= r]
 
 
-def grad_starts(desc: SliceGradDesc) -> tuple[int, ...]:
-    """The window's start per dimension: the offset, or offset + size - 1 for a negative
-    stride (lower.py: window_starts)."""
-    return tuple(o + s - 1 if st < 0 else o
-                 for o, s, st in zip(desc.offsets, desc.sizes, desc.strides))
-
-
 def _start_of(i: int) -> Recipe:
     """The recipe of a call's window start along dimension i."""
-    return lambda d: grad_starts(d)[i]
+    return lambda d: window_starts(d)[i]
 
 
 def grad_offsets(desc: SliceGradDesc) -> tuple[int, ...]:
@@ -69,7 +63,7 @@ def grad_offsets(desc: SliceGradDesc) -> tuple[int, ...]:
     signature back with others gets a generic kernel): the input gradient's offset and the
     starts of the negative strides' windows."""
     return (desc.input_gradient.offset,
-            *(s for s, st in zip(grad_starts(desc), desc.strides) if st < 0))
+            *(s for s, st in zip(window_starts(desc), desc.strides) if st < 0))
 
 
 def grad_key(desc: SliceGradDesc, dims: Sequence[int]) -> tuple[Any, ...]:

@@ -15,7 +15,7 @@ from .desc import Slice1Desc, SliceDesc, SliceGradDesc
 from .validate import as_slice1
 
 
-def window_starts(desc: Slice1Desc) -> list[int]:
+def window_starts(desc: Slice1Desc | SliceGradDesc) -> list[int]:
     """Start = offset, or offset + size - 1 when the stride is negative."""
     return [o + s - 1 if st < 0 else o for o, s, st in zip(desc.offsets, desc.sizes, desc.strides)]
 
@@ -41,7 +41,7 @@ def lower_slice_grad(desc: SliceGradDesc, ctx: LowerContext = PLAIN) -> Program:
     b_dy = tensor_buffer("input_gradient", dy, "input")
     b_out = tensor_buffer("output", out, "output")
     gid = b.item_id(out.element_count)
-    starts = window_starts(desc)  # type: ignore[arg-type]
+    starts = window_starts(desc)
     on: Node | None = None
     src = []
     for p, start, stride, n in zip(unflatten(gid, out.sizes), starts, desc.strides, dy.sizes):
