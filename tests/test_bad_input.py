@@ -198,3 +198,30 @@ def test_slice_window_fields_are_checked_in_the_one_shot_function_too():
         args = {"offsets": [0], "sizes": [2], "strides": [1], **kw}
         with pytest.raises(dmlc.ValidationError):
             dmlc.slice(x, **args)
+
+
+def test_an_explicit_output_size_of_0_is_refused_as_directml_refuses_it():
+    """DirectML: 1 <= OutputSizes[i]. An empty result comes from an empty window (sizes, as
+    numpy's x[2:2]), never from an output size of 0 beside a window that is not empty."""
+    x = np.arange(5, dtype=np.int32)
+    for output_sizes in ([0], [6]):
+        with pytest.raises(dmlc.ValidationError, match=r"DML_SLICE1: OutputTensor.Sizes\[0\]: "
+                                                       r"expected 1 to 5 "):
+            dmlc.slice(x, [0], [5], [1], output_sizes=output_sizes)
+    with pytest.raises(dmlc.ValidationError, match=r"OutputTensor.Sizes\[1\]: expected 1 to 2 "):
+        dmlc.slice(x.reshape(1, 5), [0, 0], [1, 4], [1, -2], output_sizes=[1, 0])
+    # the empty window: its output is empty, and 0 is then the one size it may have
+    assert dmlc.slice(x, [2], [0], [1]).shape == (0,)
+    assert dmlc.slice(x, [2], [0], [-3], output_sizes=[0]).shape == (0,)
+    with pytest.raises(dmlc.ValidationError, match=r"OutputTensor.Sizes\[0\]: expected 0 "
+                                                   r"\(InputWindowSizes\[0\] = 0: the window "
+                                                   r"is empty\), got 1"):
+        dmlc.slice(x, [2], [0], [1], output_sizes=[1])
+    t = dmlc.TensorDesc(data_type="INT32", sizes=(5,))
+    with pytest.raises(dmlc.ValidationError, match=r"OutputTensor.Sizes\[0\]: expected >= 1"):
+        dmlc.compile(dmlc.Slice1Desc(input=t, offsets=[0], sizes=[5], strides=[1],
+                                     output=dmlc.TensorDesc(data_type="INT32", sizes=(0,))))
+    for desc in (dmlc.Slice1Desc(input=t, offsets=[0], sizes=[0], strides=[1]),
+                 dmlc.SliceDesc(input=t, offsets=[0], sizes=[0], strides=[1])):
+        with pytest.raises(dmlc.ValidationError, match=r"Sizes\[0\]: expected >= 1, got 0"):
+            dmlc.compile(desc)

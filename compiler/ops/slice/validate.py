@@ -44,7 +44,13 @@ def validate_slice(desc: Slice1Desc) -> Slice1Desc:
         check_tensor(op, "OutputTensor", desc.output, d)
         out_sizes = desc.output.sizes
         for i, (o, m) in enumerate(zip(out_sizes, limit)):
-            if o > m:
+            # DirectML: 1 <= OutputSizes[i]. An explicit 0 is refused even where the one-shot
+            # slice allows zero sizes; only an empty window (InputWindowSizes[i] = 0, numpy's
+            # x[2:2]) has an output of 0, and then that is the one size it may have.
+            if m == 0 and o != 0:
+                raise ValidationError(op, f"OutputTensor.Sizes[{i}]", "0 (InputWindowSizes"
+                                      f"[{i}] = 0: the window is empty)", o)
+            if m > 0 and not 1 <= o <= m:
                 raise ValidationError(op, f"OutputTensor.Sizes[{i}]", f"1 to {m} "
                                       f"(1 + (InputWindowSizes[{i}] - 1) // |stride|)", o)
     out = resolve_output(op, desc, out_sizes, desc.input.data_type)
