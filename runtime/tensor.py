@@ -54,20 +54,23 @@ class DeviceTensor:
         """0: one device buffer. Else larger than one binding holds (maxStorageBufferRange): held
         as device buffers of this many words each, the last shorter (the chunks a compiled
         kernel binds, codegen/chunks.py)."""
-        sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
-        check_kp_size(f"a {self.shape} {self.dtype} tensor", max(sizes) * 4)
+        # Every size check first, in arithmetic that does not grow with the size (a list of
+        # 2^35 chunk sizes for a 2^62-byte tensor never ends): only then the chunks' list.
+        count, largest = (-(-words // chunk), min(chunk, words)) if chunk else (1, words)
+        check_kp_size(f"a {self.shape} {self.dtype} tensor", largest * 4)
         heap = device.limits.deviceLocalHeapSize
         if heap and words * 4 > heap:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
                               f"than this device's largest memory heap holds ({heap} bytes; "
                               f"{device.name})")
         most = device.limits.maxPerStageDescriptorStorageBuffers - 1  # and a kernel's output
-        if len(sizes) > most:  # no kernel could bind it: refused now, not at every later use
+        if count > most:  # no kernel could bind it: refused now, not at every later use
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes: "
-                              f"{len(sizes)} bindings of this device's maxStorageBufferRange = "
+                              f"{count} bindings of this device's maxStorageBufferRange = "
                               f"{bound}, more than the {most} a kernel can bind beside its "
                               f"output (maxPerStageDescriptorStorageBuffers = {most + 1}; "
                               f"{device.name})")
+        sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
         with device.use("dmlc.to_device"):
             self._chunks: list[Slot] = []
             try:

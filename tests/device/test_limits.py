@@ -166,3 +166,19 @@ def test_a_tensor_no_kernel_can_bind_is_refused_when_made(monkeypatch):
                                               r"maxStorageBufferRange = 1024, more than the 3"):
             make()
     assert dmlc.empty((768,), np.float32).nbytes == 3072  # three chunks: allowed
+
+
+@vulkan
+@pytest.mark.parametrize("shape", [(2**31, 2**31), (2**62,), (2**40,) * 8])
+@pytest.mark.parametrize("heap_known", [True, False])
+def test_a_huge_tensor_is_refused_before_anything_grows_with_its_size(shape, heap_known,
+                                                                      monkeypatch):
+    """Found by a fuzzer: dmlc.empty((2**31, 2**31), np.int8) hung (a list of its 2^35 chunk
+    sizes, built before the heap check) where (2**40,) was refused at once. Every size check
+    comes before any work that grows with the size: the heap's, and where the heap is unknown
+    (0), the bindings' (the count of chunks, computed, not listed)."""
+    if not heap_known:
+        _with_limits(monkeypatch, deviceLocalHeapSize=0)
+    match = "largest memory heap" if heap_known else "maxPerStageDescriptorStorageBuffers"
+    with pytest.raises(DeviceError, match=match):
+        dmlc.empty(shape, np.int8)
