@@ -18,6 +18,7 @@ from .codegen.glsl import chunk_words
 from .dtypes import as_ndarray, padded_words
 from .errors import ValidationError
 from .family.checks import fmt
+from .family.computed import computed_argument
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
@@ -108,7 +109,7 @@ class CompiledProgram:
 
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
         """The call's arguments checked against the program inputs (check_arguments, below)."""
-        return check_arguments(self.descriptor, self.program.inputs, arrays)
+        return check_arguments(self.descriptor, self.program.inputs, expand_computed(arrays))
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
@@ -166,6 +167,12 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
                                   params))
     return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
                       program.output_shape, guard_words)
+
+
+def expand_computed(arrays: Sequence[Any]) -> tuple[Any, ...]:
+    """The arguments, an operand computed from others (oneshot/computed.py) replaced by those
+    others: the program's inputs in its place (family/computed.py)."""
+    return tuple(x for a in arrays for x in getattr(a, "computed_inputs", (a,)))
 
 
 def is_device_tensor(a: Any) -> bool:
@@ -227,6 +234,10 @@ def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     own = getattr(desc, "argument", None)
     if own is not None:
         return cast(tuple[TensorDesc, str], own(name))
+    computed = computed_argument(desc, name)  # an input of a computed operand: indices_in0
+    if computed is not None:
+        keyword, _, k = name.rpartition("_in")
+        return computed, f"{dml_field(desc, keyword)} input {k}"
     field, _, k = name.rpartition("_")  # an item of a tensor list (descriptors.list_argument)
     if k.isdigit() and isinstance(getattr(desc, field, None), tuple):
         return getattr(desc, field)[int(k)], f"{dml_field(desc, field)}[{k}]"

@@ -13,7 +13,15 @@ from typing import Any
 
 import numpy as np
 
-from .artifact import CompiledProgram, Stage, check_out, is_device_tensor, results, same_layout
+from .artifact import (
+    CompiledProgram,
+    Stage,
+    check_out,
+    expand_computed,
+    is_device_tensor,
+    results,
+    same_layout,
+)
 from .errors import ValidationError
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, updates_in_place
@@ -118,8 +126,9 @@ class CompiledKernel:
         of the output's shape and dtype, is written and returned, which makes a repeated call
         one pre-recorded dispatch per kernel). DML_SPLIT returns a tuple: views of the one
         buffer its outputs share."""
-        # a view's elements packed first, as numpy arrays are made contiguous for the upload
-        arrays = tuple(a.packed() if is_device_tensor(a) else a for a in arrays)
+        # an operand computed from others (family/computed.py) is passed as those others; a
+        # view's elements packed first, as numpy arrays are made contiguous for the upload
+        arrays = tuple(a.packed() if is_device_tensor(a) else a for a in expand_computed(arrays))
         checked = self.compiled.arguments(arrays)
         if out is None and not self.output.is_packed:
             raise ValidationError(self.descriptor.operator, "out", "the buffer OutputTensor "

@@ -25,6 +25,7 @@ from .call import CompiledKernel
 from .codegen import glsl
 from .dynamic import GenericKernels, ShapePolicy, resolve_mode
 from .errors import ValidationError
+from .family.computed import computed_fields, substitute_computed
 from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
@@ -111,6 +112,7 @@ def _optimized(checked: OperatorDesc, options: CompileOptions,
         program = add_index_check(program, checked)
         if options.in_place:
             program = writes_only_if_valid(program)
+    program = substitute_computed(program, checked)  # index arithmetic, fused (a no-op without)
     return run_pipeline(verify_program(program), dump_after=dump_after)
 
 
@@ -299,8 +301,9 @@ class KernelCache:
                     return found
             self.misses += 1
             rules: GenericRules | None = rules_of(checked).generic
-            eligible = rules is not None and rules.serves(options.target, options.in_place,
-                                                          options.check_indices)
+            eligible = rules is not None and rules.serves(
+                options.target, options.in_place, options.check_indices) and not computed_fields(
+                checked)  # a computed operand's loads are replaced in specialized programs
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),

@@ -45,6 +45,34 @@ def _combine_fn(n: Node) -> str:
     return f"dmlc_{n.mode}_{kind}{dtype.bits}"
 
 
+def _integer_fn(prefix: str, n: Node) -> str:
+    """shaders/dmlc_int.glsl's function for an ARITH ("ia") or COMPARE ("ic") of this kind on
+    this type of operands."""
+    dtype = n.src[0].data_type
+    return f"dmlc_{prefix}_{n.mode}_{'i' if dtype.is_signed_int else 'u'}{dtype.bits}"
+
+
+def _convert(n: Node, x: str) -> str:
+    """A CONVERT, inline: the value's low word (sign-extended from 8/16 bits), then the high
+    word of a 64-bit result, or the low word masked to a narrower one."""
+    src, dst = n.src[0], n.data_type
+    if src.dtype is VType.INT:
+        low, signed = f"uint({x})", True
+    else:
+        t = src.data_type
+        if t.bits == 64:
+            low, signed = f"{x}.x", t.is_signed_int
+        elif t.is_signed_int and t.bits < 32:
+            low, signed = f"uint(bitfieldExtract(int({x}), 0, {t.bits}))", True
+        else:
+            low, signed = x, t.is_signed_int
+        if t.bits == 64 and dst.bits == 64:
+            return x
+    if dst.bits == 64:
+        return f"uvec2({low}, {f'(int({low}) < 0 ? 0xFFFFFFFFu : 0u)' if signed else '0u'})"
+    return low if dst.bits == 32 else f"({low} & {(1 << dst.bits) - 1}u)"
+
+
 def glsl_type(dtype: object) -> str:
     if dtype is VType.INT:
         return "int"
@@ -164,6 +192,13 @@ class _KernelWriter:
             return f"int({a[0]})"
         if n.op is Op.COMBINE:
             return f"{_combine_fn(n)}({a[0]}, {a[1]})"
+        if n.op is Op.ARITH:
+            return f"{_integer_fn('ia', n)}({a[0]}, {a[1]})"
+        if n.op is Op.COMPARE:
+            return (f"({a[0]} == {a[1]})" if n.mode == "eq" else
+                    f"{_integer_fn('ic', n)}({a[0]}, {a[1]})")
+        if n.op is Op.CONVERT:
+            return _convert(n, a[0])
         raise NotImplementedError(n.op)
 
     def effect(self, e: Node, indent: str) -> list[str]:
@@ -337,8 +372,11 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
     if chunks:
         lines += ["", *chunk_helpers(k, p, chunks, {n: glsl_name(p, n) for n in chunks})]
     lines += ["", helpers().rstrip(), ""]
-    if any(n.op is Op.COMBINE for n in effects_order(k)):  # scatter reductions only
+    ops = {n.op for n in effects_order(k)}
+    if Op.COMBINE in ops:  # scatter reductions only
         lines += [helpers("dmlc_reduce.glsl").rstrip(), ""]
+    if Op.ARITH in ops or Op.COMPARE in ops:  # index values computed from loaded ones
+        lines += [helpers("dmlc_int.glsl").rstrip(), ""]
     lines += ["void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     # sched.stride items, a workgroup apart; compare in uint before the int cast

@@ -19,6 +19,7 @@ from typing import Any, ClassVar, Protocol
 from ..errors import ValidationError
 from ..ir import Program
 from ..plan import DEFAULT, PlanLimits
+from .computed import check_computed, computed_fields
 from .tensor import TensorDesc
 
 
@@ -113,8 +114,17 @@ def descriptor_classes(directml_only: bool = False) -> tuple[type, ...]:
 
 def validate(desc: Any) -> Any:
     """Check `desc` against every rule of its DirectML page (and README "Decisions"); return
-    it with OutputTensor inferred."""
-    return rules_of(desc).validate(desc)
+    it with OutputTensor inferred. Operands computed from others (family/computed.py) are
+    checked too, and must reach the validated descriptor as they are."""
+    computed = computed_fields(desc)
+    for keyword, t in computed:
+        check_computed(desc.operator, dml_field(desc, keyword), t)
+    checked = rules_of(desc).validate(desc)
+    if computed and computed_fields(checked) != computed:
+        raise ValidationError(desc.operator, dml_field(desc, computed[0][0]), "a tensor read "
+                              "as it is given (an operand computed by index arithmetic)",
+                              "one the operator rewrites")
+    return checked
 
 
 def lower(desc: Any, ctx: LowerContext = PLAIN) -> Program:

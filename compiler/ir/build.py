@@ -17,7 +17,8 @@ __all__ = ["const", "const_bool", "const_data", "var", "param", "item_id", "step
            "minimum", "maximum", "less", "not_equal", "floordiv", "floormod", "sub", "clamp",
            "logical_and", "where", "load", "index", "bits", "vector_width", "vload", "reverse",
            "vextract", "vpack", "vpack_lanes", "vstore", "store", "atomic_max", "atomic_store",
-           "only_if", "pack", "wstore", "combine", "COMBINE_KINDS"]
+           "only_if", "pack", "wstore", "combine", "COMBINE_KINDS", "arith", "compare", "convert",
+           "ARITH_KINDS"]
 
 IntLike = Node | int
 
@@ -114,12 +115,12 @@ def load(buf: Buffer, index: IntLike) -> Node:
 
 
 def index(raw: Node, dim: int, mode: str) -> Node:
-    """Normalize a loaded index value against an axis of size `dim` (README "Decisions"):
+    """Normalize an index value (loaded, or computed from loaded values by arith()) against an
+    axis of size `dim` (README "Decisions"):
     a negative signed index counts from the end once; what is still outside [0, dim) is clamped
     to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
-    if (raw.op not in (Op.LOAD, Op.VEXTRACT) or not isinstance(raw.dtype, DataType)
-            or not raw.dtype.is_index):
-        raise TypeError("index() takes a value loaded from an index-typed buffer")
+    if not isinstance(raw.dtype, DataType) or not raw.dtype.is_index:
+        raise TypeError("index() takes an index-typed value (int32, int64, uint32, uint64)")
     if mode not in ("clamp", "mask"):
         raise ValueError(mode)
     return Node(Op.INDEX, VType.INT, (raw, const(dim)), mode)
@@ -239,3 +240,44 @@ def combine(kind: str, a: Node, b: Node) -> Node:
     if not isinstance(a.dtype, DataType) or a.dtype != b.dtype:
         raise TypeError(f"combine() takes two elements of one data type, got {a.dtype}, {b.dtype}")
     return Node(Op.COMBINE, a.dtype, (a, b), kind)
+
+
+ARITH_KINDS = ("add", "sub", "mul", "floordiv", "floormod", "truncdiv", "truncmod", "min", "max")
+"""Integer arithmetic on elements (Op.ARITH): + - * wrap modulo 2^bits; floordiv/floormod
+round towards -inf (Python's // and %, ONNX Mod), truncdiv/truncmod towards 0 (ONNX Div, Mod
+with fmod=1, C's / and %); a zero divisor gives 0 (numpy's integer rule)."""
+
+
+def _integer(op: str, *values: Node) -> DataType:
+    dtype = values[0].dtype
+    if not isinstance(dtype, DataType) or dtype.numpy.kind not in "iu" or any(
+            v.dtype != dtype for v in values):
+        raise TypeError(f"{op}() takes integer elements of one type, got "
+                        + ", ".join(str(v.dtype) for v in values))
+    return dtype
+
+
+def arith(kind: str, a: Node, b: Node) -> Node:
+    """Two integer elements of one type combined by `kind` (ARITH_KINDS), wrapping."""
+    if kind not in ARITH_KINDS:
+        raise ValueError(kind)
+    return Node(Op.ARITH, _integer("arith", a, b), (a, b), kind)
+
+
+def compare(kind: str, a: Node, b: Node) -> Node:
+    """a < b ("lt") or a == b ("eq") of two integer elements of one type, by their values."""
+    if kind not in ("lt", "eq"):
+        raise ValueError(kind)
+    _integer("compare", a, b)
+    return Node(Op.COMPARE, VType.BOOL, (a, b), kind)
+
+
+def convert(x: IntLike, dtype: DataType) -> Node:
+    """An integer element (or an INT of index arithmetic) as an element of integer type
+    `dtype`: numpy's astype, sign- or zero-extended, then wrapped."""
+    if dtype.numpy.kind not in "iu":
+        raise TypeError(f"convert() to an integer type, not {dtype.name}")
+    x = x if isinstance(x, Node) and x.dtype is not VType.INT else _int(x)
+    if x.dtype is not VType.INT:
+        _integer("convert", x)
+    return x if x.dtype == dtype else Node(Op.CONVERT, dtype, (x,))

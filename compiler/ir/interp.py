@@ -114,6 +114,15 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
         return s[0].astype(np.uint32).view(np.int32).astype(np.int64)
     if n.op is Op.COMBINE:
         return combine_bits(n.mode, n.data_type, s[0], s[1], gid.shape)
+    if n.op is Op.ARITH:
+        return arith_bits(n.mode, n.data_type, s[0], s[1])
+    if n.op is Op.COMPARE:
+        x, y = (_elements(v, n.src[0].data_type) for v in s)
+        return np.less(x, y) if n.mode == "lt" else np.equal(x, y)
+    if n.op is Op.CONVERT:
+        src = n.src[0]
+        x = s[0] if src.dtype is VType.INT else _elements(s[0], src.data_type)
+        return np.asarray(x).astype(n.data_type.numpy).view(n.data_type.bits_dtype)
     raise IRError(f"cannot evaluate {n.op.name}")
 
 
@@ -134,6 +143,39 @@ def combine_bits(kind: str, dtype: DataType, a: np.ndarray, b: np.ndarray,
         for i in range(x.size):
             out[i] = fn(x[i], y[i])
     return out.view(bits).reshape(shape)
+
+
+def _elements(raw: np.ndarray, dtype: DataType) -> np.ndarray:
+    """Raw bits as the elements they are."""
+    return np.asarray(raw, dtype.bits_dtype).view(dtype.numpy)
+
+
+_WRAPPING: dict[str, np.ufunc] = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
+                                  "min": np.minimum, "max": np.maximum}
+
+
+def arith_bits(kind: str, dtype: DataType, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """ARITH (ir/build.py's ARITH_KINDS) on raw bits: numpy's integer arithmetic, which wraps;
+    a zero divisor gives 0, and a signed division by -1 negates (wrapping: the minimum stays)."""
+    x, y = _elements(a, dtype), _elements(b, dtype)
+    with np.errstate(all="ignore"):
+        if kind in _WRAPPING:
+            out = _WRAPPING[kind](x, y)
+        else:
+            zero = y == 0
+            minus_one = (y == -1) if dtype.is_signed_int else np.zeros_like(zero)
+            d = np.where(zero | minus_one, np.ones((), dtype.numpy), y).astype(dtype.numpy)
+            if kind == "floordiv":
+                out = np.floor_divide(x, d)
+            elif kind == "floormod":
+                out = np.remainder(x, d)
+            elif kind == "truncmod":
+                out = np.fmod(x, d)
+            else:  # truncdiv: x - fmod(x, d) is an exact multiple of d, never past x
+                out = np.floor_divide(x - np.fmod(x, d), d)
+            negated = np.negative(x) if kind.endswith("div") else np.zeros_like(x)
+            out = np.where(zero, np.zeros((), dtype.numpy), np.where(minus_one, negated, out))
+    return np.asarray(out).astype(dtype.numpy).view(dtype.bits_dtype)
 
 
 def _vector_addresses(first: np.ndarray, buf: np.ndarray, name: str) -> np.ndarray:

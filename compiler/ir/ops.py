@@ -51,6 +51,12 @@ class Op(enum.Enum):
     #                             the element's bits put into its word atomically (and, then or)
     COMBINE = enum.auto()    # arg: "add" | "mul" | "max" | "min"; src: (a, b) of one DataType ->
     #                          that type: numpy's np.add(a, b), ... on the elements, bit for bit
+    ARITH = enum.auto()      # arg: one of ARITH_KINDS; src: (a, b) of one integer DataType ->
+    #                          that type: integer arithmetic on loaded values, wrapping modulo
+    #                          2^bits (ONNX's and numpy's integer semantics; x / 0 and x % 0 are 0)
+    COMPARE = enum.auto()    # arg: "lt" | "eq"; src: (a, b) of one integer DataType -> BOOL
+    CONVERT = enum.auto()    # src: (an integer DataType value, or an INT) -> the node's integer
+    #                          DataType: numpy's astype (sign- or zero-extended, then wrapped)
 
 
 class VType(enum.Enum):
@@ -186,9 +192,10 @@ class Node:
 
     @property
     def mode(self) -> str:
-        """An INDEX's mode ("clamp" | "mask") or a COMBINE's kind ("add" | "mul" | ...)."""
+        """An INDEX's mode ("clamp" | "mask"), or a COMBINE's, ARITH's or COMPARE's kind ("add",
+        "floordiv", "lt", ...)."""
         a = self.arg
-        if self.op not in (Op.INDEX, Op.COMBINE) or not isinstance(a, str):
+        if self.op not in (Op.INDEX, Op.COMBINE, Op.ARITH, Op.COMPARE) or not isinstance(a, str):
             raise IRError(f"{self.op.name} has no mode")
         return a
 
@@ -335,7 +342,8 @@ INFIX = {Op.ADD: "+", Op.MUL: "*", Op.FLOORDIV: "//", Op.FLOORMOD: "%", Op.CMPLT
 """Binary ops written between their operands, in the IR's text and in GLSL alike."""
 FORMS = {Op.LOAD: "load {arg}[{0}]", Op.VLOAD: "vload {arg}[{0}:+16B]",
          Op.REVERSE: "reverse.{arg}B({0})", Op.VEXTRACT: "{0}.lane{arg}",
-         Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}"}
+         Op.INDEX: "index.{arg}({0}, dim={1})", Op.WHERE: "{0} ? {1} : {2}",
+         Op.ARITH: "{arg}({0}, {1})", Op.COMPARE: "{arg}({0}, {1})"}
 EFFECTS = (Op.STORE, Op.VSTORE, Op.ATOMIC_MAX, Op.WSTORE, Op.ATOMIC_STORE)
 BUFFER_OPS = (Op.LOAD, Op.VLOAD, *EFFECTS)
 """The ops whose arg names a buffer (Node.buffer)."""

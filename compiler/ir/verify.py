@@ -92,9 +92,20 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
     if n.op is Op.VEXTRACT and not (n.src[0].dtype is VType.VEC16 and isinstance(n.dtype, DataType)
                                     and 0 <= n.lane < vector_width(n.dtype)):
         fail("vextract needs a vector and a lane inside it")
-    if n.op is Op.INDEX and not (n.src[0].op in (Op.LOAD, Op.VEXTRACT) and n.src[1].is_const
+    if n.op is Op.INDEX and not (isinstance(n.src[0].dtype, DataType) and n.src[1].is_const
                                  and n.src[0].data_type.is_index):
-        fail("index() takes a loaded index value and a constant dim")
+        fail("index() takes an index-typed value and a constant dim")
+    if n.op in (Op.ARITH, Op.COMPARE) and not (
+            _integer(n.src[0]) and n.src[1].dtype == n.src[0].dtype
+            and (n.dtype == n.src[0].dtype if n.op is Op.ARITH else n.dtype is VType.BOOL)):
+        fail(f"{n.op.name.lower()} takes two integer elements of one type")
+    if n.op is Op.CONVERT and not (_integer(n) and (n.src[0].dtype is VType.INT
+                                                    or _integer(n.src[0]))):
+        fail("convert takes an integer element (or an int) to an integer type")
+
+
+def _integer(n: Node) -> bool:
+    return isinstance(n.dtype, DataType) and n.dtype.numpy.kind in "iu"
 
 
 def _within_extent(addr: Node, extent: Node, k: Kernel) -> bool:
@@ -190,7 +201,8 @@ MAX_PARAMS = 32
 
 _OWN_CHECKS = frozenset(map(id, (
     Op.FLOORDIV, Op.FLOORMOD, Op.VAR, Op.LOAD, Op.STORE, Op.ATOMIC_MAX, Op.ATOMIC_STORE, Op.VLOAD,
-    Op.VSTORE, Op.WSTORE, Op.PACK, Op.VEXTRACT, Op.INDEX, Op.PARAM)))
+    Op.VSTORE, Op.WSTORE, Op.PACK, Op.VEXTRACT, Op.INDEX, Op.PARAM, Op.ARITH, Op.COMPARE,
+    Op.CONVERT)))
 """The ops _check_node checks beyond an int's range (by id: an enum's hash is Python-level);
 a node of any other op that fits int32 passes without the call."""
 _INT = VType.INT

@@ -22,6 +22,12 @@ def as_array(op: str, field: str, value: Any) -> Any:
     """`value` as a numpy array (or the DeviceTensor it is) of a DirectML data type and 1 to 8
     dimensions. Empty lists of indices (numpy makes them float64) are int64, as numpy.take
     takes them."""
+    if getattr(value, "computed_inputs", None) is not None:  # oneshot/computed.py's Computed
+        data_type_of(op, f"{field}.dtype", value.dtype)
+        if not 1 <= value.ndim <= MAX_RANK:
+            raise ValidationError(op, f"{field}.ndim", f"1 to {MAX_RANK} (DimensionCount)",
+                                  value.ndim)
+        return value
     a = value if is_device_tensor(value) else as_ndarray(op, field, value)
     if field in ("indices", "IndicesTensor") and not isinstance(value, np.ndarray) \
             and not is_device_tensor(a) and a.size == 0 and a.dtype == np.float64:
@@ -46,7 +52,10 @@ def same_ndim(op: str, **arrays: np.ndarray) -> None:
 def tensor_of(a: Any) -> TensorDesc:
     """The tensor an argument holds. A view keeps its layout: its strides (any sign) and offset
     fold into the kernel, which reads the memory it spans as it lies (see `buffer_of`): a
-    numpy transpose, every n-th row, a reversal, a broadcast; a device tensor's view."""
+    numpy transpose, every n-th row, a reversal, a broadcast; a device tensor's view. An
+    operand computed from others (oneshot/computed.py) is its ComputedTensor."""
+    if getattr(a, "computed_inputs", None) is not None:
+        return a.tensor
     if is_device_tensor(a):
         return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape) if a.is_whole \
             else view_tensor(a)
@@ -77,6 +86,8 @@ def buffer_of(a: Any) -> Any:
     view, the tensor that owns its buffer."""
     if is_device_tensor(a):
         return a if a.is_whole else owner(a)
+    if getattr(a, "computed_inputs", None) is not None:  # the kernel takes its inputs
+        return a
     layout = _numpy_layout(a)
     if layout is None:
         return a
