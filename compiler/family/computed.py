@@ -20,6 +20,7 @@ converts to or from a float: that would compute on data.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -160,6 +161,20 @@ def walk(e: Expr) -> list[Expr]:
     return out
 
 
+def rebuild(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
+    """e rebuilt bottom-up; where fn returns a node for a (rebuilt) node, it replaces it."""
+    if isinstance(e, (Arith, Compare)):
+        e = type(e)(e.kind, rebuild(e.a, fn), rebuild(e.b, fn))
+    elif isinstance(e, Logic):
+        e = Logic(e.kind, rebuild(e.a, fn), None if e.b is None else rebuild(e.b, fn))
+    elif isinstance(e, Cast):
+        e = Cast(rebuild(e.a, fn), e.dtype)
+    elif isinstance(e, Select):
+        e = Select(rebuild(e.cond, fn), rebuild(e.a, fn), rebuild(e.b, fn))
+    out = fn(e)
+    return e if out is None else out
+
+
 def _integer(t: str) -> bool:
     return t != BOOL and np.dtype(t).kind in "iu"
 
@@ -284,24 +299,25 @@ def substitute_computed(p: Program, desc: object) -> Program:
         inputs = [n for name in p.inputs for n in (
             [x.name for x in buffers] if name == keyword else [name])]
         p = dataclasses.replace(
-            p, buffers=tuple(x for x in p.buffers if x.name != keyword) + tuple(buffers),
+            p, buffers=tuple(n for x in p.buffers for n in (
+                buffers if x.name == keyword else [x])),
             kernels=tuple(kernels), inputs=tuple(inputs))
     return p
 
 
 
-def evaluate(t: ComputedTensor, arrays: list[np.ndarray]) -> np.ndarray:
-    """t's elements on the host (numpy), of its sizes, from its inputs' elements: what
-    shape arithmetic that reads them needs (ONNX's host nodes)."""
+def evaluate(value: Expr, shape: tuple[int, ...], arrays: list[np.ndarray]) -> np.ndarray:
+    """The elements of `value` over `shape` on the host (numpy), from its inputs' elements:
+    what shape arithmetic that reads them needs (ONNX's host nodes)."""
     from ..ir.interp import arith_bits  # the IR's own meaning of ARITH, on raw bits
-    rank = len(t.shape)
+    rank = len(shape)
 
     def go(e: Expr) -> np.ndarray:
         if isinstance(e, Input):
             a = np.asarray(arrays[e.k])
             return a.reshape((1,) * (rank - a.ndim) + a.shape)
         if isinstance(e, Coord):
-            return np.arange(t.shape[e.axis], dtype=np.int64).reshape(
+            return np.arange(shape[e.axis], dtype=np.int64).reshape(
                 [-1 if k == e.axis else 1 for k in range(rank)])
         if isinstance(e, Const):
             return np.array(bool(e.bits)) if e.dtype == BOOL else np.array(
@@ -322,5 +338,4 @@ def evaluate(t: ComputedTensor, arrays: list[np.ndarray]) -> np.ndarray:
             return go(e.a).astype(DataType.of(e.dtype).numpy)
         return np.where(go(e.cond), go(e.a), go(e.b))
     with np.errstate(all="ignore"):
-        out = np.broadcast_to(go(t.value), t.shape)
-    return np.ascontiguousarray(out).astype(t.data_type.numpy).reshape(t.sizes)
+        return np.ascontiguousarray(np.broadcast_to(go(value), shape))

@@ -31,7 +31,7 @@ from ..compiled import TracedCall, tracing
 from ..errors import UsageError
 from ..oneshot import owner
 from .graph import OnnxProgram
-from .values import Value, carrier
+from .values import Value, carrier, input_reads
 
 VERSION = 1
 
@@ -102,8 +102,14 @@ def trace_model(program: OnnxProgram, shapes: dict[str, tuple[int, ...]], model:
         zeros[inp.name] = np.zeros(shapes[inp.name],
                                    onnx.helper.tensor_dtype_to_np_dtype(elem))
     feeds = program.check_inputs(zeros)
-    with tracing() as calls:
+    with tracing() as calls, input_reads() as reads:
         outputs = program.evaluate(feeds)
+    if reads:
+        raise UsageError(f"dmlc compile: the model reads the values of input(s) "
+                         f"{', '.join(sorted(reads))} on the host (shape arithmetic, an If's "
+                         "condition, a position it computes with): its kernels depend on them, "
+                         "so a manifest traced on zeros would hold the wrong ones; run it "
+                         "with `dmlc run`, or make them constants")
     wiring = _Wiring(program)
     for name, v in feeds.items():
         if not v.on_host:

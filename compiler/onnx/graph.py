@@ -12,6 +12,7 @@ get device copies kept between runs (resident.py) until `release()`.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -20,7 +21,8 @@ import numpy as np
 
 from ..dynamic import sizes_vary
 from ..errors import IndexOutOfRangeError, ValidationError
-from . import ops_layout, ops_nd  # noqa: F401  (their converters register in OPS)
+from . import arith, ops_layout, ops_nd  # noqa: F401  (converters register in OPS)
+from .arith import ARITH_OPS
 from .ops import OPS, OnnxNode
 from .resident import Resident, reading
 from .values import Value, finished, uploaded, value
@@ -33,6 +35,38 @@ HOST_OPS = {"Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min", "Max", "Rang
 reference evaluator), never on tensor data (dmlc only moves data)."""
 HOST_LIMIT = 1 << 16
 """Elements a host node may take in, all together."""
+OUT_OF_SCOPE = {
+    "NonZero": "its output's shape depends on the values: dmlc compiles every shape ahead",
+    "Conv": "it computes on data; dmlc moves data", "MatMul": "it computes on data; dmlc "
+    "moves data", "Gemm": "it computes on data; dmlc moves data"}
+"""Why some common ops are refused (the refusal says so)."""
+
+
+def needed(nodes: Sequence[Any], outputs: Sequence[str]) -> list[Any]:
+    """The nodes the outputs depend on, in their order (an If's branches read names from
+    around it: those count as its inputs)."""
+    want, keep = set(outputs), []
+    for node in reversed(list(nodes)):
+        if any(o in want for o in node.output):
+            keep.append(node)
+            want.update(node.input)
+            for attr in node.attribute:
+                if attr.type == attr.GRAPH:
+                    want.update(_outer_names(attr.g))
+    return keep[::-1]
+
+
+def _outer_names(graph: Any) -> set[str]:
+    """The names a subgraph reads that it does not make itself."""
+    made = {t.name for t in graph.initializer} | {i.name for i in graph.input}
+    read: set[str] = set()
+    for node in graph.node:
+        read.update(i for i in node.input if i not in made)
+        for attr in node.attribute:
+            if attr.type == attr.GRAPH:
+                read.update(_outer_names(attr.g) - made)
+        made.update(node.output)
+    return read
 
 
 def _onnx() -> Any:
@@ -51,16 +85,33 @@ def load(model: Any) -> Any:
     if isinstance(model, onnx.GraphProto):
         model = onnx.helper.make_model(model)
     if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
         try:
-            model = onnx.load(os.fspath(model))
+            with open(path, "rb") as f:
+                model = f.read()
         except OSError as e:
             raise ValidationError("dmlc.onnx", "model", "a readable .onnx file",
-                                  f"{os.fspath(model)}: {e.strerror}") from None
-    elif isinstance(model, (bytes, bytearray)):
-        model = onnx.load_from_string(bytes(model))
+                                  f"{path}: {e.strerror}") from None
+        return _parsed(onnx, model, path)
+    if isinstance(model, (bytes, bytearray)):
+        return _parsed(onnx, bytes(model), "the bytes given")
     if not isinstance(model, onnx.ModelProto):
         raise ValidationError("dmlc.onnx", "model", "a path, bytes, onnx.ModelProto or GraphProto",
                               type(model).__name__)
+    return model
+
+
+def _parsed(onnx: Any, data: bytes, what: str) -> Any:
+    """A ModelProto from a file's bytes; a ValidationError (one line) if they are not one."""
+    try:
+        model = onnx.load_from_string(data)
+    except Exception as e:  # protobuf's DecodeError, or anything its parser raises
+        raise ValidationError("dmlc.onnx", "model", "an ONNX model (a serialized ModelProto)",
+                              f"{what}: {type(e).__name__}: {str(e).splitlines()[0]}"
+                              if str(e) else f"{what}: {type(e).__name__}") from None
+    if not model.HasField("graph"):
+        raise ValidationError("dmlc.onnx", "model", "an ONNX model with a graph",
+                              f"{what}: no graph (not an ONNX file?)")
     return model
 
 
@@ -86,13 +137,10 @@ class OnnxProgram:
                           for t in graph.initializer}
         self.inputs = [i for i in graph.input if i.name not in self.constants]
         self.outputs = [o.name for o in graph.output]
-        for node in graph.node:
-            known = {*OPS, *HOST_OPS, "Constant"}
-            if node.domain not in DOMAINS or node.op_type not in known:
-                raise ValidationError(f"onnx node {node.name or node.output[0]!r}", "op_type",
-                                      "one of " + ", ".join(sorted(known)),
-                                      f"{node.domain + '.' if node.domain else ''}"
-                                      f"{node.op_type} (opset {self.opset})")
+        self.nodes = needed(graph.node, self.outputs)
+        """The nodes some output needs, in order (ONNX runtimes prune the others too)."""
+        for node in self.nodes:
+            self.check_node(node)
             if node.op_type == "Constant":
                 self.constants[node.output[0]] = self.node(node, {})[0]
         self.symbolic = any(not isinstance(d, int) for i in self.inputs for d in dims_of(i))
@@ -100,6 +148,21 @@ class OnnxProgram:
         generic from the first run (dynamic.sizes_vary), one compile for every size."""
         self.resident = Resident(v.data for v in self.constants.values())
         """The constants' device copies, made by the first run that reads them."""
+
+    def check_node(self, node: Any) -> None:
+        """Refuse, at load, a node dmlc has no converter for (those in If branches too)."""
+        known = {*OPS, *HOST_OPS, *ARITH_OPS, "Constant", "If"}
+        if node.domain not in DOMAINS or node.op_type not in known:
+            op = f"{node.domain + '.' if node.domain else ''}{node.op_type}"
+            why = OUT_OF_SCOPE.get(node.op_type)
+            raise ValidationError(f"onnx {op} node {node.name or node.output[0]!r} (opset "
+                                  f"{self.opset})", "op_type", "an op dmlc converts", op,
+                                  why or "dmlc converts " + ", ".join(sorted(known)))
+        if node.op_type == "If":
+            for attr in node.attribute:
+                if attr.g.node:
+                    for inner in needed(attr.g.node, [o.name for o in attr.g.output]):
+                        self.check_node(inner)
 
     def release(self) -> None:
         """Free the constants' device copies now (a later run makes them again)."""
@@ -158,7 +221,7 @@ class OnnxProgram:
             if want is not None and np.dtype(want) != v.logical:
                 raise ValidationError("onnx", f"input {inp.name!r} dtype", str(np.dtype(want)),
                                       str(v.logical))
-            out[inp.name] = uploaded(v)
+            out[inp.name] = uploaded(v, inp.name)
         return out
 
     def run(self, inputs: Mapping[str, Any] | Sequence[Any]) -> dict[str, np.ndarray]:
@@ -173,13 +236,39 @@ class OnnxProgram:
         that check_inputs() has checked and uploaded."""
         values: dict[str, Value | None] = {"": None, **self.constants, **feeds}
         with sizes_vary() if self.symbolic else contextlib.nullcontext():
-            for node in self.model.graph.node:
-                if node.op_type == "Constant":  # read at load
-                    continue
-                for name, result in zip(node.output, self.node(node, values)):
-                    values[name] = result
+            self.run_nodes(self.nodes, values)
             return {name: finished(values[name])  # type: ignore[arg-type]
                     for name in self.outputs}
+
+    def run_nodes(self, nodes: Sequence[Any], values: dict[str, Value | None]) -> None:
+        """Run nodes in order, their results added to `values`."""
+        for node in nodes:
+            if node.op_type == "Constant" and node.output[0] in self.constants:  # read at load
+                values[node.output[0]] = self.constants[node.output[0]]
+                continue
+            for name, result in zip(node.output, self.node(node, values)):
+                values[name] = result
+
+    def branch(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
+        """If: its condition read on the host (from shapes and constants, or a graph input's
+        values), then the branch it names run as a subgraph, seeing the values around it."""
+        where = f"onnx If node {node.name or node.output[0]!r} (opset {self.opset})"
+        cond = values[node.input[0]]
+        assert cond is not None
+        if not (cond.on_host or cond.given is not None):
+            raise ValidationError(where, "cond", "a condition computed from shapes, constants "
+                                  "or 0-d inputs (dmlc runs one branch, chosen on the host)",
+                                  "one that depends on tensor data")
+        flag = np.asarray(cond.host()).reshape(-1)
+        if flag.size != 1:
+            raise ValidationError(where, "cond", "one element", flag.size)
+        graph = next(a.g for a in node.attribute
+                     if a.name == ("then_branch" if bool(flag[0]) else "else_branch"))
+        inner: dict[str, Value | None] = dict(values)
+        for t in graph.initializer:
+            inner[t.name] = value(_onnx().numpy_helper.to_array(t), t.name)
+        self.run_nodes(needed(graph.node, [o.name for o in graph.output]), inner)
+        return [inner[o.name] for o in graph.output]  # type: ignore[misc]
 
     def node(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
         onnx = _onnx()
@@ -189,14 +278,27 @@ class OnnxProgram:
             (key,) = attrs
             return [value(onnx.numpy_helper.to_array(attrs[key]) if key == "value"
                           else np.asarray(attrs[key]), node.output[0])]
+        if node.op_type == "If":
+            return self.branch(node, values)
         ins = [values[name] for name in node.input]
-        if node.op_type in HOST_OPS:
+        present = [v for v in ins if v is not None]
+        # constants and shapes, and 0-d graph inputs (a position, a length: parameters more
+        # than data), move on the host, where the shape arithmetic after them reads them
+        host = all(v.on_host or (v.given is not None and not v.shape) for v in present) \
+            and sum(math.prod(v.shape) for v in present) <= HOST_LIMIT
+        if host and node.op_type not in ("Shape", "Size"):  # shapes and small constants
             return self.on_host(node, ins)
+        if node.op_type == "Size":  # of any tensor: its shape's
+            return [value(np.array(math.prod(present[0].shape), np.int64), node.output[0])]
+        if node.op_type in HOST_OPS and node.op_type not in ARITH_OPS:  # Range over a graph
+            return self.on_host(node, ins)              # input's value, say: read it here
         n = OnnxNode(node.name or node.output[0], node.op_type, self.opset,
                  {**attrs, "_outputs": len(node.output)}, ins)
         on_device = any(v is not None and not v.on_host for v in ins)
         try:
             with reading(self.resident if on_device else None):
+                if node.op_type in ARITH_OPS:  # index arithmetic on tensor data: fused
+                    return arith.convert(n, ins)
                 return OPS[node.op_type](n)
         except (ValidationError, IndexOutOfRangeError) as e:
             where = f"onnx {node.op_type} node {n.name!r} (opset {self.opset})"
@@ -209,11 +311,18 @@ class OnnxProgram:
         onnx = _onnx()
         from onnx.reference import ReferenceEvaluator
         where = f"onnx {node.op_type} node {node.name or node.output[0]!r}"
-        if any(v is not None and not v.on_host for v in ins) or sum(
-                v.data.size for v in ins if v is not None) > HOST_LIMIT:
-            raise ValidationError(where, "inputs", "constants or shapes (dmlc moves data; "
-                                  "it computes only on shapes and small constants)",
-                                  "tensor data")
+        unread = [v for v in ins if v is not None and not (
+            v.on_host or v.given is not None or v.computed)]
+        if unread:
+            raise ValidationError(where, "inputs", "values computed from shapes, constants or "
+                                  "the graph's inputs (dmlc computes only on shapes and small "
+                                  "constants on the host)", f"{unread[0].logical.name} data "
+                                  "a kernel computed")
+        total = sum(math.prod(v.shape) for v in ins if v is not None)
+        if total > HOST_LIMIT:
+            raise ValidationError(where, "inputs", f"at most {HOST_LIMIT} elements (dmlc "
+                                  "moves data; it computes only on shapes and small "
+                                  "constants)", total)
         names = [n or "" for n in node.input]
         graph = onnx.helper.make_graph(
             [node], "host", [onnx.helper.make_tensor_value_info(n, 0, None) for n in names if n],

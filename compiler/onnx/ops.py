@@ -19,13 +19,16 @@ from .. import numpy_api
 from ..compiled import cached_compile
 from ..dtypes import DataType
 from ..errors import ValidationError
+from ..family.checks import MAX_RANK
 from ..family.tensor import TensorDesc
 from ..oneshot import tensor_of
+from ..oneshot.computed import Computed
 from ..ops.expression import tree as E
 from ..ops.expression.desc import ExpressionDesc
+from ..ops.gather import api as gather_ops
 from ..ops.join import api as join_ops
 from ..ops.scatter import api as scatter_ops
-from .values import Value, device_data, index_array
+from .values import Value, device_data, index_array, index_data
 
 
 @dataclass
@@ -148,7 +151,17 @@ def transpose(n: OnnxNode) -> list[Value]:
         raise n.error("perm", f"a permutation of 0..{len(x.shape) - 1}", perm)
     if 0 in x.shape:
         return [empty(x, tuple(x.shape[p] for p in perm))]
+    if x.computed:
+        return [like(x, computed_view(x, lambda c: c.transpose(perm),
+                                      lambda d: d.transpose(perm)))]
     return [like(x, x.data.transpose(perm))]
+
+
+def computed_view(x: Value, view: Callable[[Any], Any], fallback: Callable[[Any], Any]) -> Any:
+    """A view of a computed value: still computed (fused into its reader) where the view can
+    be expressed so, else the value computed by its own kernel, then viewed."""
+    out = view(x.data)
+    return out if out is not None else fallback(device_data(x))
 
 
 @op("Slice")
@@ -174,6 +187,8 @@ def slice_(n: OnnxNode) -> list[Value]:
     shape = np.empty(x.shape, np.uint8)[tuple(key)].shape
     if math.prod(shape) == 0:
         return [empty(x, shape)]
+    if x.computed:
+        return [like(x, computed_view(x, lambda c: c.sliced(key), lambda d: d[tuple(key)]))]
     return [like(x, x.data[tuple(key)])]
 
 
@@ -190,6 +205,13 @@ def expand(n: OnnxNode) -> list[Value]:
         raise n.error("shape", f"a shape {x.shape} broadcasts to", target) from None
     if math.prod(shape) == 0:
         return [empty(x, shape)]
+    if tuple(shape) == x.shape:  # nothing to broadcast
+        return [x]
+    if x.computed:
+        c = x.data.broadcast_to(shape)
+        if c is not None:
+            return [like(x, c)]
+        x = Value(device_data(x), x.logical)
     if x.on_host:
         return [like(x, np.broadcast_to(x.data, shape))]  # a stride-0 view, read in place
     return [like(x, broadcast_on_device(x.data, shape))]
@@ -213,10 +235,25 @@ def gather(n: OnnxNode) -> list[Value]:
     x, i = n.inputs[0], n.inputs[1]
     assert x is not None and i is not None
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
-    shape = x.shape[:axis] + i.shape + x.shape[axis + 1:]
+    shape = x.shape[:axis] + i.shape + x.shape[axis + 1:]  # a 0-d index drops the axis
     if math.prod(shape) == 0:
         return [empty(x, shape)]
-    return [like(x, numpy_api.take(device_data(x), device_data(i), axis=axis))]
+    if i.computed:
+        return [like(x, _computed_gather(n, device_data(x), i.data, axis).reshape(shape))]
+    return [like(x, numpy_api.take(device_data(x), index_data(i), axis=axis).reshape(shape))]
+
+
+def _computed_gather(n: OnnxNode, data: Any, idx: Computed, axis: int) -> Any:
+    """Gather with computed indices: DML_GATHER over data and indices padded to one rank
+    (IndexDimensions counts the indices' own), the arithmetic fused into its kernel."""
+    q = max(1, idx.ndim)
+    rank = data.ndim + q - 1
+    if rank > MAX_RANK:
+        raise n.error("indices", f"data and indices of at most {MAX_RANK + 1} dimensions "
+                      "together", f"{data.ndim} and {idx.ndim}")
+    xk = data.reshape((1,) * (q - 1) + tuple(data.shape))
+    ik = idx.reshape((1,) * (rank - q) + (tuple(idx.shape) or (1,)))
+    return gather_ops.gather(xk, ik, axis=axis + q - 1, index_dimensions=q, check_indices=True)
 
 
 @op("GatherElements")
@@ -234,7 +271,10 @@ def gather_elements(n: OnnxNode) -> list[Value]:
     if i.shape != x.shape:  # GatherElements reads a window of data; take_along_axis broadcasts
         window = tuple(slice(0, s) if k != axis else slice(None) for k, s in enumerate(i.shape))
         data = data[window]
-    return [like(x, numpy_api.take_along_axis(data, device_data(i), axis=axis))]
+    if i.computed:
+        return [like(x, gather_ops.gather_elements(data, i.data, axis=axis,
+                                                   check_indices=True))]
+    return [like(x, numpy_api.take_along_axis(data, index_data(i), axis=axis))]
 
 
 @op("ScatterElements", "Scatter")
@@ -244,7 +284,7 @@ def scatter_elements(n: OnnxNode) -> list[Value]:
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
     if 0 in i.shape:
         return [x]
-    return [like(x, scatter_ops.scatter(device_data(x), device_data(i), device_data(u), axis=axis,
+    return [like(x, scatter_ops.scatter(device_data(x), index_data(i), device_data(u), axis=axis,
                                 reduction=n.attrs.get("reduction", "none"),
                                 check_indices=True))]
 
@@ -255,7 +295,7 @@ def scatter_nd(n: OnnxNode) -> list[Value]:
     assert x is not None and i is not None and u is not None
     if 0 in i.shape[:-1] or 0 in x.shape:
         return [x]
-    return [like(x, scatter_ops.scatter_nd(device_data(x), device_data(i), device_data(u),
+    return [like(x, scatter_ops.scatter_nd(device_data(x), index_data(i), device_data(u),
                                              reduction=n.attrs.get("reduction", "none"),
                                              check_indices=True))]
 

@@ -10,6 +10,7 @@ from ..ops.one_hot import api as one_hot_ops
 from ..ops.reverse import api as reverse_ops
 from ..ops.scatter import api as scatter_ops
 from .ops import OnnxNode, Value, device_data, empty, like, op
+from .values import index_data
 
 
 @op("GatherND")
@@ -20,7 +21,7 @@ def gather_nd(n: OnnxNode) -> list[Value]:
     shape = i.shape[:-1] + x.shape[b + i.shape[-1]:]
     if math.prod(shape) == 0:
         return [empty(x, shape)]
-    return [like(x, gather_nd_ops.gather_nd(device_data(x), device_data(i), b,
+    return [like(x, gather_nd_ops.gather_nd(device_data(x), index_data(i), b,
                                      check_indices=True).reshape(shape))]
 
 
@@ -37,7 +38,7 @@ def one_hot(n: OnnxNode) -> list[Value]:
     shape.insert(axis % (len(shape) + 1), d)
     if math.prod(shape) == 0:
         return [empty(values, tuple(shape))]
-    return [like(values, one_hot_ops.one_hot(device_data(idx), device_data(values), d, axis))]
+    return [like(values, one_hot_ops.one_hot(index_data(idx), device_data(values), d, axis))]
 
 
 @op("ReverseSequence")
