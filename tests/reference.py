@@ -92,10 +92,51 @@ def assert_bits_equal(actual: np.ndarray, expected: np.ndarray) -> None:
 
 
 class _Loaded:
-    """Values read from an index tensor, not yet normalized (the tensor they index decides)."""
+    """Values read from an index tensor, not yet normalized (the tensor they index decides).
+    Arithmetic on them (with index grids or integers) is int64's, wrapping, Python's // and %:
+    what a subscript that reads indices computes before it is normalized."""
+
+    __array_ufunc__ = None  # numpy's grids defer to these operators (i + I[i])
 
     def __init__(self, values: np.ndarray) -> None:
         self.values = values
+
+    @staticmethod
+    def _wide(x):
+        return x.values.astype(np.int64) if isinstance(x, _Loaded) else np.int64(x) if \
+            isinstance(x, int) else np.asarray(x, np.int64)
+
+    def _op(self, other, fn, swap=False):
+        a, b = self._wide(self), self._wide(other)
+        with np.errstate(over="ignore"):
+            return _Loaded(fn(b, a) if swap else fn(a, b))
+
+    def __add__(self, o):
+        return self._op(o, np.add)
+
+    def __radd__(self, o):
+        return self._op(o, np.add, True)
+
+    def __sub__(self, o):
+        return self._op(o, np.subtract)
+
+    def __rsub__(self, o):
+        return self._op(o, np.subtract, True)
+
+    def __mul__(self, o):
+        return self._op(o, np.multiply)
+
+    def __rmul__(self, o):
+        return self._op(o, np.multiply, True)
+
+    def __floordiv__(self, o):
+        return self._op(o, np.floor_divide)
+
+    def __mod__(self, o):
+        return self._op(o, np.mod)
+
+    def __neg__(self):
+        return self._op(0, np.subtract, True)
 
 
 class _Tensor:

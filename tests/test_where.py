@@ -123,8 +123,9 @@ def test_composing_that_would_lose_a_proof_keeps_the_intermediate():
      "got [0, 3] for i in [1, 4]"),
     ("X: float32[3]\nY[i] = where(i < 2, X[i], 0)\n", "declare the output's shape"),
     ("Y[i] = where(i < 2, 1, 0)\n", "declare"),
-    ("X: float32[3]\nI: int32[3]\nY: float32[3]\nY[i] = where(I[i] < 2, X[i], 0)\n",
-     "arithmetic on I[i]"),
+    ("X: float32[3]\nY: float32[3]\nY[i] = where(X[i] < 2, X[i], 0)\n",
+     "condition (X[i] < 2): X[i]: expected an index tensor (int32, uint32, int64 or uint64), "
+     "got float32"),
 ])
 def test_errors_name_what_is_wrong(text, words):
     with pytest.raises(dmlc.DmlcError) as e:

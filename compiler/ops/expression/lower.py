@@ -15,7 +15,7 @@ from ...family.tensor import TensorDesc
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.algebra import NO_RULES
-from ...ir.ops import Node
+from ...ir.ops import INT32_MAX, INT32_MIN, Node
 from ...ir.rewrite import substitute
 from . import tree as E
 from .desc import ExpressionDesc
@@ -35,7 +35,8 @@ def emit(e: E.Expr, env: dict[str, Node], buffers: dict[str, Buffer],
     read outside either (the clamps fold away where ranges prove them idle)."""
     def go(x: E.Expr, chosen: bool = False) -> Node:
         if isinstance(x, E.IndexValue):
-            return b.index(go(x.load, chosen), x.size, "clamp")
+            raw = go(x.load, chosen) if isinstance(x.load, E.Load) else loaded(x.load, chosen)
+            return b.index(raw, x.size, "clamp")
         if isinstance(x, E.Load):
             sizes = tensors[x.tensor].sizes
             coords = [go(s, chosen) if isinstance(s, E.IndexValue) else
@@ -48,12 +49,57 @@ def emit(e: E.Expr, env: dict[str, Node], buffers: dict[str, Buffer],
             return b.const_data(dtype, literal_bits("expression", x.text, dtype))
         raise TypeError(f"not a value: {E.render(x)}")
 
+    def loaded(x: E.Expr, chosen: bool, wide: DataType | None = None) -> Node:
+        """Integer arithmetic on loaded index values, in 64 bits (uint64 where a load is)."""
+        if wide is None:
+            wide = DataType.UINT64 if any(isinstance(n, E.Load) and tensors[n.tensor].data_type
+                                          is DataType.UINT64 for n in E.walk(x)) \
+                else DataType.INT64
+        if isinstance(x, E.Load):
+            return b.convert(go(x, chosen), wide)
+        if isinstance(x, E.IndexValue):
+            return b.convert(go(x, chosen), wide)
+        if not any(isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(x)):
+            affine = subscript(x, env)  # index arithmetic alone: in int where its range fits
+            if INT32_MIN <= affine.vmin and affine.vmax <= INT32_MAX:
+                return b.convert(affine, wide)
+            if isinstance(x, (E.Var, E.Const)):
+                return b.convert(env[x.name] if isinstance(x, E.Var) else x.value, wide)
+        if isinstance(x, E.Add):
+            return b.arith("add", loaded(x.a, chosen, wide), loaded(x.b, chosen, wide))
+        constant = _bits(x.factor if isinstance(x, E.Mul) else x.divisor, wide)  # type: ignore
+        kind = {E.Mul: "mul", E.FloorDiv: "floordiv", E.Mod: "floormod"}[type(x)]
+        return b.arith(kind, loaded(x.a, chosen, wide), b.const_data(wide, constant))  # type: ignore
+
     def condition(c: E.Expr) -> Node:
         if isinstance(c, E.And):
             return b.logical_and(condition(c.a), condition(c.b))
         assert isinstance(c, E.Compare)
+        if any(isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(c)):
+            x, y = loaded(c.a, False), loaded(c.b, False)
+            if x.dtype != y.dtype:  # one side reads uint64: both compare as uint64
+                x, y = (loaded(c.a, False, DataType.UINT64),
+                        loaded(c.b, False, DataType.UINT64))
+            return _COMPARE[c.op](x, y)
         return _LESS[c.op](subscript(c.a, env), subscript(c.b, env))
     return go(e)
+
+
+def _bits(value: int, dtype: DataType) -> int:
+    """A constant's raw bits in a 64-bit integer type (two's complement)."""
+    return value % (1 << dtype.bits)
+
+
+def _not(c: Node) -> Node:
+    return b.where(c, b.const_bool(False), b.const_bool(True))
+
+
+_COMPARE = {"<": lambda x, y: b.compare("lt", x, y), ">": lambda x, y: b.compare("lt", y, x),
+            "<=": lambda x, y: _not(b.compare("lt", y, x)),
+            ">=": lambda x, y: _not(b.compare("lt", x, y)),
+            "==": lambda x, y: b.compare("eq", x, y),
+            "!=": lambda x, y: _not(b.compare("eq", x, y))}
+"""Comparisons of loaded index values (COMPARE: < and == of integer elements)."""
 
 
 def lower_expression(desc: ExpressionDesc, ctx: LowerContext = PLAIN) -> Program:

@@ -131,8 +131,9 @@ def guarded_loads(body: E.Expr, known: Facts | None = None) -> list[tuple[E.Load
     """Every read of the body (index reads inside subscripts too), with what the conditions
     of the selects above it say of the index variables."""
     known = known or {}
-    if isinstance(body, E.Select):
-        return (guarded_loads(body.then, meet(known, facts(body.cond, True)))
+    if isinstance(body, E.Select):  # a condition's reads happen whichever side it picks
+        return ([(n, known) for n in E.walk(body.cond) if isinstance(n, E.Load)]
+                + guarded_loads(body.then, meet(known, facts(body.cond, True)))
                 + guarded_loads(body.other, meet(known, facts(body.cond, False))))
     return [(n, known) for n in E.walk(body) if isinstance(n, E.Load)]
 

@@ -2,9 +2,12 @@
 
 Small frozen (hashable) nodes, so that an ExpressionDesc can be memoized like any descriptor.
 Index arithmetic is affine with constant divisors: + - and * by a constant, // and % by a positive
-constant. A `Load` of an index tensor used as a whole subscript becomes an `IndexValue`: the loaded
+constant. A `Load` of an index tensor used as a subscript becomes an `IndexValue`: the loaded
 index normalized against the dimension it selects (negative counts from the end, then clamped,
-as README "Decisions" says for the operators' IndicesTensor).
+as README "Decisions" says for the operators' IndicesTensor). Loaded indices may take part in
+the arithmetic of a subscript or a condition (`X[I[i] * 5 + J[i]]`, `where(I[i] == j, ...)`):
+the arithmetic is then computed in 64 bits (int64; uint64 where a load is uint64), wrapping as
+ONNX's integers do, and a subscript's result is normalized like a loaded index.
 """
 from __future__ import annotations
 
@@ -54,9 +57,10 @@ class Load:
 
 @dataclass(frozen=True)
 class IndexValue:
-    """The value of an index tensor's element, normalized against a dimension of `size`."""
+    """The value of an index tensor's element, or of integer arithmetic on such values
+    (`I[i] * 5 + J[i]`, computed in 64 bits), normalized against a dimension of `size`."""
 
-    load: Load
+    load: Expr
     size: int
 
 
@@ -136,9 +140,7 @@ def transform(e: Expr, fn: Callable[[Expr], Expr | None]) -> Expr:
     elif isinstance(e, Load):
         e = Load(e.tensor, tuple(transform(s, fn) for s in e.subscripts))
     elif isinstance(e, IndexValue):
-        load = transform(e.load, fn)
-        assert isinstance(load, Load)
-        e = IndexValue(load, e.size)
+        e = IndexValue(transform(e.load, fn), e.size)
     elif isinstance(e, Compare):
         e = Compare(transform(e.a, fn), e.op, transform(e.b, fn))
     elif isinstance(e, And):

@@ -33,7 +33,36 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Value:
         if not isinstance(c, E.Compare) or c.op not in E.COMPARISONS:
             raise ValidationError(op, "condition", "comparisons of index arithmetic ("
                                   + " ".join(E.COMPARISONS) + "), joined by &&", E.render(c))
+        if _reads(c.a) or _reads(c.b):  # compares loaded index values: computed in 64 bits
+            where = f"condition ({E.render(c)})"
+            return E.Compare(reading(where, c.a), c.op, reading(where, c.b))
         return E.Compare(arith("condition", 0, c.a), c.op, arith("condition", 1, c.b))
+
+    def reading(where: str, s: E.Expr) -> E.Expr:
+        """Integer arithmetic on index variables, constants and loaded index values."""
+        if isinstance(s, E.Load):
+            if not tensors.get(s.tensor, None) or not tensors[s.tensor].data_type.is_index:
+                kind = tensors[s.tensor].data_type.value if s.tensor in tensors else "unknown"
+                raise ValidationError(op, f"{where}: {E.render(s)}", "an index tensor (int32, "
+                                      "uint32, int64 or uint64)", kind)
+            return load(s)
+        if isinstance(s, E.IndexValue):  # composed from an intermediate tensor: normalized
+            return s
+        if isinstance(s, E.Add):
+            return E.Add(reading(where, s.a), reading(where, s.b))
+        if isinstance(s, E.Mul):
+            return E.Mul(reading(where, s.a), s.factor)
+        if isinstance(s, (E.FloorDiv, E.Mod)):
+            if s.divisor <= 0:
+                raise ValidationError(op, where, "a positive constant divisor", s.divisor)
+            return type(s)(reading(where, s.a), s.divisor)
+        if isinstance(s, E.Var) and s.name not in desc.index_vars:
+            raise ValidationError(op, where, "indices of the left-hand side "
+                                  f"{desc.name}[{', '.join(desc.index_vars)}]",
+                                  f"unbound index {s.name!r}")
+        if not isinstance(s, (E.Var, E.Const)):
+            raise ValidationError(op, where, "index arithmetic", E.render(s))
+        return s
 
     def subscript(tensor: str, k: int, s: E.Expr) -> E.Expr:
         if isinstance(s, E.Load):
@@ -54,6 +83,9 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Value:
                                       f"an index normalized against at most {dim} elements "
                                       f"({tensor} is {fmt(tensors[tensor].sizes)})", s.size)
             return E.IndexValue(inner.load, s.size)
+        if _reads(s):  # arithmetic on loaded indices: normalized like one
+            return E.IndexValue(reading(f"{tensor} subscript {k} ({E.render(s)})", s),
+                                tensors[tensor].sizes[k])
         return arith(tensor, k, s)
 
     def arith(tensor: str, k: int, s: E.Expr) -> E.Expr:
@@ -87,6 +119,11 @@ def _canonical(desc: ExpressionDesc, op: str) -> E.Value:
                                       for k, s in enumerate(n.subscripts)))
 
     return value(desc.body)
+
+
+def _reads(e: E.Expr) -> bool:
+    """Whether index arithmetic `e` reads a tensor."""
+    return any(isinstance(n, (E.Load, E.IndexValue)) for n in E.walk(e))
 
 
 def value_loads(e: E.Expr) -> list[E.Load]:
