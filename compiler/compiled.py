@@ -1,9 +1,8 @@
 """dmlc.compile(): descriptor -> validated -> IR -> GLSL -> SPIR-V, memoized in memory.
 
-The compile path only: it builds a device-free CompiledProgram (artifact.py) and wraps it in the
-CompiledKernel that runs it (call.py); no Vulkan is touched, and the runtime is not imported
-until a kernel is called. The target ("cpu" or "gpu") is resolved here, at the API edge, and
-passed down as a plain value.
+The compile path only: a device-free CompiledProgram (artifact.py) wrapped in the CompiledKernel
+that runs it (call.py); no Vulkan is touched, nor the runtime imported, until a kernel is
+called. The target ("cpu" or "gpu") is resolved here, at the API edge, passed down as a value.
 """
 from __future__ import annotations
 
@@ -300,10 +299,10 @@ class KernelCache:
                     self._kernels.move_to_end(key)
                     return found
             self.misses += 1
-            rules: GenericRules | None = rules_of(checked).generic
-            eligible = rules is not None and rules.serves(
-                options.target, options.in_place, options.check_indices) and not computed_fields(
-                checked)  # a computed operand's loads are replaced in specialized programs
+            rules: GenericRules | None = None if computed_fields(checked) else rules_of(
+                checked).generic  # (a computed operand is substituted in specialized programs)
+            eligible = rules is not None and rules.serves(options.target, options.in_place,
+                                                          options.check_indices)
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),
@@ -363,8 +362,7 @@ wraps the same program in a kernel of its own."""
 
 
 def _hashable(checked: OperatorDesc) -> bool:
-    """Whether the descriptor can key the cache (a list where a number belongs cannot:
-    compiling it reports the bad field)."""
+    """Whether it can key the cache (a list where a number belongs cannot: compiling says)."""
     try:
         hash(checked)
     except TypeError:

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from ..artifact import is_device_tensor
-from ..compiled import cached_compile
 from ..dtypes import DataType
 from ..errors import ValidationError
 from ..family.computed import (
@@ -24,13 +23,13 @@ from ..family.computed import (
     rebuild,
     type_of,
 )
-from ..ops.copy.desc import IdentityDesc
 
 
 class Computed:
     """Elements computed by `value` (a family/computed.py expression) from `inputs` (numpy
     arrays or DeviceTensors, broadcast to `shape`), read as a tensor of `sizes` (a reshape of
-    `shape`; default `shape`). Nothing is computed until a kernel reads it (or numpy())."""
+    `shape`; default `shape`). Nothing is computed until a kernel reads it (or numpy();
+    dmlc.ops.copy.api.materialize computes it into a tensor of its own)."""
 
     def __init__(self, value: Expr, inputs: Sequence[Any], shape: Sequence[int],
                  sizes: Sequence[int] | None = None) -> None:
@@ -75,15 +74,6 @@ class Computed:
         """The elements, computed on the host (device inputs are downloaded)."""
         arrays = [a.numpy() if is_device_tensor(a) else np.asarray(a) for a in self.inputs]
         return evaluate(self.value, self.native, arrays).astype(self.dtype).reshape(self.shape)
-
-    def materialize(self) -> Any:
-        """The elements, computed by one kernel into a tensor of their own (a DeviceTensor when
-        an input is one, else a numpy array)."""
-        from . import call
-        if not self.size:
-            return np.empty(self.shape, self.dtype)
-        kernel = cached_compile(IdentityDesc(input=self.tensor))
-        return call(kernel, (self,), None).reshape(self.shape)
 
     # Views: the same elements, read another way, still computed where a kernel reads them.
     # Each returns None where the view cannot be expressed (the caller materializes first).

@@ -25,6 +25,7 @@ import numpy as np
 
 from ..family import computed as C
 from ..oneshot.computed import Computed, combine
+from ..ops.copy.api import materialize
 from .ops import OnnxNode
 from .values import Value, device_data
 
@@ -183,6 +184,8 @@ def convert(n: OnnxNode, ins: list[Value | None]) -> list[Value]:
     else:  # Cast
         to = ONNX_TYPES.get(int(n.attrs.get("to", 0)))
         x = present[0]
+        if to == x.logical.name:  # to its own type: the same elements
+            return [x]
         if to is None or (x.logical.kind not in "iub"):
             raise n.error("to" if to is None else "input", "a cast of integers or bools (dmlc "
                           "moves data: it does not convert numbers)",
@@ -191,7 +194,7 @@ def convert(n: OnnxNode, ins: list[Value | None]) -> list[Value]:
     terms = [term(v, shape) for v in present]
     value = combine(build, terms, shape)
     if value is None:  # a computed operand read through a view it cannot take: compute it
-        terms = [t.materialize() if isinstance(t, Computed) else t for t in terms]
+        terms = [materialize(t) if isinstance(t, Computed) else t for t in terms]
         value = combine(build, terms, shape)
     assert value is not None
     if math.prod(shape) == 0:

@@ -35,6 +35,11 @@ HOST_OPS = {"Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min", "Max", "Rang
 reference evaluator), never on tensor data (dmlc only moves data)."""
 HOST_LIMIT = 1 << 16
 """Elements a host node may take in, all together."""
+FOLDED = HOST_OPS | ARITH_OPS | {"Gather", "Concat"}
+"""The nodes whose host values the host computes (shape arithmetic), by ONNX's reference
+evaluator: arithmetic, and the two moves shape arithmetic makes, which it makes exactly (numpy's
+take and concatenate). Any other node runs its kernel, on host values too (the reference's
+Expand multiplies, its OneHot computes, its Pad and GatherElements refuse what ONNX allows)."""
 OUT_OF_SCOPE = {
     "NonZero": "its output's shape depends on the values: dmlc compiles every shape ahead",
     "Conv": "it computes on data; dmlc moves data", "MatMul": "it computes on data; dmlc "
@@ -286,7 +291,7 @@ class OnnxProgram:
         # than data), move on the host, where the shape arithmetic after them reads them
         host = all(v.on_host or (v.given is not None and not v.shape) for v in present) \
             and sum(math.prod(v.shape) for v in present) <= HOST_LIMIT
-        if host and node.op_type not in ("Shape", "Size"):  # shapes and small constants
+        if host and node.op_type in FOLDED:  # shapes and small constants
             return self.on_host(node, ins)
         if node.op_type == "Size":  # of any tensor: its shape's
             return [value(np.array(math.prod(present[0].shape), np.int64), node.output[0])]

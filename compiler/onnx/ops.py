@@ -23,6 +23,7 @@ from ..family.checks import MAX_RANK
 from ..family.tensor import TensorDesc
 from ..oneshot import tensor_of
 from ..oneshot.computed import Computed
+from ..ops.copy import api as copy_ops
 from ..ops.expression import tree as E
 from ..ops.expression.desc import ExpressionDesc
 from ..ops.gather import api as gather_ops
@@ -220,6 +221,8 @@ def expand(n: OnnxNode) -> list[Value]:
 def broadcast_on_device(data: Any, shape: tuple[int, ...]) -> Any:
     """A device tensor broadcast to `shape` (numpy's rules), by a tensor expression:
     Y[i0, i1, ...] = X[.., 0 where X's dimension is 1, ..]."""
+    if data.ndim == 0:  # a scalar: one element, read as such
+        data = data.reshape((1,))
     names = [f"i{k}" for k in range(len(shape))]
     lead = len(shape) - data.ndim
     subs = tuple(E.Const(0) if d == 1 and shape[lead + k] != 1 else E.Var(names[lead + k])
@@ -284,6 +287,18 @@ def scatter_elements(n: OnnxNode) -> list[Value]:
     axis = n.axis(n.attrs.get("axis", 0), len(x.shape))
     if 0 in i.shape:
         return [x]
+    if any(a < b for k, (a, b) in enumerate(zip(i.shape, x.shape)) if k != axis):
+        # indices smaller than the data off the axis update a window of it: in place, in a
+        # copy of the data (DML_SCATTER takes indices of the data's sizes but on the axis)
+        if any(a > b for k, (a, b) in enumerate(zip(i.shape, x.shape)) if k != axis):
+            raise n.error("indices", f"no larger than data {x.shape} off the axis", i.shape)
+        whole = copy_ops.copy(device_data(x))
+        window = whole[tuple(slice(None) if k == axis else slice(0, a)
+                             for k, a in enumerate(i.shape))]
+        scatter_ops.scatter(window, index_data(i), device_data(u), axis=axis,
+                            reduction=n.attrs.get("reduction", "none"), check_indices=True,
+                            out=window)
+        return [like(x, whole)]
     return [like(x, scatter_ops.scatter(device_data(x), index_data(i), device_data(u), axis=axis,
                                 reduction=n.attrs.get("reduction", "none"),
                                 check_indices=True))]
@@ -331,5 +346,6 @@ def split(n: OnnxNode) -> list[Value]:
     kept = [s for s in sizes if s]
     pieces = iter(join_ops.split(device_data(x), kept, axis=axis) if kept and 0 not in x.shape
                   else ())
-    return [like(x, next(pieces)) if s else empty(x, shape) for s, shape in zip(sizes, shapes)]
+    return [like(x, next(pieces)) if s and 0 not in x.shape else empty(x, shape)
+            for s, shape in zip(sizes, shapes)]
 

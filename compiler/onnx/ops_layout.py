@@ -22,6 +22,8 @@ def tile(n: OnnxNode) -> list[Value]:
     shape = tuple(d * r for d, r in zip(x.shape, reps))
     if math.prod(shape) == 0:
         return [empty(x, shape)]
+    if not x.shape:  # a scalar tiled by no repeats: itself
+        return [x]
     return [like(x, tile_ops.tile(device_data(x), reps))]
 
 
@@ -36,8 +38,10 @@ def pad(n: OnnxNode) -> list[Value]:
     if n.opset >= 11:
         pads, axes = n.ints(1, "pads"), n.ints(3, "axes")
         fill = n.inputs[2] if len(n.inputs) > 2 else None
-        value = fill.host().reshape(-1)[0].item() if fill is not None and fill.shape != (0,) \
-            else 0
+        value = fill.host().reshape(-1)[0] if fill is not None and fill.shape != (0,) else 0
+        if isinstance(value, np.generic) and not (isinstance(value, np.floating)
+                                                  and np.isnan(value)):
+            value = value.item()  # (a NaN stays numpy's scalar: dmlc.pad keeps its payload)
     else:
         pads, axes, value = n.attrs.get("pads"), None, n.attrs.get("value", 0.0)
     axes = [n.axis(a, rank, "axes") for a in axes] if axes else list(range(rank))
@@ -49,6 +53,8 @@ def pad(n: OnnxNode) -> list[Value]:
     mode = n.attrs.get("mode", "constant")
     if mode not in _PAD_MODES:
         raise n.error("mode", " or ".join(_PAD_MODES), mode)
+    if not rank:  # a scalar: nothing to pad
+        return [x]
     # Negative pads crop: a view first, then the padding that remains.
     crop = tuple(slice(max(0, -s), d - max(0, -e)) for s, e, d in zip(start, end, x.shape))
     data = x.data[crop] if any(s < 0 or e < 0 for s, e in zip(start, end)) else x.data

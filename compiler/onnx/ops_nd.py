@@ -38,6 +38,10 @@ def one_hot(n: OnnxNode) -> list[Value]:
     shape.insert(axis % (len(shape) + 1), d)
     if math.prod(shape) == 0:
         return [empty(values, tuple(shape))]
+    if not i.shape:  # a 0-d index: one row of one-hot
+        out = one_hot_ops.one_hot(index_data(Value(idx.data.reshape((1,)), idx.logical)),
+                                  device_data(values), d, -1)
+        return [like(values, out.reshape(tuple(shape)))]
     return [like(values, one_hot_ops.one_hot(index_data(idx), device_data(values), d, axis))]
 
 

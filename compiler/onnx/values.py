@@ -21,6 +21,7 @@ from ..dtypes import DataType
 from ..errors import ValidationError
 from ..family.computed import Cast
 from ..oneshot.computed import Computed, combine
+from ..ops.copy.api import materialize
 from .resident import resident_tensor
 
 _CARRIERS: dict[int, np.dtype] = {n: np.dtype(f"uint{8 * n}") for n in (1, 2, 4, 8)}
@@ -117,14 +118,15 @@ def device_data(v: Value) -> Any:
         if v.logical.kind == "b":  # a bool as its byte (broadcasting to its own shape holds)
             data = combine(lambda e: Cast(e, "uint8"), [data], v.shape)
             assert data is not None
-        return data.materialize()
+        return materialize(data)
     if not v.on_host:
         return v.data
     c = carrier(v.logical, "input")
     kept = resident_tensor(v.data, c)
     if kept is not None:
         return kept
-    return np.ascontiguousarray(v.data).view(c) if c != v.data.dtype else v.data
+    a = v.data if v.data.flags.c_contiguous else v.data.copy()  # (ascontiguousarray: 1-d)
+    return a.view(c) if c != a.dtype else a
 
 
 def index_data(v: Value) -> Any:

@@ -138,3 +138,17 @@ def test_reverse_subsequences_names_the_callers_position(x_shape, data):
 def test_the_issues_one_hot_case():
     with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[0, 1\] = 5"):
         dmlc.one_hot(np.array([[0, 5]]), np.array([0, 1.0]), 3, axis=1, check_indices=True)
+
+
+def test_a_nan_padding_value_keeps_its_payload():
+    """dmlc.pad with a numpy float NaN: its bits fill the border (PaddingValue as raw bits:
+    ElementBits), a signaling one too; the same value twice is one compile."""
+    from dmlc.compiled import KERNELS
+    x = np.zeros((2, 2), np.float32)
+    for bits in (0x7FA00001, 0xFFC01234):
+        v = np.array([bits], np.uint32).view(np.float32)[0]
+        want = np.pad(x.view(np.uint32), ((1, 0), (0, 1)), constant_values=bits)
+        assert (dmlc.pad(x, [1, 0], [0, 1], value=v).view(np.uint32) == want).all()
+        misses = KERNELS.info()["misses"]
+        dmlc.pad(x, [1, 0], [0, 1], value=v)
+        assert KERNELS.info()["misses"] == misses

@@ -3,8 +3,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...compiled import cached_compile
 from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.computed import Computed
 from ...oneshot.empty import empty_output, is_empty
 from .desc import IdentityDesc
 
@@ -18,3 +21,11 @@ def copy(x: Any, out: Any = None) -> Any:
     if is_empty(a):
         return empty_output(desc, (a,), out)
     return call(cached_compile(desc), (buffer_of(a),), out)
+
+
+def materialize(c: Computed) -> Any:
+    """A computed operand's elements, computed by one kernel into a tensor of their own (a
+    DeviceTensor when one of its inputs is one, else a numpy array)."""
+    if not c.size:
+        return np.empty(c.shape, c.dtype)
+    return call(cached_compile(IdentityDesc(input=c.tensor)), (c,), None).reshape(c.shape)

@@ -11,7 +11,7 @@ from ...errors import ValidationError
 from ...oneshot import as_array, buffer_of, call, tensor_of
 from ...oneshot.empty import is_empty, result, validate_empty
 from ...oneshot.numbers import int_arguments
-from .desc import PADDING_MODES, PaddingDesc
+from .desc import PADDING_MODES, ElementBits, PaddingDesc
 from .validate import padding_bits
 
 _MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PADDING_MODES[2],
@@ -20,11 +20,11 @@ _MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PAD
           "reflection": PADDING_MODES[2], **{m: m for m in PADDING_MODES}}
 
 
-def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: int | float = 0,
+def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: Any = 0,
         out: Any = None, *, constant_values: Any = None) -> Any:
     """DML_PADDING1: `x` with start[d] elements before and end[d] after it on each dimension
     (an integer: every dimension), filled as numpy.pad's mode says: "constant" (with `value`,
-    exact for every integer type), "edge", "reflect", "symmetric" or "wrap" (DirectML's names
+    exact for every integer type; a numpy float NaN keeps its payload), "edge", "reflect", "symmetric" or "wrap" (DirectML's names
     too: "reflection", or DML_PADDING_MODE_REFLECTION and the others in full). The mirrors and
     wrap reach at most one width of x beyond its edge (reflect: one less).
 
@@ -49,6 +49,9 @@ def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: int 
             raise ValidationError(op, "constant_values", "value= or constant_values=, not "
                                   "both", f"value={value!r}")
         value = _one_constant(op, constant_values, a.ndim)
+    if isinstance(value, np.floating) and np.isnan(value) and value.dtype == a.dtype:
+        bits = np.asarray(value).view(f"u{a.dtype.itemsize}")  # its payload, kept
+        value = ElementBits(a.dtype.name, int(bits))
     desc = PaddingDesc(input=tensor_of(a), mode=_MODES[mode],
                        start_padding=int_arguments(op, "StartPadding", start, a.ndim),
                        end_padding=int_arguments(op, "EndPadding", end, a.ndim), value=value)

@@ -11,6 +11,16 @@ PADDING_MODES = ("DML_PADDING_MODE_CONSTANT", "DML_PADDING_MODE_EDGE",
                  "DML_PADDING_MODE_WRAP")
 
 
+@dataclass(frozen=True)
+class ElementBits:
+    """A PaddingValue given by its raw bits, as DML_SCALAR_UNION holds it: how a float NaN
+    keeps its payload (numpy's np.float32 NaN becomes one in dmlc.pad; no Python float can)."""
+
+    data_type: str
+    """The element type the bits are of (a DataType's value: "float32")."""
+    bits: int
+
+
 @dataclass(frozen=True, kw_only=True)
 class PaddingDesc:
     """DML_PADDING1_OPERATOR_DESC: the input with start_padding[d] elements before and
@@ -27,9 +37,10 @@ class PaddingDesc:
     """StartPadding: elements before the input, per dimension (DimensionCount of them)."""
     end_padding: tuple[int, ...]
     """EndPadding: elements after it."""
-    value: int | float = 0
+    value: int | float | ElementBits = 0
     """PaddingValue (DML_SCALAR_UNION): the constant, as an element of the input's type;
-    integers exactly (an int64 never passes through a float), floats rounded to nearest."""
+    integers exactly (an int64 never passes through a float), floats rounded to nearest; or
+    its raw bits (ElementBits: a NaN's payload, which no Python float keeps)."""
     value_type: str | None = None
     """PaddingValueDataType: must be the input's data type. None: the input's."""
     output: TensorDesc | None = None

@@ -10,12 +10,17 @@ from ...dtypes import DataType
 from ...errors import ValidationError
 from ...family.checks import check_int_list, check_tensor, check_total, is_int, resolve_output
 from ...family.literal import literal_bits
-from .desc import PADDING_MODES, Padding0Desc, PaddingDesc
+from .desc import PADDING_MODES, ElementBits, Padding0Desc, PaddingDesc
 
 
 def padding_bits(op: str, value: object, dtype: DataType) -> int:
     """PaddingValue as the raw bits of an element of `dtype`: an integer (numpy's too) exactly
     or rounded once into a float type, a float (numpy's too) rounded to nearest."""
+    if isinstance(value, ElementBits):
+        if value.data_type != dtype.value or not 0 <= value.bits < 1 << dtype.bits:
+            raise ValidationError(op, "PaddingValue", f"the bits of a {dtype.value}",
+                                  f"{value.bits:#x} of a {value.data_type}")
+        return value.bits
     if is_int(value):
         value = int(value)
     elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
