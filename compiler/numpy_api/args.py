@@ -36,7 +36,7 @@ def as_indices(fn: str, value: Any, bools: bool = False) -> Any:
     int32 on the host (a small copy; their values all fit), and so are bools where numpy
     takes them as 0 and 1 (`bools`: numpy.take does, take_along_axis refuses them); an empty
     list (numpy makes it float64) is an empty index array. Anything else that is not an
-    integer type is refused, as numpy refuses it."""
+    integer type is refused, as numpy refuses it, at every size: an empty float array too."""
     if is_device_tensor(value):
         if value.dtype.name not in _INDEX_NAMES:
             raise ValidationError(fn, "indices.dtype", _INDEX_NAMES, value.dtype.name)
@@ -44,8 +44,8 @@ def as_indices(fn: str, value: Any, bools: bool = False) -> Any:
     i = as_ndarray(fn, "indices", value)
     if (i.dtype.kind in "iu" and i.dtype.itemsize < 4) or (bools and i.dtype.kind == "b"):
         return i.astype(np.int32)
-    if i.size == 0 and i.dtype.kind in "iuf":
-        return i.astype(np.int64)
+    if i.size == 0 and i.dtype == np.float64 and not isinstance(value, np.ndarray):
+        return i.astype(np.int64)  # [] or [[]]: an array says its dtype, a list does not
     if i.dtype.name not in _INDEX_NAMES:
         raise ValidationError(fn, "indices.dtype", f"an integer type ({_INDEX_NAMES}; int8, "
                               "int16, uint8 and uint16 are widened)", i.dtype.name,

@@ -30,7 +30,7 @@ from ..compiled import cached_compile
 from ..errors import ValidationError
 from ..family.checks import MAX_RANK
 from ..oneshot import buffer_of, tensor_of
-from ..oneshot.empty import empty
+from ..oneshot.empty import check_on_host, empty
 from ..ops.gather.api import gather, gather_elements
 from ..ops.scatter.desc import ScatterDesc
 from .args import (
@@ -76,13 +76,15 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     x, ax = (flat(fn, "a", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
     n, ishape = x.shape[ax], tuple(i.shape)
     shape = tuple(x.shape[:ax]) + ishape + tuple(x.shape[ax + 1:])
-    if n == 0 and i.size:
+    if n == 0 and math.prod(shape):  # numpy: "cannot do a non-empty take from an empty axes"
         raise empty_axis(fn, i)
     if mode != "raise":
         i = _wrap_or_clip(fn, i, n, mode)
     if out is not None:
         check_take_out(fn, out, shape, x.dtype)
     if math.prod(shape) == 0:  # no kernel; a DeviceTensor for one in
+        if mode == "raise" and math.prod(x.shape[:ax]):  # numpy checks each index it visits:
+            check_on_host(fn, "indices", i, n)  # all of them, once per row before the axis
         return out if out is not None else empty(fn, shape, x.dtype, (x, i))
     xk, ik, kax, k = _gather_layout(fn, x, i, ax)
     result = rethrow(fn, lambda: gather(xk, ik, axis=kax, index_dimensions=k,
@@ -111,12 +113,12 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     x, i = as_data(fn, "arr", arr), as_indices(fn, indices)
     x, ax = (flat(fn, "arr", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
     b = along_axis_shape(fn, tuple(x.shape), tuple(i.shape), ax)
-    if x.shape[ax] == 0 and i.shape[ax]:
-        raise empty_axis(fn, i)
+    xb = broadcast(fn, "arr", x, b[:ax] + (x.shape[ax],) + b[ax + 1:])  # at every size, the
+    ib = broadcast(fn, "indices", i, b)  # empty too: a DeviceTensor is not broadcast
+    if x.shape[ax] == 0 and math.prod(b):  # numpy checks the indices it takes: none if b is
+        raise empty_axis(fn, i)  # empty
     if math.prod(b) == 0:
         return empty(fn, b, x.dtype, (x, i))
-    xb = broadcast(fn, "arr", x, b[:ax] + (x.shape[ax],) + b[ax + 1:])
-    ib = broadcast(fn, "indices", i, b)
     kshape, kax = collapse(b, ax)
     if kshape != b:  # more than 8 dimensions: (outer, n, inner), a copy of broadcast views
         xb = reshape(fn, "arr", xb, (kshape[0], x.shape[ax], kshape[2]))
@@ -141,11 +143,11 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
                                                              norm_axis(fn, axis, target.ndim))
     b = along_axis_shape(fn, tuple(x.shape), tuple(i.shape), ax)
     v = _values(fn, values, x.dtype, b)
+    ib = broadcast(fn, "indices", i, b)  # at every size (a DeviceTensor is not broadcast)
     if math.prod(b) == 0:
         return None
     if x.shape[ax] == 0:
         raise empty_axis(fn, i)
-    ib = broadcast(fn, "indices", i, b)
     # Dimensions where arr has 1 element but the indices more: their updates all land on the
     # same row of arr, so they join the axis: scatter's indices match arr outside the axis.
     # The merged block takes the axis's place, in C order, which keeps last-wins right.

@@ -13,7 +13,14 @@ from ...dtypes import as_ndarray
 from ...errors import IndexOutOfRangeError, ValidationError
 from ...family.index_check import raise_for_status
 from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of, trailing
-from ...oneshot.empty import check_on_host, empty_output, is_empty, unchanged, validate_empty
+from ...oneshot.empty import (
+    check_on_host,
+    empty,
+    empty_output,
+    is_empty,
+    unchanged,
+    validate_empty,
+)
 from ...oneshot.numbers import axis_of
 from .desc import ScatterDesc, ScatterNDDesc
 
@@ -117,8 +124,10 @@ def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -
     if check:  # the axes each coordinate of a tuple indexes (an empty one: none is valid)
         first, k = checked.first_indexed, checked.tuple_size
         check_on_host(op, "IndicesTensor", i, list(checked.input.sizes[first:first + k]))
-    if is_empty(x):
-        return empty_output(desc, (x, i, u), out)
+    if is_empty(x):  # the data's shape, as a kernel's result is reshaped to (or out='s:
+        padded = checked.input.sizes  # the padded one too, as a kernel writes it)
+        shape = padded if tuple(getattr(out, "shape", ())) == padded else x.shape
+        return empty(op, shape, x.dtype, (x, i, u), out)
     return unchanged(desc.operator, x, (x, i, u), out)
 
 
