@@ -117,7 +117,7 @@ class DeviceTensor:
         """A tensor of `layout` over this tensor's buffer (of this tensor's class)."""
         owner = self.base if self.base is not None else self  # not `or`: len() may be 0
         view = object.__new__(type(owner))
-        view.device, view.dtype, view.base = owner.device, owner.dtype, owner
+        view.device, view.dtype, view.base = owner.device, self.dtype, owner  # a view(dtype)
         view._slot, view._chunks, view._tensors = owner._slot, owner._chunks, owner._tensors
         view.chunk_words = owner.chunk_words
         view.shape, view.strides, view.offset = layout
@@ -178,12 +178,25 @@ class DeviceTensor:
     def astype(self, dtype: Any) -> DeviceTensor:
         """This tensor as another dtype: the same tensor for its own dtype (numpy's
         copy=False); other dtypes are refused, as dmlc moves bits and never converts values."""
-        want = data_type_of("DeviceTensor.astype", "dtype", dtype).numpy
+        want = _dtype("DeviceTensor.astype", dtype)
         if want != self.dtype:
             raise ValidationError("DeviceTensor.astype", "dtype", f"{self.dtype.name} (dmlc "
                                   "moves data and converts no values; convert on the host "
                                   "with numpy() then to_device())", want.name)
         return self
+
+    def view(self, dtype: Any) -> DeviceTensor:
+        """The same elements' bits read as another dtype of their size (numpy's
+        ndarray.view(dtype)), no copy: how bool tensors move, as the uint8 view of their bytes
+        (`t.view(np.uint8)`, and the result's `.view(bool)`)."""
+        self.check_usable("DeviceTensor.view")
+        want = _dtype("DeviceTensor.view", dtype)
+        if want.itemsize != self.dtype.itemsize:
+            raise ValidationError("DeviceTensor.view", "dtype", f"a type of {self.dtype.name}'s "
+                                  f"{self.dtype.itemsize} bytes", want.name)
+        view = self._view((self.shape, self.strides, self.offset))
+        view.dtype = want
+        return view
 
     def transpose(self, *axes: Any) -> DeviceTensor:
         """A view with the axes permuted (reversed when none are given), as numpy's."""
@@ -285,8 +298,18 @@ class DeviceTensor:
                 f"device={self.device.name!r}{state})")
 
 
+def _dtype(what: str, dtype: Any) -> np.dtype:
+    """One of the 11 DirectML types, or bool: a byte, held and moved as uint8 is."""
+    try:
+        if np.dtype(dtype) == np.bool_:
+            return np.dtype(np.bool_)
+    except TypeError:
+        pass  # data_type_of names it
+    return data_type_of(what, "dtype", dtype).numpy
+
+
 def _checked(what: str, shape: Any, dtype: Any) -> tuple[tuple[int, ...], np.dtype]:
-    dt = data_type_of(what, "dtype", dtype).numpy
+    dt = _dtype(what, dtype)
     try:
         dims = tuple(operator.index(s) for s in shape)
     except TypeError:

@@ -30,6 +30,7 @@ from ..compiled import cached_compile
 from ..errors import ValidationError
 from ..family.checks import MAX_RANK
 from ..oneshot import buffer_of, tensor_of
+from ..oneshot.bools import moves_bools
 from ..oneshot.empty import check_on_host, empty
 from ..ops.gather.api import gather, gather_elements
 from ..ops.scatter.desc import ScatterDesc
@@ -55,6 +56,7 @@ __all__ = ["take", "take_along_axis", "put_along_axis"]
 _MODES = ("raise", "wrap", "clip")
 
 
+@moves_bools("take", "a")
 def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
          mode: str = "raise") -> Any:
     """numpy.take: elements of `a` at `indices` along `axis` (None: of `a` flattened). The
@@ -105,6 +107,7 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     return result[()] if result.ndim == 0 else result  # numpy returns a scalar for 0-d
 
 
+@moves_bools("take_along_axis", "arr")
 def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     """numpy.take_along_axis: out[..., j, ...] = arr[..., indices[..., j, ...], ...] along
     `axis` (None: of arr flattened, with 1-D indices). indices and arr broadcast against each
@@ -128,6 +131,7 @@ def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     return result.reshape(b)
 
 
+@moves_bools("put_along_axis", "arr", cast_to=("values",))
 def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> None:
     """numpy.put_along_axis: arr[..., indices[..., j, ...], ...] = values[..., j, ...] along
     `axis`, in place (arr: a writeable numpy array or a DeviceTensor); returns None. indices

@@ -144,8 +144,10 @@ def view_tensor(a: Any) -> TensorDesc:
 
 
 def owner(a: Any) -> Any:
-    """The device tensor that owns a view's buffer."""
-    return a.base if a.base is not None else a
+    """The device tensor that owns a view's buffer, of the view's dtype (a bool tensor's uint8
+    view: the owner's bytes as uint8, oneshot/bools.py)."""
+    base = a.base if a.base is not None else a
+    return base if base.dtype == a.dtype else base.view(a.dtype)
 
 
 def with_leading_ones(a: Any, rank: int) -> Any:

@@ -7,11 +7,13 @@ import numpy as np
 
 from ...compiled import cached_compile
 from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.computed import Computed
 from ...oneshot.empty import empty_output, is_empty
 from .desc import IdentityDesc
 
 
+@moves_bools(IdentityDesc.operator, "x")
 def copy(x: Any, out: Any = None) -> Any:
     """DML_ELEMENT_WISE_IDENTITY: `x` made contiguous. A strided numpy view (x.T,
     x.transpose(0, 3, 1, 2), np.broadcast_to(...), x[::2]) or a device-tensor view is read in

@@ -48,6 +48,8 @@ def pack(view: Any) -> Any:
     the view's layout."""
     if view.size == 0:
         return type(view).new(view.shape, view.dtype)
+    if view.dtype == np.bool_:  # a byte: packed as uint8
+        return pack(view.view(np.uint8)).view(np.bool_)
     shape = view.shape or (1,)
     if len(shape) > MAX_RANK:
         raise ValidationError("DeviceTensor", "ndim", f"at most {MAX_RANK} dimensions (a view "
@@ -64,6 +66,13 @@ def assign(view: Any, value: Any) -> None:
     op = "DeviceTensor.__setitem__"
     view.check_usable(op)
     if view.size == 0:
+        return
+    if view.dtype == np.bool_:  # a byte: numpy's cast to bool, then written as uint8
+        if is_device_tensor(value):
+            value = value.view(np.uint8) if value.dtype == np.bool_ else value
+        else:
+            value = _host_bools(op, value)
+        assign(view.view(np.uint8), value)
         return
     if is_device_tensor(value):
         if value.dtype != view.dtype:
@@ -98,8 +107,19 @@ def assign(view: Any, value: Any) -> None:
     kernel.executable().run_device([buffer], owner(view))
 
 
+def _host_bools(op: str, value: Any) -> np.ndarray:
+    """A host value cast to bool as numpy casts it, as the uint8 view of its bytes."""
+    try:
+        return np.asarray(as_ndarray(op, "value", value)).astype(np.bool_).view(np.uint8)
+    except (TypeError, ValueError) as e:
+        raise ValidationError(op, "value", "a value that numpy casts to bool",
+                              type(value).__name__, str(e)) from None
+
+
 def clone(t: Any) -> Any:
     """A new packed device tensor with the elements of a packed one (one copy kernel)."""
+    if t.dtype == np.bool_:
+        return clone(t.view(np.uint8)).view(np.bool_)
     flat = t.reshape(-1) if t.ndim != 1 else t
     kernel = cached_compile(IdentityDesc(input=TensorDesc(data_type=DataType.of(t.dtype),
                                                           sizes=flat.shape)))

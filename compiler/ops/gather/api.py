@@ -5,6 +5,7 @@ from typing import Any
 
 from ...compiled import cached_compile
 from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import check_on_host, empty_output, is_empty, validate_empty
 from ...oneshot.numbers import as_int, axis_of
 from .desc import GatherDesc, GatherElementsDesc
@@ -16,6 +17,7 @@ def significant_dimensions(shape: tuple[int, ...]) -> int:
     return max(1, len(shape) - lead)
 
 
+@moves_bools(GatherDesc.operator, "input")
 def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None = None,
            check_indices: bool = False, out: Any = None) -> Any:
     """DML_GATHER: output[...] = input[..., indices[...], ...] along `axis` (negative counts
@@ -42,6 +44,7 @@ def gather(input: Any, indices: Any, *, axis: int, index_dimensions: int | None 
     return call(cached_compile(desc, check), (buffer_of(x), buffer_of(i)), out)
 
 
+@moves_bools(GatherElementsDesc.operator, "input")
 def gather_elements(input: Any, indices: Any, *, axis: int,
                     check_indices: bool = False, out: Any = None) -> Any:
     """DML_GATHER_ELEMENTS: output[i,j,k] = input[indices[i,j,k], j, k] for axis 0, etc.

@@ -9,11 +9,13 @@ from ...compiled import cached_compile
 from ...errors import ValidationError
 from ...family.checks import MAX_RANK, fmt, is_int
 from ...oneshot import as_array, buffer_of, call_checked, tensor_of, trailing, with_leading_ones
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import check_on_host, empty, is_empty, validate_empty
 from ...oneshot.numbers import as_int
 from .desc import GatherND1Desc
 
 
+@moves_bools(GatherND1Desc.operator, "x")
 def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = False,
               out: Any = None) -> Any:
     """DML_GATHER_ND1 (ONNX GatherND): out[b..., i...] = x[b..., *indices[b..., i..., :]],

@@ -14,12 +14,14 @@ from ...errors import ValidationError
 from ...family.checks import is_int
 from ...family.tensor import TensorDesc
 from ...oneshot import as_array, buffer_of, call, same_ndim, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import empty, empty_output, is_empty, on_device_if, validate_empty
 from ...oneshot.numbers import as_int, as_ints, axis_of, is_int_list
 from .desc import JoinDesc, SplitDesc
 from .validate import MAX_TENSORS
 
 
+@moves_bools(JoinDesc.operator, "tensors", many=True)
 def join(tensors: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     """DML_JOIN: the tensors concatenated along `axis` (numpy.concatenate; a negative axis
     counts from the end). All share one data type and ndim, and their sizes but along `axis`.
@@ -51,6 +53,7 @@ def join(tensors: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     return call(cached_compile(desc), tuple(buffer_of(x) for x in xs), out)
 
 
+@moves_bools(SplitDesc.operator, "input")
 def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, ...]:
     """DML_SPLIT: `input` cut along `axis` into pieces of `sizes` (consecutive, summing to the
     axis), or into `sizes` equal pieces when it is an integer (numpy.split's rule: they must

@@ -9,11 +9,13 @@ from ...errors import ValidationError
 from ...family.checks import is_int
 from ...family.tensor import TensorDesc
 from ...oneshot import as_array, buffer_of, call_checked, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import empty_output, is_empty
 from ...oneshot.numbers import as_int, axis_of
 from .desc import OneHotDesc
 
 
+@moves_bools(OneHotDesc.operator, "values")
 def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
             check_indices: bool = False, out: Any = None) -> Any:
     """DML_ONE_HOT (ONNX OneHot): indices.shape with `depth` classes inserted at `axis`;

@@ -9,6 +9,7 @@ from ...compiled import cached_compile
 from ...dtypes import DataType
 from ...errors import ValidationError
 from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import is_empty, result, validate_empty
 from ...oneshot.numbers import int_arguments
 from .desc import PADDING_MODES, ElementBits, PaddingDesc
@@ -20,13 +21,15 @@ _MODES = {"constant": PADDING_MODES[0], "edge": PADDING_MODES[1], "reflect": PAD
           "reflection": PADDING_MODES[2], **{m: m for m in PADDING_MODES}}
 
 
+@moves_bools(PaddingDesc.operator, "x", scalars=("value", "constant_values"))
 def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: Any = 0,
         out: Any = None, *, constant_values: Any = None) -> Any:
     """DML_PADDING1: `x` with start[d] elements before and end[d] after it on each dimension
     (an integer: every dimension), filled as numpy.pad's mode says: "constant" (with `value`,
-    exact for every integer type; a numpy float NaN keeps its payload), "edge", "reflect", "symmetric" or "wrap" (DirectML's names
-    too: "reflection", or DML_PADDING_MODE_REFLECTION and the others in full). The mirrors and
-    wrap reach at most one width of x beyond its edge (reflect: one less).
+    exact for every integer type; a numpy float NaN keeps its payload), "edge", "reflect",
+    "symmetric" or "wrap" (DirectML's names too: "reflection", or DML_PADDING_MODE_REFLECTION
+    and the others in full). The mirrors and wrap reach at most one width of x beyond its edge
+    (reflect: one less). A bool x is filled with `value` cast to bool, as numpy casts it.
 
     numpy's form too: pad(x, pad_width, mode, constant_values=...), pad_width an integer, a
     (before, after) pair for every dimension, or one pair per dimension; constant_values one

@@ -8,11 +8,13 @@ import numpy as np
 from ...compiled import cached_compile
 from ...errors import ValidationError
 from ...oneshot import as_array, buffer_of, call_checked, tensor_of, trailing, with_leading_ones
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import check_on_host, empty_output, is_empty, validate_empty
 from ...oneshot.numbers import axis_of
 from .desc import ReverseSubsequencesDesc
 
 
+@moves_bools(ReverseSubsequencesDesc.operator, "x")
 def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = False,
                          out: Any = None) -> Any:
     """DML_REVERSE_SUBSEQUENCES: along `axis`, the first lengths[...] elements of each

@@ -13,6 +13,7 @@ from ...dtypes import as_ndarray
 from ...errors import IndexOutOfRangeError, ValidationError
 from ...family.index_check import raise_for_status
 from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of, trailing
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import (
     check_on_host,
     empty,
@@ -48,6 +49,7 @@ def _call_padded_out(kernel: Any, args: tuple[Any, ...], out: Any, rank: int) ->
     return out
 
 
+@moves_bools(ScatterNDDesc.operator, "input", "updates")
 def scatter_nd(input: Any, indices: Any, updates: Any, *,
                input_dimension_count: int | None = None,
                indices_dimension_count: int | None = None, reduction: str = "none",
@@ -131,6 +133,7 @@ def _empty(desc: ScatterNDDesc, x: Any, i: Any, u: Any, check: bool, out: Any) -
     return unchanged(desc.operator, x, (x, i, u), out)
 
 
+@moves_bools(ScatterDesc.operator, "input", "updates")
 def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str = "none",
             check_indices: bool = False, out: Any = None) -> Any:
     """DML_SCATTER (ScatterElements): a copy of `input` with

@@ -11,11 +11,13 @@ from ...dtypes import DataType
 from ...errors import ValidationError
 from ...family.tensor import TensorDesc, as_tuple
 from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import empty_output, has_zero, is_empty, result, validate_empty
 from ...oneshot.numbers import as_ints, is_int_list
 from .desc import Slice1Desc, SliceGradDesc
 
 
+@moves_bools(Slice1Desc.operator, "input")
 def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
           output_sizes: Sequence[int] | None = None, out: Any = None) -> Any:
     """DML_SLICE1: per dimension, the window [offset, offset + size) read with a signed stride
@@ -35,6 +37,7 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
     return call(cached_compile(desc), (buffer_of(x),), out)
 
 
+@moves_bools(SliceGradDesc.operator, "dy")
 def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
                sizes: Sequence[int], strides: Sequence[int], out: Any = None) -> Any:
     """DML_SLICE_GRAD: zeros of `input_shape` with `dy` written where dmlc.slice(x, offsets,

@@ -5,11 +5,13 @@ from typing import Any
 
 from ...compiled import cached_compile
 from ...oneshot import as_array, buffer_of, call, tensor_of
+from ...oneshot.bools import moves_bools
 from ...oneshot.empty import empty_output, is_empty
 from ...oneshot.numbers import int_arguments
 from .desc import TileDesc
 
 
+@moves_bools(TileDesc.operator, "x")
 def tile(x: Any, repeats: Any, out: Any = None) -> Any:
     """DML_TILE: `x` repeated `repeats[d]` times along each dimension, as numpy.tile: fewer
     repeats than dimensions apply to the last ones (an integer: the last dimension), more add
