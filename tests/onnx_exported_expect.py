@@ -19,12 +19,6 @@ OUT_OF_SCOPE: dict[str, tuple[str, str]] = {
 """Models that compute on float data or need NonZero: dmlc moves data, so these must be refused
 with a dmlc ValidationError naming the node. Every other model must run."""
 
-KNOWN_FAILING: dict[str, str] = {
-    **{f"TensorSplit__ts20_{b}": "SequenceEmpty refused: TorchScript's tensor_split at opset 13+ "
-       "is a Loop that fills a sequence (SequenceEmpty, SequenceInsert, SequenceAt)"
-       for b in ("static", "dyn")},
-    **{f"BoolListIndex__{e}_{b}": "NonZero refused, though its input is a Constant (the mask "
-       "list): the indices are known at load" for e in ("ts20", "ts11") for b in ("static", "dyn")},
-}
+KNOWN_FAILING: dict[str, str] = {}
 """TEMPORARY: models dmlc does not run yet (model: the cause), strict xfails. A fix makes its
 models XPASS: then remove their entries. Empty when dmlc runs the whole set."""

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..dynamic import sizes_vary
 from ..errors import IndexOutOfRangeError, ValidationError
-from . import arith, ops_layout, ops_nd  # noqa: F401  (converters register in OPS)
+from . import arith, control, ops_layout, ops_nd  # noqa: F401  (converters register)
 from .arith import ARITH_OPS
 from .ops import OPS, OnnxNode
 from .resident import Resident, reading
@@ -35,11 +35,12 @@ HOST_OPS = {"Add", "Sub", "Mul", "Div", "Mod", "Neg", "Abs", "Min", "Max", "Rang
 reference evaluator), never on tensor data (dmlc only moves data)."""
 HOST_LIMIT = 1 << 16
 """Elements a host node may take in, all together."""
-FOLDED = HOST_OPS | ARITH_OPS | {"Gather", "Concat"}
+FOLDED = HOST_OPS | ARITH_OPS | {"Gather", "Concat", "NonZero"}
 """The nodes whose host values the host computes (shape arithmetic), by ONNX's reference
-evaluator: arithmetic, and the two moves shape arithmetic makes, which it makes exactly (numpy's
-take and concatenate). Any other node runs its kernel, on host values too (the reference's
-Expand multiplies, its OneHot computes, its Pad and GatherElements refuse what ONNX allows)."""
+evaluator: arithmetic, the two moves shape arithmetic makes, which it makes exactly (numpy's
+take and concatenate), and NonZero of a constant mask (x[[True, False, True]]). Any other node
+runs its kernel, on host values too (the reference's Expand multiplies, its OneHot computes,
+its Pad and GatherElements refuse what ONNX allows)."""
 OUT_OF_SCOPE = {
     "NonZero": "its output's shape depends on the values: dmlc compiles every shape ahead",
     "Conv": "it computes on data; dmlc moves data", "MatMul": "it computes on data; dmlc "
@@ -156,18 +157,17 @@ class OnnxProgram:
 
     def check_node(self, node: Any) -> None:
         """Refuse, at load, a node dmlc has no converter for (those in If branches too)."""
-        known = {*OPS, *HOST_OPS, *ARITH_OPS, "Constant", "If"}
+        known = {*OPS, *HOST_OPS, *ARITH_OPS, *control.CONTROL_OPS, "Constant", "NonZero"}
         if node.domain not in DOMAINS or node.op_type not in known:
             op = f"{node.domain + '.' if node.domain else ''}{node.op_type}"
             why = OUT_OF_SCOPE.get(node.op_type)
             raise ValidationError(f"onnx {op} node {node.name or node.output[0]!r} (opset "
                                   f"{self.opset})", "op_type", "an op dmlc converts", op,
                                   why or "dmlc converts " + ", ".join(sorted(known)))
-        if node.op_type == "If":
-            for attr in node.attribute:
-                if attr.g.node:
-                    for inner in needed(attr.g.node, [o.name for o in attr.g.output]):
-                        self.check_node(inner)
+        for attr in node.attribute:  # an If's branches, a Loop's body
+            if attr.type == attr.GRAPH:
+                for inner in needed(attr.g.node, [o.name for o in attr.g.output]):
+                    self.check_node(inner)
 
     def release(self) -> None:
         """Free the constants' device copies now (a later run makes them again)."""
@@ -254,26 +254,9 @@ class OnnxProgram:
             for name, result in zip(node.output, self.node(node, values)):
                 values[name] = result
 
-    def branch(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
-        """If: its condition read on the host (from shapes and constants, or a graph input's
-        values), then the branch it names run as a subgraph, seeing the values around it."""
-        where = f"onnx If node {node.name or node.output[0]!r} (opset {self.opset})"
-        cond = values[node.input[0]]
-        assert cond is not None
-        if not (cond.on_host or cond.given is not None):
-            raise ValidationError(where, "cond", "a condition computed from shapes, constants "
-                                  "or 0-d inputs (dmlc runs one branch, chosen on the host)",
-                                  "one that depends on tensor data")
-        flag = np.asarray(cond.host()).reshape(-1)
-        if flag.size != 1:
-            raise ValidationError(where, "cond", "one element", flag.size)
-        graph = next(a.g for a in node.attribute
-                     if a.name == ("then_branch" if bool(flag[0]) else "else_branch"))
-        inner: dict[str, Value | None] = dict(values)
-        for t in graph.initializer:
-            inner[t.name] = value(_onnx().numpy_helper.to_array(t), t.name)
-        self.run_nodes(needed(graph.node, [o.name for o in graph.output]), inner)
-        return [inner[o.name] for o in graph.output]  # type: ignore[misc]
+    def subgraph(self, graph: Any, values: dict[str, Any]) -> None:
+        """Run a subgraph (an If's branch, a Loop's body) into `values`."""
+        self.run_nodes(needed(graph.node, [o.name for o in graph.output]), values)
 
     def node(self, node: Any, values: Mapping[str, Value | None]) -> list[Value]:
         onnx = _onnx()
@@ -283,8 +266,11 @@ class OnnxProgram:
             (key,) = attrs
             return [value(onnx.numpy_helper.to_array(attrs[key]) if key == "value"
                           else np.asarray(attrs[key]), node.output[0])]
-        if node.op_type == "If":
-            return self.branch(node, values)
+        if node.op_type in ("If", "Loop"):
+            run = control.if_node if node.op_type == "If" else control.loop_node
+            return run(node, self.opset, dict(values), self.subgraph)
+        if node.op_type in control.SEQUENCE_OPS:
+            return control.sequence_node(node, self.opset, dict(values), attrs)
         ins = [values[name] for name in node.input]
         present = [v for v in ins if v is not None]
         # constants and shapes, and 0-d graph inputs (a position, a length: parameters more
@@ -297,6 +283,10 @@ class OnnxProgram:
             return [value(np.array(math.prod(present[0].shape), np.int64), node.output[0])]
         if node.op_type in HOST_OPS and node.op_type not in ARITH_OPS:  # Range over a graph
             return self.on_host(node, ins)              # input's value, say: read it here
+        if node.op_type == "NonZero":  # (only of host values: folded above)
+            raise ValidationError(f"onnx NonZero node {node.name or node.output[0]!r} (opset "
+                                  f"{self.opset})", "input", "a constant or a shape",
+                                  "tensor data", OUT_OF_SCOPE["NonZero"])
         n = OnnxNode(node.name or node.output[0], node.op_type, self.opset,
                  {**attrs, "_outputs": len(node.output)}, ins)
         on_device = any(v is not None and not v.on_host for v in ins)
