@@ -8,7 +8,7 @@ import numpy as np
 from ..dtypes import DataType
 from ..errors import ParseError
 from ..family.checks import fmt
-from ..family.literal import int_to_float
+from ..family.literal import decimal_to_float, int_to_float
 from ..family.tensor import TensorDesc
 from .parser import Array, Loc, Number
 
@@ -49,8 +49,10 @@ def _numbers(a: Array) -> list[Number]:
 def _convert(n: Number, dtype: DataType, src: Source, what: str) -> object:
     value = n.value()
     if dtype.value.startswith("float"):
-        # an integer rounds once, into the tensor's type (it is then a float64 exactly)
-        x = float(int_to_float(value, dtype)) if isinstance(value, int) else float(value)
+        # an integer or a decimal rounds once, into the tensor's type (it is then a float64
+        # exactly): through a float64 first, a decimal would round twice
+        x = float(int_to_float(value, dtype)) if isinstance(value, int) else \
+            decimal_to_float(n.text, dtype) if math.isfinite(value) else value
         # A finite literal must stay finite in the tensor's type (`inf` is written as inf),
         # after numpy's round-to-nearest (65519 is float16's 65504; 65520 is too large).
         with np.errstate(over="ignore"):

@@ -20,6 +20,7 @@ import numpy as np
 from ..dtypes import DataType
 from ..errors import ValidationError
 from ..family.checks import check_tensor
+from ..family.literal import exact_number
 from ..family.registry import OperatorDesc, descriptor_classes
 from ..family.tensor import TensorDesc, list_argument
 from .data import Source, array_data, buffer_for, written_data
@@ -279,7 +280,7 @@ def _field_value(f: FieldItem, src: Source, op: str) -> Any:
                         f"only a tensor's Sizes takes one, {f.name} is static), got "
                         f"{_spell(v)}", f.loc)
     if isinstance(v, Number):
-        return int(v.value()) if v.is_int else float(v.value())
+        return int(v.value()) if v.is_int else exact_number(v.text)
     if isinstance(v, Name):
         return v.text
     if isinstance(v, list) and all(isinstance(n, Number) and n.is_int for n in v):

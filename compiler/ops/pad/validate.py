@@ -3,13 +3,14 @@ from __future__ import annotations
 
 import dataclasses
 import numbers
+from decimal import Decimal
 
 import numpy as np
 
 from ...dtypes import DataType
 from ...errors import ValidationError
 from ...family.checks import check_int_list, check_tensor, check_total, is_int, resolve_output
-from ...family.literal import literal_bits
+from ...family.literal import float_bits, literal_bits
 from .desc import PADDING_MODES, ElementBits, Padding0Desc, PaddingDesc
 
 
@@ -21,6 +22,13 @@ def padding_bits(op: str, value: object, dtype: DataType) -> int:
             raise ValidationError(op, "PaddingValue", f"the bits of a {dtype.value}",
                                   f"{value.bits:#x} of a {value.data_type}")
         return value.bits
+    if isinstance(value, Decimal) and value.is_finite() and value.adjusted() < 400 \
+            and value.as_integer_ratio()[1] == 1 and not dtype.value.startswith("float"):
+        value = int(value)  # a .dml decimal (lang: one no float64 holds) for an integer tensor
+    if isinstance(value, Decimal):  # rounded once, from the decimal, into the type
+        text = ("-" if value.is_signed() else "") + ("inf" if value.is_infinite() else "nan") \
+            if not value.is_finite() else str(value)
+        return literal_bits(op, text, dtype)
     if is_int(value):
         value = int(value)
     elif isinstance(value, numbers.Real) and not isinstance(value, (bool, np.bool_)):
@@ -29,6 +37,8 @@ def padding_bits(op: str, value: object, dtype: DataType) -> int:
         raise ValidationError(op, "PaddingValue", f"a number ({dtype.name})", repr(value))
     if isinstance(value, float) and value.is_integer() and not dtype.value.startswith("float"):
         value = int(value)  # DML_PADDING's FLOAT value for an integer tensor
+    if isinstance(value, float) and dtype.value.startswith("float"):
+        return float_bits(op, "PaddingValue", value, dtype)  # its own bits, rounded once
     return literal_bits(op, repr(value) if isinstance(value, float) else str(value), dtype)
 
 
