@@ -63,7 +63,8 @@ def compile_module(module: Module, dump_after: set[str] | None = None,
         d = next(d for d in module.symbolic.inputs() if is_symbolic(d.sizes))
         raise ValidationError("expression", f"{d.name} sizes", "integers: tensor expressions "
                               "have no generic kernel (dmlc run compiles them at the sizes "
-                              "their data binds, once per size)", spell(d.sizes))
+                              "their data binds, once per size; dmlc compile --dim NAME=SIZE "
+                              "binds them)", spell(d.sizes))
     return {u.name: _compile(module, u, dump_after, target=target) for u in module.units}
 
 
@@ -85,7 +86,8 @@ def generic_kernels(module: Module, dump_after: set[str] | None = None,
                 op = u.descriptor.operator
                 raise module.located(ValidationError(
                     op, f"{dml}.Sizes", f"integers: {op} has no generic kernel for these "
-                    "tensors (dmlc run compiles it at the sizes its data binds, once per size)",
+                    "tensors (dmlc run compiles it at the sizes its data binds, once per size; "
+                    "dmlc compile --dim NAME=SIZE binds them)",
                     spell(t.sizes)), u)
         out[name] = k
     return out

@@ -19,6 +19,7 @@ from ..manifest import write_manifest
 from ..modules import generic_kernels, run_module, unit_results
 from ..passes.planner import describe
 from ..target import TARGETS
+from . import sizes
 from .onnx import compile_onnx, is_onnx, parse_sizes, run_onnx
 
 EMITS = ("ir", "plan", "glsl", "spirv", "spvasm", "manifest")
@@ -60,12 +61,16 @@ def _text(items: list[Artifact]) -> str:
 
 
 def _compile_dml(args: argparse.Namespace) -> dict[str, CompiledKernel]:
-    if args.shape or args.dim:
-        raise UsageError("--shape and --dim are for .onnx models (a .dml file declares its "
-                         "shapes)")
     dump = set(args.dump_after) if args.dump_after else None
     module = load(args.file)
+    dims = {k: v[0] for k, v in parse_sizes("--dim", args.dim, many=False).items()}
+    shapes = parse_sizes("--shape", args.shape, many=True)
+    if dims or shapes:  # these symbolic sizes written in (cli/sizes.py)
+        module = sizes.bind(module, dims, shapes)
+    if args.in_place or "manifest" in (args.emit or []):  # one shape: every size bound
+        sizes.refuse_unbound(module, "--in-place" if args.in_place else "--emit manifest")
     kernels = generic_kernels(module, dump_after=dump, target=args.target)
+    sizes.check_generic(module, kernels, args.target)  # no symbolic size fixed in silence
     if not args.in_place:
         return kernels
     for u in module.units:
@@ -287,7 +292,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
                        "dimensions fixed by --dim or --shape). Artifacts go to stdout, or to -o: "
                        "a file for one artifact, a directory for several. Each shape is its own "
                        "SPIR-V; a .dml file of symbolic sizes (Sizes:{B, 4}) gives its generic "
-                       "kernel, sizes as push constants.")
+                       "kernel, sizes as push constants (a size the generic kernel fixes must "
+                       "be bound: --dim), or with --dim/--shape its kernel for those sizes.")
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,
@@ -298,10 +304,12 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
                    "MODEL.model.json, which kernel's output feeds which input")
     c.add_argument("-o", "--output", metavar="PATH", help="write here instead of stdout")
     c.add_argument("--dim", action="append", metavar="NAME=N",
-                   help="an .onnx model's symbolic dimension NAME (batch, seq...) is N in "
-                   "every input that has it (repeatable)")
+                   help="a symbolic size NAME (an .onnx model's batch, seq...; a .dml file's "
+                   "Sizes:{N, 8}) is N wherever it appears (repeatable); a .dml file is then "
+                   "compiled for the sizes given, every symbolic one bound (or by its data)")
     c.add_argument("--shape", action="append", metavar="NAME=D0,D1,...",
-                   help="an .onnx input's whole shape (for dimensions the graph leaves unnamed)")
+                   help="an input's whole shape: an .onnx input's, or a .dml tensor's "
+                   "(InputTensor, X) for sizes written ?")
     c.add_argument("--in-place", action="store_true",
                    help="a .dml file's scatters update their data tensor in place: the "
                    "manifest's input 0 is also its output, and only the updates are written")

@@ -43,6 +43,27 @@ def _tensors(desc: Any, with_output: bool = False) -> list[tuple[str, str, Any]]
     return out
 
 
+def substitute(desc: Any, names: dict[str, int], shapes: dict[str, tuple[int, ...]]) -> Any:
+    """`desc` with the symbolic sizes these bind written as integers: a name wherever it
+    appears (`names`), a tensor's every size by its DML field (`shapes`, of its rank); the
+    others stay symbolic (`dmlc compile --dim`)."""
+    changes: dict[str, Any] = {}
+    for dml, name, t in _tensors(desc, with_output=True):
+        if not _symbolic(t):
+            continue
+        given = shapes.get(dml)
+        sizes = tuple(given[k] if given is not None else names.get(s, s) if isinstance(s, str)
+                      else s for k, s in enumerate(t.sizes))
+        value = changes.get(name, getattr(desc, name))
+        if isinstance(value, tuple):
+            items = list(value)
+            items[_position(dml)] = dataclasses.replace(t, sizes=sizes)
+            changes[name] = tuple(items)
+        else:
+            changes[name] = dataclasses.replace(t, sizes=sizes)
+    return dataclasses.replace(desc, **changes)
+
+
 def call_tensors(desc: Any) -> list[tuple[str, str, TensorDesc]]:
     """(DML field, program input, tensor) of each array a SymbolicKernel's call takes, in
     order (InputTensors[1], inputs_1, its TensorDesc of written sizes)."""
