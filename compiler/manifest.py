@@ -21,6 +21,8 @@ out"):
 - target: "cpu" or "gpu", what the kernels were tuned for (compiler/target.py). A manifest is
   for its shapes only: every shape is its own SPIR-V.
 - vulkan: the API version and the features and extensions required (none optional today).
+- source: what it was compiled from (`dmlc compile`: "FILE#UNIT", the file's real path and the
+  program's name in it; null from Python): a manifest of another source is not overwritten.
 Element layout is little-endian with 8/16-bit elements packed into 32-bit words, 64-bit elements
 as two words, low first: exactly the bytes of a C array (or numpy array) of the element type.
 """
@@ -32,6 +34,7 @@ import os
 from typing import Any
 
 from .artifact import CompiledProgram, argument
+from .errors import ValidationError
 from .family.registry import output_regions
 from .ir.kernel import Kernel
 from .ir.ops import Op, toposort
@@ -111,7 +114,7 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
             "bindings": [{"binding": i, "buffer": b, "type": "storage_buffer"}
                          for i, b in enumerate(stage.buffers)]})
     return {
-        "format": "dmlc-manifest", "version": VERSION, "name": name,
+        "format": "dmlc-manifest", "version": VERSION, "name": name, "source": None,
         "operator": desc.operator, "descriptor": repr(desc), "target": compiled.target,
         "in_place": compiled.in_place,
         "vulkan": {"api_version": TARGET_ENV.removeprefix("vulkan"), "features": [],
@@ -137,13 +140,19 @@ def _shape(compiled: CompiledProgram, name: str) -> tuple[int, ...]:
     return t.sizes if t.is_packed and not t.offset else (compiled.program.buffer(name).count,)
 
 
-def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None = None) -> str:
+def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None = None, *,
+                   source: str | None = None, overwrite: bool = False) -> str:
     """Write a compiled program's manifest and SPIR-V into `folder` (created if missing):
     NAME.manifest.json beside NAME.spv, or NAME.KERNEL.spv for each kernel of a program of
     several. `kernel`: what dmlc.compile returns, or a CompiledProgram
     (dmlc.compiled.compile_program(desc, in_place=True) for a scatter that updates its data
     tensor). NAME defaults to the program's name ("gather", "scatter_in_place"...). Returns
-    the manifest's path."""
+    the manifest's path.
+
+    A manifest of another program already there under NAME is not overwritten (a
+    ValidationError names it; overwrite=True replaces it): one of the same `source` (`dmlc
+    compile`'s FILE#UNIT), or without a source of the same operator, descriptor and form, is
+    the same program recompiled, and is replaced."""
     compiled = getattr(kernel, "compiled", kernel)
     if not isinstance(compiled, CompiledProgram):
         raise TypeError(f"write_manifest: expected a compiled kernel or program, got "
@@ -152,7 +161,10 @@ def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None
     files = [f"{name}.spv" if len(compiled.stages) == 1 else f"{name}.{stage.name}.spv"
              for stage in compiled.stages]
     document = manifest(name, compiled, files)  # refuses guard words before anything is written
+    document["source"] = source
     folder = os.fspath(folder)
+    if not overwrite:
+        _refuse_another(os.path.join(folder, f"{name}.manifest.json"), document)
     os.makedirs(folder, exist_ok=True)
     for stage, file in zip(compiled.stages, files):
         with open(os.path.join(folder, file), "wb") as f:
@@ -161,3 +173,29 @@ def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None
     with open(path, "w") as f:
         f.write(json.dumps(document, indent=2) + "\n")
     return path
+
+
+def _refuse_another(path: str, document: dict[str, Any]) -> None:
+    """A ValidationError where `path` holds the manifest of another program than `document`'s
+    (or a file that is no manifest): its SPIR-V and manifest would be overwritten."""
+    try:
+        with open(path) as f:
+            existing = json.load(f)
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError):
+        existing = None
+    if not isinstance(existing, dict) or existing.get("format") != "dmlc-manifest":
+        raise ValidationError("write_manifest", "name", "a name no other file in the folder "
+                              "has", os.path.basename(path), "it is not a dmlc manifest")
+    mine, theirs = document.get("source"), existing.get("source")
+    if mine is not None or theirs is not None:
+        same = mine == theirs
+    else:
+        same = all(existing.get(k) == document[k] for k in ("operator", "descriptor", "in_place"))
+    if not same:
+        what = theirs or f"{existing.get('operator')} {existing.get('descriptor')}"
+        raise ValidationError("write_manifest", "name", "a name no other program's manifest "
+                              "in the folder has (the same program recompiled replaces its "
+                              "own)", os.path.basename(path), f"it holds {what}; give another "
+                              "name (dmlc compile --name) or another folder")

@@ -74,7 +74,7 @@ def test_manifest_and_glsl_into_one_directory(tmp_path):
     out = tmp_path / "out"
     assert main(["compile", str(src), "--emit", "manifest", "--emit", "glsl", "-o",
                  str(out)]) == 0
-    assert sorted(p.name for p in out.iterdir()) == ["Y.comp", "Y.manifest.json", "Y.spv"]
+    assert sorted(p.name for p in out.iterdir()) == ["Y.comp", "g.manifest.json", "g.spv"]
 
 
 def scatter_desc(data_type="FLOAT16"):
@@ -121,3 +121,77 @@ def test_write_manifest_refuses_what_has_no_manifest(tmp_path):
     with pytest.raises(ValueError, match="guard words"):
         dmlc.write_manifest(guarded, tmp_path / "g")
     assert not (tmp_path / "g").exists()
+
+
+GATHER_DML = ("DML_GATHER_OPERATOR_DESC\nAxis: 0\nIndexDimensions: 1\n"
+              "InputTensor: (Sizes:{3, 2}, DataType:FLOAT32)\n"
+              "IndicesTensor: (Sizes:{1, 2}, DataType:INT32)\n")
+SCATTER_DML = ("DML_SCATTER_OPERATOR_DESC\nAxis: 0\n"
+               "InputTensor: (Sizes:{3, 2}, DataType:FLOAT32)\n"
+               "IndicesTensor: (Sizes:{1, 2}, DataType:INT32)\n"
+               "UpdatesTensor: (Sizes:{1, 2}, DataType:FLOAT32)\n")
+
+
+def test_each_file_s_manifest_is_named_after_the_file(tmp_path, capsys):
+    """A gather's and a scatter's manifests side by side in one folder: each named after its
+    file (both were OutputTensor.manifest.json, the second overwriting the first)."""
+    (tmp_path / "gather.dml").write_text(GATHER_DML)
+    (tmp_path / "scatter.dml").write_text(SCATTER_DML)
+    out = tmp_path / "out"
+    for name in ("gather", "scatter"):
+        assert main(["compile", str(tmp_path / f"{name}.dml"), "--emit", "manifest",
+                     "-o", str(out)]) == 0
+    names = {p.name for p in out.glob("*.manifest.json")}
+    assert names == {"gather.manifest.json", "scatter.manifest.json"}
+    operators = {json.loads((out / n).read_text())["operator"] for n in names}
+    assert operators == {"DML_GATHER", "DML_SCATTER"}
+    source = json.loads((out / "gather.manifest.json").read_text())["source"]
+    assert source.endswith("gather.dml#OutputTensor")
+
+
+def test_name_and_several_programs_of_one_file(tmp_path):
+    (tmp_path / "gather.dml").write_text(GATHER_DML)
+    out = tmp_path / "out"
+    assert main(["compile", str(tmp_path / "gather.dml"), "--emit", "manifest", "-o", str(out),
+                 "--name", "rows"]) == 0
+    assert (out / "rows.manifest.json").exists() and (out / "rows.spv").exists()
+    (tmp_path / "two.dml").write_text("X: float32[4]\nY[i] = X[3 - i]\nZ[i] = X[i // 2]\n")
+    assert main(["compile", str(tmp_path / "two.dml"), "--emit", "manifest", "-o",
+                 str(out)]) == 0
+    assert {"two.Y.manifest.json", "two.Z.manifest.json"} <= {p.name for p in out.iterdir()}
+
+
+def test_another_program_s_manifest_is_not_overwritten(tmp_path, capsys):
+    """The same program recompiled replaces its own manifest (its file edited, too); another
+    file of the same name, or another program under one --name, is refused and nothing of it
+    is written."""
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, other = tmp_path / "a" / "k.dml", tmp_path / "b" / "k.dml"
+    first.write_text(GATHER_DML)
+    other.write_text(SCATTER_DML)
+    out = tmp_path / "out"
+    assert main(["compile", str(first), "--emit", "manifest", "-o", str(out)]) == 0
+    first.write_text(GATHER_DML.replace("{3, 2}", "{5, 2}"))  # edited: the same program
+    assert main(["compile", str(first), "--emit", "manifest", "-o", str(out)]) == 0
+    before = (out / "k.manifest.json").read_text()
+    assert main(["compile", str(other), "--emit", "manifest", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "k.manifest.json" in err and "a/k.dml#OutputTensor" in err and "--name" in err
+    assert (out / "k.manifest.json").read_text() == before
+    assert sorted(p.name for p in out.iterdir()) == ["k.manifest.json", "k.spv"]
+    assert main(["compile", str(other), "--emit", "manifest", "-o", str(out), "--name",
+                 "k2"]) == 0
+
+
+def test_write_manifest_keeps_another_program_s_manifest(tmp_path):
+    kernel = dmlc.compile(scatter_desc(), target="gpu")
+    dmlc.write_manifest(kernel, tmp_path, "s")
+    dmlc.write_manifest(kernel, tmp_path, "s")  # the same program: replaced
+    other = dmlc.compile(scatter_desc("FLOAT32"), target="gpu")
+    with pytest.raises(dmlc.ValidationError, match="s.manifest.json"):
+        dmlc.write_manifest(other, tmp_path, "s")
+    assert dmlc.write_manifest(other, tmp_path, "s", overwrite=True).endswith("s.manifest.json")
+    (tmp_path / "x.manifest.json").write_text("not json")
+    with pytest.raises(dmlc.ValidationError, match="not a dmlc manifest"):
+        dmlc.write_manifest(other, tmp_path, "x")

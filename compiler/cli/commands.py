@@ -96,6 +96,9 @@ def _cmd_compile(args: argparse.Namespace) -> int:
         if args.in_place:
             raise UsageError("--in-place is for the scatters of a .dml file (a model's "
                              "scatter returns a new tensor, as ONNX defines it)")
+        if args.name:
+            raise UsageError("--name names a .dml file's manifests (a model's are named by "
+                             "kernel, and MODEL.model.json by the model)")
         model = compile_onnx(args.file, parse_sizes("--shape", args.shape, many=True),
                              {k: v[0] for k, v in parse_sizes("--dim", args.dim,
                                                               many=False).items()},
@@ -104,9 +107,15 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     else:
         kernels = _compile_dml(args)
     emits = list(dict.fromkeys(args.emit or ["glsl"]))
+    if args.name is not None and ("manifest" not in emits or not args.name or
+                                  os.path.basename(args.name) != args.name):
+        raise UsageError(f"--name {args.name!r}: expected a file name (no directory) for "
+                         "--emit manifest's NAME.manifest.json")
     if "manifest" in emits:
         emits.remove("manifest")
-        write_manifests(kernels, args.output)
+        stem = None if model is not None else args.name or os.path.splitext(
+            os.path.basename(args.file))[0]
+        write_manifests(kernels, args.output, args.file, stem)
         if model is not None:
             from ..onnx.export import write_model
             stem = os.path.splitext(os.path.basename(args.file))[0]
@@ -147,18 +156,30 @@ def _cmd_compile(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None) -> None:
-    """Each program's SPIR-V and NAME.manifest.json (compiler/manifest.py) into `folder`."""
+def manifest_name(stem: str, unit: str, units: int) -> str:
+    """A .dml program's manifest name: the file's (or --name's) stem, and the unit's name in it
+    (Y, OutputTensor) where the file has several programs: a gather's and a scatter's
+    manifests side by side in one folder, each of its own name."""
+    return stem if units == 1 else f"{stem}.{unit}"
+
+
+def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None, source: str,
+                    stem: str | None = None) -> None:
+    """Each program's SPIR-V and its manifest (compiler/manifest.py) into `folder`: named
+    manifest_name(stem, ...) for a .dml file, by its kernel name for a model (stem None); a
+    manifest another source wrote there is not overwritten."""
     if not folder or os.path.splitext(folder)[1]:
         raise UsageError("--emit manifest writes a manifest and its SPIR-V files: -o DIR names "
                          "their directory")
+    origin = os.path.realpath(source)
     for name, k in kernels.items():
         if k.compiled.params:
             raise UsageError(f"--emit manifest: {name} has symbolic sizes, and its generic "
                              "kernel takes them as push constants, which a manifest's runner "
                              "does not pass; write the sizes as integers for a manifest")
+        file_name = name if stem is None else manifest_name(stem, name, len(kernels))
         try:
-            path = write_manifest(k, folder, name)
+            path = write_manifest(k, folder, file_name, source=f"{origin}#{name}")
         except OSError as e:
             raise UsageError(f"cannot write into {folder}: {e.strerror}") from None
         print(f"wrote {path} and its SPIR-V", file=sys.stderr)
@@ -310,6 +331,10 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     c.add_argument("--shape", action="append", metavar="NAME=D0,D1,...",
                    help="an input's whole shape: an .onnx input's, or a .dml tensor's "
                    "(InputTensor, X) for sizes written ?")
+    c.add_argument("--name", metavar="NAME",
+                   help="a .dml file's manifest is NAME.manifest.json (default: the file's "
+                   "name, FILE.manifest.json; FILE.UNIT.manifest.json for each program of a "
+                   "file of several)")
     c.add_argument("--in-place", action="store_true",
                    help="a .dml file's scatters update their data tensor in place: the "
                    "manifest's input 0 is also its output, and only the updates are written")

@@ -15,6 +15,7 @@ import pytest
 
 import dmlc
 from dmlc.cli import main
+from dmlc.cli.commands import manifest_name
 from dmlc.lang import parse_module
 from dmlc.oneshot.symbolic import has_symbols
 from reference import assert_bits_equal
@@ -47,12 +48,13 @@ def runner(tmp_path_factory) -> pathlib.Path:
 
 
 def run_from_manifests(runner: pathlib.Path, folder: pathlib.Path, module,
-                       inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Every unit run by the C program from its manifest, in order (later statements read
-    earlier results, as dmlc.run_module does)."""
+                       inputs: dict[str, np.ndarray], stem: str) -> dict[str, np.ndarray]:
+    """Every unit run by the C program from its manifest (named after the file, `stem`), in
+    order (later statements read earlier results, as dmlc.run_module does)."""
     results: dict[str, np.ndarray] = {}
     for u in module.units:
-        m = json.loads((folder / f"{u.name}.manifest.json").read_text())
+        name = manifest_name(stem, u.name, len(module.units))
+        m = json.loads((folder / f"{name}.manifest.json").read_text())
         files = []
         for item in m["inputs"]:
             label = u.arguments[item["buffer"]]
@@ -61,7 +63,7 @@ def run_from_manifests(runner: pathlib.Path, folder: pathlib.Path, module,
             np.ascontiguousarray(value).tofile(path)
             files.append(str(path))
         out = folder / f"{u.name}.out.bin"
-        subprocess.run([str(runner), str(folder / f"{u.name}.manifest.json"), *files, str(out)],
+        subprocess.run([str(runner), str(folder / f"{name}.manifest.json"), *files, str(out)],
                        check=True, capture_output=True, text=True)
         (first, *rest) = m["outputs"]
         flat = np.fromfile(out, dtype=first["element_type"])
@@ -79,7 +81,7 @@ def run_from_manifests(runner: pathlib.Path, folder: pathlib.Path, module,
 def test_every_example_runs_from_its_manifest_alone(path, runner, tmp_path):
     assert main(["compile", str(path), "--emit", "manifest", "-o", str(tmp_path)]) == 0
     module = dmlc.lang.load(path)
-    got = run_from_manifests(runner, tmp_path, module, {})
+    got = run_from_manifests(runner, tmp_path, module, {}, path.stem)
     expected = dmlc.run_module(module)
     assert set(got) == set(expected)
     for name, value in expected.items():
@@ -109,10 +111,10 @@ def test_programs_of_several_kernels(name, runner, tmp_path):
     assert main(["compile", str(src), "--emit", "manifest", "-o", str(out)]) == 0
     module = parse_module(src.read_text())
     (unit,) = module.units
-    m = json.loads((out / f"{unit.name}.manifest.json").read_text())
+    m = json.loads((out / f"{name}.manifest.json").read_text())
     assert len(m["kernels"]) > 1
     assert any(b["initial"] == "zeros" for b in m["buffers"]) or name == "join"
-    got = run_from_manifests(runner, out, module, {})
+    got = run_from_manifests(runner, out, module, {}, name)
     for k, value in dmlc.run_module(module).items():
         assert_bits_equal(got[k], value)
 
@@ -129,9 +131,9 @@ def test_a_program_of_many_workgroups(runner, tmp_path):
     out = tmp_path / "out"
     assert main(["compile", str(src), "--emit", "manifest", "-o", str(out)]) == 0
     module = parse_module(src.read_text())
-    m = json.loads((out / "OutputTensor.manifest.json").read_text())
+    m = json.loads((out / "gather.manifest.json").read_text())
     assert m["kernels"][0]["workgroups"] > 10
-    got = run_from_manifests(runner, out, module, inputs)
+    got = run_from_manifests(runner, out, module, inputs, "gather")
     assert_bits_equal(got["OutputTensor"], dmlc.run_module(module, inputs)["OutputTensor"])
 
 
