@@ -194,17 +194,47 @@ def _write(path: str, content: str | bytes) -> None:
 
 
 def _inputs(specs: list[str]) -> dict[str, np.ndarray]:
+    """--input NAME=FILE.npy, NAME=FILE.npz (a file of one array) or NAME=FILE.npz:KEY (one
+    of several: what -o writes for several outputs)."""
     out = {}
     for spec in specs or []:
         name, sep, path = spec.partition("=")
         if not sep or not name or not path:
-            raise UsageError(f"--input expects NAME=FILE.npy, got {spec!r}")
-        try:
-            out[name] = np.load(path, allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise ValidationError("dmlc run", f"--input {name}", "a readable .npy file",
-                                  path, str(e)) from None
+            raise UsageError(f"--input expects NAME=FILE.npy, NAME=FILE.npz or "
+                             f"NAME=FILE.npz:KEY, got {spec!r}")
+        out[name] = _load_input(name, path)
     return out
+
+
+def _load_input(name: str, spec: str) -> np.ndarray:
+    field = f"--input {name}"
+    head, colon, tail = spec.rpartition(":")
+    path, key = (head, tail) if colon and head.lower().endswith(".npz") else (spec, None)
+    try:
+        loaded = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise ValidationError("dmlc run", field, "a readable .npy or .npz file", path,
+                              str(e)) from None
+    if not isinstance(loaded, np.lib.npyio.NpzFile):
+        if key is not None:
+            raise ValidationError("dmlc run", field, f"an .npz file for the key {key!r}",
+                                  f"{path}, a single array")
+        return loaded
+    with loaded:
+        keys = list(loaded.files)
+        if key is None and len(keys) != 1:
+            raise ValidationError("dmlc run", field, "an .npz file of one array, or "
+                                  "FILE.npz:KEY for one of "
+                                  + (", ".join(keys) if keys else "its arrays"),
+                                  f"{path}, holding {len(keys)}: {', '.join(keys) or 'none'}")
+        if key is not None and key not in keys:
+            raise ValidationError("dmlc run", field, f"a key of {path}: one of "
+                                  + ", ".join(keys), repr(key))
+        try:
+            return np.asarray(loaded[key if key is not None else keys[0]])
+        except (OSError, ValueError) as e:
+            raise ValidationError("dmlc run", field, "an array numpy reads without pickle",
+                                  f"{path}:{key or keys[0]}", str(e)) from None
 
 
 def format_number(x: np.generic) -> str:
@@ -352,7 +382,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     r.add_argument("file", metavar="FILE", help="a .dml file or an .onnx model")
     r.add_argument("--input", action="append", metavar="NAME=FILE.npy",
                    help="data for the tensor NAME (a .dml file's InputTensor, X...: replacing "
-                   "the file's; a model's input); a name FILE lacks is refused")
+                   "the file's; a model's input); a name FILE lacks is refused. FILE.npz "
+                   "holding one array, or FILE.npz:KEY (what -o writes for several outputs)")
     r.add_argument("-o", "--output", metavar="FILE.npy",
                    help="save the result (.npy; .npz for several outputs) instead of printing")
     r.add_argument("--check-indices", action="store_true",
