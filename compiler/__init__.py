@@ -11,6 +11,7 @@ from typing import Any
 from . import toolchain as toolchain
 
 # isort: split
+from . import expr as expr
 from . import lang as lang
 from .compiled import CompiledKernel
 from .compiled import compile as _compile
@@ -103,7 +104,7 @@ def clear_cache() -> None:
 
 __all__ = [*(name for family in families() for name in family.exports),
            "take", "take_along_axis", "put_along_axis", "compile", "CompiledKernel", "lang",
-           "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
+           "expr", "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
            "ParseError", "UsageError", "to_device", "empty", "set_device", "close_device",
            "cache_info", "clear_cache", "write_manifest", "PlanLimits", "__version__"]
