@@ -10,6 +10,7 @@ import sys
 import numpy as np
 
 from .. import toolchain
+from ..codegen.wgsl import render_wgsl
 from ..compiled import CompiledKernel, compile_program
 from ..dynamic import sizes_vary
 from ..errors import UsageError, ValidationError
@@ -22,8 +23,9 @@ from ..target import TARGETS
 from . import sizes
 from .onnx import compile_onnx, is_onnx, parse_sizes, run_onnx
 
-EMITS = ("ir", "plan", "glsl", "spirv", "spvasm", "manifest")
-SUFFIX = {"ir": "ir", "plan": "plan", "glsl": "comp", "spirv": "spv", "spvasm": "spvasm"}
+EMITS = ("ir", "plan", "glsl", "wgsl", "spirv", "spvasm", "manifest")
+SUFFIX = {"ir": "ir", "plan": "plan", "glsl": "comp", "wgsl": "wgsl", "spirv": "spv",
+          "spvasm": "spvasm"}
 PRINT_LIMIT = 1000  # elements; larger results are summarized (save them with -o)
 
 
@@ -31,18 +33,21 @@ Artifact = tuple[str, str, str | bytes]  # (name, emit, content)
 
 
 def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
-    """One artifact per program (ir, plan) or per shader stage (glsl, spirv, spvasm)."""
+    """One artifact per program (ir, plan) or per shader stage (glsl, wgsl, spirv, spvasm)."""
     out: list[Artifact] = []
     for name, k in kernels.items():
         name = k.program.name if name == "OutputTensor" else name  # DirectML: the operator
         if emit in ("ir", "plan"):
             out.append((name, emit, k.ir if emit == "ir" else describe(k.program)))
             continue
-        for stage in k.stages:
+        for stage, kernel in zip(k.stages, k.program.kernels):
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
             content: str | bytes
             if emit == "glsl":
                 content = stage.glsl
+            elif emit == "wgsl":  # the same kernel for WebGPU (codegen/wgsl.py)
+                content = render_wgsl(kernel, k.program, k.guard_words,
+                                      k.compiled.limits.maxStorageBufferRange)
             elif emit == "spirv":
                 content = stage.spirv
             else:
@@ -56,7 +61,7 @@ def _text(items: list[Artifact]) -> str:
     texts = [(name, e, c) for name, e, c in items if isinstance(c, str)]
     if len(texts) == 1:
         return texts[0][2]
-    comment = {"ir": "#", "plan": "#", "glsl": "//", "spvasm": ";"}
+    comment = {"ir": "#", "plan": "#", "glsl": "//", "wgsl": "//", "spvasm": ";"}
     return "\n".join(f"{comment[e]} ---- {name} ({e})\n{c}" for name, e, c in texts)
 
 
@@ -348,7 +353,8 @@ def add_commands(sub: argparse._SubParsersAction, passes: list[str]) -> None:
     c.add_argument("file", metavar="FILE", help="a .dml file (DirectML notation or tensor "
                    "expressions) or an .onnx model")
     c.add_argument("--emit", action="append", choices=EMITS,
-                   help="what to produce (repeat for several; default glsl); plan: how each "
+                   help="what to produce (repeat for several; default glsl); wgsl: each "
+                   "kernel for WebGPU; plan: how each "
                    "kernel's items map onto invocations, every candidate weighed and its cost; "
                    "manifest: "
                    "NAME.manifest.json and SPIR-V per program into -o DIR, and for a model "
