@@ -170,6 +170,9 @@ class WgslRunner:
                                 "resource": {"buffer": uniform, "offset": 0,
                                              "size": uniform.size}})
             assert len(entries) == len(types)
+            most = self.device.limits["max-storage-buffers-per-shader-stage"]
+            assert plan.bindings(pk) <= most, (f"{k.name} binds {plan.bindings(pk)} storage "
+                                               f"buffers, the adapter offers {most}")
             bind_group = self.device.create_bind_group(layout=layout, entries=entries)
             compute = encoder.begin_compute_pass()
             compute.set_pipeline(pipeline)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import os
 
 import numpy as np
 import pytest
@@ -121,7 +122,7 @@ def test_scatter_designs(runner, dtype, scatter_design):
     x, upd = random_bits(3, (40, 3), np_d), random_bits(4, (30, 3), np_d)
     idx = (np.arange(90, dtype=np.int32).reshape(30, 3) * 7) % 45 - 3
     k = dmlc.compile(dmlc.ScatterDesc(input=T((40, 3), dtype), indices=T((30, 3), "INT32"),
-                                      updates=T((30, 3), dtype), axis=0))
+                                      updates=T((30, 3), dtype), axis=0), dynamic=False)
     run = check(runner, k, (x, idx, upd))
     lines = scatter_design == "lines" and np_d.itemsize >= 4  # 8/16-bit data: always a vote
     assert ("atomicMax(&" in "".join(run.sources)) != lines
@@ -239,18 +240,19 @@ def test_index_arithmetic(runner, dtype):
 
 def test_chunked_buffers(runner):
     """Buffers over one binding (a 1 KiB maxStorageBufferRange): one binding per chunk, the
-    chunk picked by a function, scalar words and vectors alike."""
+    chunk picked by a function, scalar words and vectors alike (each kernel within the
+    adapter's storage buffers per stage: SwiftShader's wgpu offers 10)."""
     small = dataclasses.replace(DEFAULT, maxStorageBufferRange=1024)
-    x = random_bits(11, (300, 4), np.float32)
-    idx = np.array([[299, 0, -1, 150, 77, 256]], np.int64)
-    g = dmlc.compile(dmlc.GatherDesc(input=T((300, 4)), indices=T((1, 6), "INT64"), axis=0,
+    x = random_bits(11, (100, 4), np.float32)
+    idx = np.array([[99, 0, -1, 50, 77, 64]], np.int64)
+    g = dmlc.compile(dmlc.GatherDesc(input=T((100, 4)), indices=T((1, 6), "INT64"), axis=0,
                                      index_dimensions=1), limits=small)
     assert any(b.chunk_words for b in g.plan.buffers)
-    run = check(runner, g, (x,  idx))
+    run = check(runner, g, (x, idx))
     assert "fn dmlc_" in run.sources[0] and "c1_input" in run.sources[0]
-    s = dmlc.compile(dmlc.ScatterDesc(input=T((300, 4)), indices=T((2, 4), "INT32"),
+    s = dmlc.compile(dmlc.ScatterDesc(input=T((100, 4)), indices=T((2, 4), "INT32"),
                                       updates=T((2, 4)), axis=0), limits=small, target="gpu")
-    check(runner, s, (x, np.array([[1, 299, 3, 150], [0, 5, 260, 150]], np.int32),
+    check(runner, s, (x, np.array([[1, 99, 3, 50], [0, 5, 70, 50]], np.int32),
                       random_bits(12, (2, 4), np.float32)))
     t = dmlc.compile(dmlc.Slice1Desc(input=T((300, 4), "INT8"), offsets=(0, 0),
                                      sizes=(300, 4), strides=(-1, 1)), limits=small)
@@ -283,6 +285,8 @@ def test_vectors_and_words_of_one_binding(runner):
     """A join reads each input both as vectors and as words (rows that straddle two inputs),
     branching between them: one vec4<u32> view per binding, words as its lanes."""
     x, y = random_bits(17, (4, 3), np.uint32), random_bits(18, (4, 3), np.uint32)
-    k = dmlc.compile(dmlc.JoinDesc(inputs=(T((4, 3), "UINT32"), T((4, 3), "UINT32")), axis=0))
+    k = dmlc.compile(dmlc.JoinDesc(inputs=(T((4, 3), "UINT32"), T((4, 3), "UINT32")), axis=0),
+                     dynamic=False)  # the specialized kernel (DMLC_DYNAMIC=always too)
     run = check(runner, k, (x, y))
-    assert "b_inputs_0: array<vec4<u32>>" in run.sources[0] and "& 3u];" in run.sources[0]
+    if not os.environ.get("DMLC_DISABLE_PASSES"):  # vectors are the optimizing passes'
+        assert "b_inputs_0: array<vec4<u32>>" in run.sources[0] and "& 3u];" in run.sources[0]
