@@ -61,9 +61,9 @@ def moves_bools(op: str, *data: str, cast_to: Sequence[str] = (), scalars: Seque
                                           "them alone would hide the difference)",
                                           _dtype_name(v))
             for n in data:
-                if n in values:
-                    values[n] = [_bytes(v) for v in _sequence(values[n])] if many and \
-                        n == data[0] else _bytes(values[n])
+                if n in values:  # join's list item by item; an array (its rows) as a whole
+                    values[n] = [_bytes(v) for v in values[n]] if many and n == data[0] \
+                        and isinstance(values[n], (list, tuple)) else _bytes(values[n])
             for n in cast_to:
                 if n in values:
                     values[n] = _cast_bytes(values[n])

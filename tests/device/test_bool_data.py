@@ -236,3 +236,14 @@ def test_data_operands_that_are_not_all_bool_are_refused():
         dmlc.join([mask, mask.astype(np.uint8)])
     with pytest.raises(dmlc.ValidationError, match="view.*dtype"):
         dmlc.to_device(mask).view(np.int16)
+
+
+def test_join_takes_a_bool_array_as_the_sequence_of_its_rows():
+    """As numpy.concatenate (found by test_fuzz_api: the array was joined as one tensor)."""
+    for rows in (np.array([[True]]), np.array([[True, False], [False, True], [True, True]])):
+        for w in (lambda a: a, dmlc.to_device):
+            got = np.asarray(_numpy(dmlc.join(w(rows), axis=0)))
+            assert got.dtype == bool
+            assert_bits_equal(got, np.concatenate(rows, axis=0))
+    with pytest.raises(dmlc.ValidationError, match="at least 2 dimensions"):
+        dmlc.join(np.array([True]))  # rows of 0 dimensions, as numpy refuses
