@@ -120,7 +120,7 @@ def _loc(x: Any) -> Loc:
 
 
 class _ToItems(Transformer):
-    """Parse tree -> Items. Index arithmetic is built as dmlc.expression.tree nodes
+    """Parse tree -> Items. Index arithmetic is built as dmlc.expr nodes
     (a - b = a + (-1)*b)."""
 
     def start(self, items: list[Item]) -> list[Item]:

@@ -14,10 +14,10 @@ class ExpressionDesc:
     """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.
 
     `body` is a Load from one of `tensors`, its subscripts affine in the index variables and in
-    values loaded from index tensors (see dmlc.expression.tree), or a Select (where) choosing per
-    element between such reads and constants. Operators compose into one
-    expression, which
-    is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]` reads X once per element.
+    values loaded from index tensors, or integer arithmetic on such values (see dmlc.expr), or
+    a Select (where) choosing per element between such reads and constants. Operators compose
+    into one expression, which is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]`
+    reads X once per element.
     """
 
     name: str

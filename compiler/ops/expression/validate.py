@@ -163,7 +163,7 @@ def check_tree(op: str, e: object, where: str = "body") -> None:
     are plain data: a program may build them by hand)."""
     fields = _FIELDS.get(type(e))
     if fields is None:
-        raise ValidationError(op, where, "an expression node (dmlc.expression.tree)",
+        raise ValidationError(op, where, "an expression node (dmlc.expr)",
                               type(e).__name__)
     for name, kind in fields:
         value = getattr(e, name)
