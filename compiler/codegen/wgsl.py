@@ -56,13 +56,19 @@ def wgsl_type(dtype: object) -> str:
     return "vec2<u32>" if dtype.bits == 64 else "u32"
 
 
+def _int(value: int) -> str:
+    """An i32 literal, typed (an abstract integer would be a const-expression error where a
+    negative one meets u32()): 5i, (-5i); INT32_MIN, which no literal spells, i32(-2147483648)."""
+    if value == -(2**31):
+        return "i32(-2147483648)"
+    return f"(-{-value}i)" if value < 0 else f"{value}i"
+
+
 def _const(n: Node) -> str:
-    """A constant: an INT one as an abstract integer (WGSL types it i32 where it meets one; a
-    shift amount is always printed as u32 by the writer)."""
     if n.dtype is VType.BOOL:
         return "true" if n.arg else "false"
     if n.dtype is VType.INT:
-        return f"({n.value})" if n.value < 0 else str(n.value)
+        return _int(n.value)
     bits = n.value
     if wgsl_type(n.dtype) == "vec2<u32>":
         return f"vec2<u32>({bits & 0xFFFFFFFF}u, {bits >> 32}u)"
@@ -111,7 +117,7 @@ class _WgslWriter:
             return _const(n)
         if n.op is Op.VAR:  # gid or step; the step of a kernel without steps is 0 (no loop)
             name, lo, hi = n.variable
-            return str(lo) if name == "step" and lo == hi else str(name)
+            return _int(lo) if name == "step" and lo == hi else str(name)
         if n.op is Op.PARAM:  # a push-constant word (a size; its range fits i32: verify.py)
             return f"i32({_word_param(n.param)})"
         return self.names[n]
