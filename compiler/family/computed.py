@@ -218,16 +218,23 @@ def _one(dtype: DataType) -> int:
     return int(np.array(1, dtype.numpy).view(dtype.bits_dtype))
 
 
-def emit(t: ComputedTensor, coords: list[Node], buffers: list[Buffer]) -> Node:
-    """The IR of t's element at `coords` (its shape's), reading input k from buffers[k]."""
+def emit(t: ComputedTensor, flat: Node, buffers: list[Buffer]) -> Node:
+    """The IR of t's element number `flat` (row-major in its shape), reading input k from
+    buffers[k]. An input laid out as the shape's trailing dimensions, packed (the index tensor
+    itself, most often), is read at `flat` itself (modulo its size): no coordinates made and
+    folded back."""
     rank = len(t.shape)
+    coords = unflatten(flat, t.shape)
 
     def go(e: Expr) -> Node:
         if isinstance(e, Input):
             inp = t.inputs[e.k]
-            at = [c if s > 1 else b.const(0)
-                  for c, s in zip(coords[rank - inp.rank:], inp.sizes)]
-            return b.load(buffers[e.k], address(at, inp))
+            if inp.is_packed and inp.sizes == t.shape[rank - inp.rank:]:
+                at = flat if inp.rank == rank else b.floormod(flat, inp.element_count)
+                return b.load(buffers[e.k], at)
+            here = [c if s > 1 else b.const(0)
+                    for c, s in zip(coords[rank - inp.rank:], inp.sizes)]
+            return b.load(buffers[e.k], address(here, inp))
         if isinstance(e, Coord):
             return b.convert(coords[e.axis], DataType.INT64)
         if isinstance(e, Const):
@@ -278,10 +285,9 @@ def computed_argument(desc: object, name: str) -> TensorDesc | None:
 def _element_or_vector(load: Node, t: ComputedTensor, buffers: list[Buffer]) -> Node:
     """What a LOAD (one element) or VLOAD (a vector's elements, lane 0 first) of t reads."""
     if load.op is Op.LOAD:
-        return emit(t, unflatten(load.src[0], t.shape), buffers)
+        return emit(t, load.src[0], buffers)
     lanes = b.vector_width(t.data_type)
-    return b.vpack_lanes([emit(t, unflatten(b.add(load.src[0], j), t.shape), buffers)
-                          for j in range(lanes)])
+    return b.vpack_lanes([emit(t, b.add(load.src[0], j), buffers) for j in range(lanes)])
 
 
 def substitute_computed(p: Program, desc: object) -> Program:
