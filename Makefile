@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -52,6 +52,14 @@ test-generic: install    ## the device suite with generic kernels forced on (DML
 
 test-validation: install  ## the suite and the examples under the Vulkan validation layer (sync checks on); fails on any message
 	bash tools/validation.sh $(MAKE) --no-print-directory test demo
+
+PORTABILITY_TESTS ?= tests/device/test_runtime.py tests/device/test_devices.py \
+  tests/device/test_copy_device.py tests/device/test_join_device.py \
+  tests/device/test_scatternd_device.py tests/device/test_checked_mode.py \
+  tests/device/test_memory_safety.py tests/device/test_onnx_backend.py \
+  tests/device/test_computed_device.py tests/device/test_generic_device.py
+test-portability: install  ## device tests (PORTABILITY_TESTS: every family) with lavapipe declared a portability driver, as macOS lists MoltenVK; under the validation layer
+	PY=$(PY) bash tools/portability.sh bash tools/validation.sh $(PYTEST) -q -m vulkan $(PORTABILITY_TESTS)
 
 EXAMPLES_PY  := $(filter-out examples/seed_examples.py,$(wildcard examples/*.py))
 EXAMPLES_DML := $(wildcard examples/seeds/*.dml examples/*.dml)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import glob
+import json
 import os
 import struct
 from dataclasses import dataclass, fields, replace
@@ -113,26 +114,66 @@ class Probe:
     """Why no device can be used ("" when there are devices)."""
 
 
-LOADER_HINT = "apt-get install libvulkan1 (the Vulkan loader)"
-DRIVER_HINT = ("apt-get install mesa-vulkan-drivers (lavapipe: Vulkan on the CPU), or your GPU "
-               "vendor's Vulkan driver; VK_ICD_FILENAMES / VK_DRIVER_FILES select drivers")
+LOADER_HINT = ("the Vulkan loader: Debian/Ubuntu apt-get install libvulkan1; Fedora dnf install "
+               "vulkan-loader; macOS brew install vulkan-loader molten-vk (or the LunarG SDK); "
+               "Windows: the GPU driver or the LunarG SDK")
+DRIVER_HINT = ("a Vulkan driver: your GPU vendor's; or on the CPU, Mesa's lavapipe (Debian/Ubuntu "
+               "apt-get install mesa-vulkan-drivers, Fedora dnf install mesa-vulkan-drivers); "
+               "macOS brew install molten-vk; VK_ICD_FILENAMES / VK_DRIVER_FILES select drivers")
+
+
+PORTABILITY = b"VK_KHR_portability_enumeration"
+"""Since loader 1.3.216, a portability driver (MoltenVK) is listed only to an instance that
+enables this extension with VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR (kp is built so
+too: tools/kp_wheel.py)."""
+_ENUMERATE_PORTABILITY = 0x1
+
+
+def instance_extensions(vk: ctypes.CDLL) -> set[bytes]:
+    """The instance extensions the loader offers."""
+    count = ctypes.c_uint32(0)
+    if vk.vkEnumerateInstanceExtensionProperties(None, ctypes.byref(count), None) != 0:
+        return set()
+    raw = ctypes.create_string_buffer(260 * count.value)  # VkExtensionProperties: 256 + 4
+    if vk.vkEnumerateInstanceExtensionProperties(None, ctypes.byref(count), raw) != 0:
+        return set()
+    return {raw.raw[260 * i:260 * i + 256].split(b"\0", 1)[0] for i in range(count.value)}
+
+
+def portability_drivers() -> list[str]:
+    """The driver manifests that declare a portability driver (MoltenVK's does)."""
+    found = []
+    for f in driver_files():
+        try:
+            with open(f) as fh:
+                icd = json.load(fh).get("ICD", {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        if icd.get("is_portability_driver"):
+            found.append(f)
+    return found
 
 
 def probe() -> Probe:
-    """Open the loader, create an instance and list the physical devices with their limits."""
+    """Open the loader, create an instance (one that lists portability drivers where the loader
+    can) and list the physical devices with their limits."""
     path = ctypes.util.find_library("vulkan") or "libvulkan.so.1"
     try:
         vk = ctypes.CDLL(path)
     except OSError as e:
         return Probe(None, problem=f"no Vulkan loader ({e}): {LOADER_HINT}")
     app = _AppInfo(0, None, b"dmlc-limits", 0, b"dmlc", 0, (1 << 22))  # Vulkan 1.0
-    info = _InstanceInfo(1, None, 0, ctypes.pointer(app), 0, None, 0, None)
+    portable = PORTABILITY in instance_extensions(vk)
+    names = (ctypes.c_char_p * 1)(PORTABILITY)
+    info = _InstanceInfo(1, None, _ENUMERATE_PORTABILITY if portable else 0, ctypes.pointer(app),
+                         0, None, 1 if portable else 0,
+                         ctypes.cast(names, ctypes.c_void_p) if portable else None)
     instance = ctypes.c_void_p()
     before_instance()
     result = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance))
     if result != 0:
         why = "no Vulkan driver found" if result == -9 else f"vkCreateInstance failed ({result})"
-        return Probe(path, problem=f"{why}: {DRIVER_HINT}")
+        return Probe(path, problem=f"{why}: {_no_driver_hint(portable)}")
     try:
         count = ctypes.c_uint32(0)
         vk.vkEnumeratePhysicalDevices(instance, ctypes.byref(count), None)
@@ -150,8 +191,24 @@ def probe() -> Probe:
     finally:
         vk.vkDestroyInstance(instance, None)
     if not devices:
-        return Probe(path, problem=f"the Vulkan driver reports no devices: {DRIVER_HINT}")
+        return Probe(path, problem=f"the Vulkan driver reports no devices: "
+                                   f"{_no_driver_hint(portable)}")
     return Probe(path, tuple(devices), tuple(types))
+
+
+def _no_driver_hint(portable: bool) -> str:
+    """What to do where no device is listed: a portability driver (MoltenVK) this loader
+    cannot list says so (its loader predates VK_KHR_portability_enumeration); else how to get
+    a driver, per platform."""
+    held = portability_drivers()
+    if held and not portable:
+        return (f"{', '.join(held)} declare a portability driver (MoltenVK), which only a "
+                "loader with VK_KHR_portability_enumeration (1.3.216 or newer) lists: update "
+                "the Vulkan loader (macOS: brew upgrade vulkan-loader, or the LunarG SDK)")
+    if held:
+        return (f"the portability driver(s) {', '.join(held)} were asked for and list no "
+                "device: check the driver's library_path and its install")
+    return DRIVER_HINT
 
 
 def driver_files() -> list[str]:
