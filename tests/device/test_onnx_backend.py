@@ -1,6 +1,7 @@
 """ONNX's own node tests (the ones the `onnx` package ships, onnx.backend.test) for the
-data-movement operators, run through dmlc.onnx.backend on the device. Every test included
-passes; the ones excluded are listed below with the reason."""
+data-movement operators, run through dmlc.onnx.backend on the device, its outputs compared bit
+for bit (tests/onnx_bits.py: not ONNX's allclose). Every test included passes; the ones excluded
+are listed below with the reason."""
 from __future__ import annotations
 
 import re
@@ -10,6 +11,7 @@ import pytest
 
 onnx_backend_test = pytest.importorskip("onnx.backend.test")
 import dmlc.onnx.backend as dmlc_backend  # noqa: E402  (after the importorskip)
+from onnx_bits import BitExactBackendTest  # noqa: E402
 
 OPERATORS = ["concat", "constant_pad", "depthtospace", "edge_pad", "expand", "flatten", "gather",
              "gather_elements", "gathernd", "identity", "onehot", "reflect_pad", "reshape",
@@ -28,7 +30,7 @@ EXCLUDED = {
 
 with warnings.catch_warnings():  # building ONNX's cases evaluates numpy edge cases (1/0...)
     warnings.simplefilter("ignore", RuntimeWarning)
-    backend_test = onnx_backend_test.BackendTest(dmlc_backend, __name__)
+    backend_test = BitExactBackendTest(dmlc_backend, __name__)
 for name in OPERATORS:
     backend_test.include(rf"^test_{name}_.*_cpu$")
     backend_test.include(rf"^test_{name}_cpu$")
