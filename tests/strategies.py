@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 
 import dmlc
@@ -11,6 +12,20 @@ import dmlc
 DATA_TYPES = [d.numpy for d in dmlc.DataType]
 INDEX_TYPES = [np.dtype(t) for t in ("int32", "int64", "uint32", "uint64")]
 MAX_ELEMENTS = 96
+
+MIN_EXAMPLES = 20
+"""No property runs fewer examples than this, whatever its budget (tests/conftest.py)."""
+DEFAULT_EXAMPLES = 60
+"""The `default` and `ci` profiles' budget of a property that pins none (tests/conftest.py)."""
+
+
+def budget(n: int) -> int:
+    """A property's max_examples: `n` under the `default` and `ci` profiles (what CI runs), at
+    least MIN_EXAMPLES; scaled as the active profile's own budget is (`thorough`: x1000/60).
+    Every `max_examples=` in tests/ goes through here (tests/test_suite_honesty.py), so that no
+    pinned budget escapes the profile."""
+    scale = settings.default.max_examples / DEFAULT_EXAMPLES
+    return max(MIN_EXAMPLES, round(n * max(1.0, scale)))
 
 
 @st.composite
@@ -57,3 +72,4 @@ def in_range_index_arrays(draw, shape, dtype, dim: int) -> np.ndarray:
     values = draw(st.lists(st.integers(lo, dim - 1), min_size=math.prod(shape),
                            max_size=math.prod(shape)))
     return np.array(values, dtype=dtype).reshape(shape)
+

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 import dmlc
 from dmlc.compiled import build_program
@@ -93,7 +94,7 @@ def meaning(e: E.Expr, i: np.ndarray) -> np.ndarray:
     return meaning(e.a, i) % e.divisor
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=budget(300), deadline=None)
 @given(subscripts(), st.integers(1, 9), st.integers(1, 12))
 def test_validation_and_lowering_agree(subscript, n, m):
     """Whatever the subscript: validation refuses it (a ValidationError), or the naive lowering

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import dmlc
 from dmlc.lang import parse_module
 from reference import assert_bits_equal
-from strategies import DATA_TYPES, random_bits
+from strategies import DATA_TYPES, budget, random_bits
 
 
 def run_reference(text: str, given_arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -76,7 +76,7 @@ Y_READS = ["A[I[k]]", "A[I[k]]", "A[I[k // 2]]", "A[I[0]]", "A[k]", "A[k // 2]",
            "where({m1} - k >= 0, A[{m1} - k], A[I[k]])"]
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=budget(150), deadline=None)
 @given(n=st.integers(1, 6), m=st.integers(1, 6), q=st.integers(1, 6),
        a_read=st.sampled_from(A_READS), y_read=st.sampled_from(Y_READS),
        dtype=st.sampled_from(DATA_TYPES), seed=st.integers(0, 2**32 - 1))

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 from tests.twins import assert_checked_twins
 
 import dmlc
@@ -411,7 +411,7 @@ def test_generic_join_matches_specialized(data):
     KERNELS.clear()
 
 
-@settings(max_examples=25)
+@settings(max_examples=budget(25))
 @given(st.data())
 def test_generic_join_of_more_inputs_than_a_shader_binds(data):
     """A join of 8-17 inputs (a shader binds 7 and the output): the scalar variant is a kernel
@@ -589,7 +589,7 @@ def test_a_generic_kernel_outside_the_compile_limits_is_specialized_instead():
     assert wide_default.compiled.program.params
 
 
-@settings(max_examples=25)
+@settings(max_examples=budget(25))
 @given(st.data())
 def test_generic_slice_v1_matches_numpy_and_compiles_once(data):
     """DML_SLICE (strides >= 1) has DML_SLICE1's generic kernels (the same fields): forced

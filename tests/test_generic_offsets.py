@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests import reference, reference_nd
 from tests.offset_cases import FAMILIES, INDEX, buffer, draw_calls, view_at
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -28,7 +28,7 @@ from dmlc.ops.copy.desc import IdentityDesc
 EVERY = list(DataType)  # 8/16-bit outputs: words (family/words.py), at pushed offsets too
 
 
-@settings(max_examples=30)
+@settings(max_examples=budget(30))
 @given(st.data())
 def test_one_generic_kernel_serves_every_offset(data):
     """Each family, its tensors views of a fixed owner at offsets drawn among 0, offsets that
@@ -167,7 +167,7 @@ def test_an_offset_past_one_binding_compiles_specialized_and_chunked():
 
 
 @pytest.mark.parametrize("name", sorted(FAMILIES))
-@settings(max_examples=2)
+@settings(max_examples=budget(2))
 @given(data=st.data())
 def test_auto_moving_offsets_are_one_specialized_and_one_generic_kernel(name, data):
     """auto, the sizes fixed and the views' offsets moving: the first call specialized, the
@@ -226,7 +226,7 @@ def _layer(dtype: DataType, owner: tuple[int, ...], layer: int, shift: int,
                       offset=shift + layer * rows * cols)
 
 
-@settings(max_examples=25)
+@settings(max_examples=budget(25))
 @given(st.data())
 def test_gather_from_each_layer_of_a_cache_is_one_generic_kernel(data):
     """A gather (and a gather_nd) of rows of each layer of a cache sliced from one buffer: the
@@ -304,7 +304,7 @@ def test_a_reversed_input_read_by_a_reversing_window_never_runs_a_forward_kernel
     KERNELS.clear()
 
 
-@settings(max_examples=60)
+@settings(max_examples=budget(60))
 @given(st.data())
 def test_slices_of_one_key_lower_to_one_program(data):
     """The contract of a generic kernel's key (family/generic.py): descriptors of one key make

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 
 from dmlc import DataType, TensorDesc
 from dmlc.family.registry import validate
@@ -43,7 +43,7 @@ def transposed_view(data, max_size: int = 19):
     return dtype, full, strides, offset, int(np.prod(base)) + offset
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(st.data())
 def test_tile_variants_match_numpy(data):
     """Every tile variant of a transposed view against numpy over random sizes and offsets (a
@@ -103,7 +103,7 @@ def test_tile_kernel_of_a_transpose_moves_vectors_and_admits_its_range():
         assert generic.values(_desc(DataType.FLOAT32, (hi + 1, 4), (1, hi + 1), 0)) is None
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(st.data())
 def test_gather_strips_match_numpy(data):
     """The generic gather of a transposed (maybe stepped, offset) table, "strips": every count

@@ -16,7 +16,7 @@ from dmlc.ir.interp import run_program
 from dmlc.ir.ops import toposort
 from dmlc.passes.pipeline import run_pipeline
 from reference import assert_bits_equal
-from strategies import random_bits
+from strategies import budget, random_bits
 
 SUB_WORD = ["int8", "uint8", "int16", "uint16", "float16"]
 
@@ -26,7 +26,7 @@ def _slice(n: int, dtype: str, stride: int) -> dmlc.Slice1Desc:
                            offsets=(0,), sizes=(n,), strides=(stride,))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=budget(60), deadline=None)
 @given(st.integers(1, 40), st.sampled_from(SUB_WORD), st.sampled_from([1, -1, 2, -3]),
        st.sampled_from(["", "all"]))
 def test_sub_word_outputs_are_stored_as_whole_words(n, dtype, stride, disabled):

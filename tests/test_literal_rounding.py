@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 from dmlc.dtypes import DataType
 from dmlc.family.literal import literal_bits
@@ -153,7 +154,7 @@ def test_edges_round_once_into_each_type(name, text):
 
 
 @pytest.mark.parametrize("name", list(TYPES))
-@settings(deadline=None, max_examples=300)
+@settings(deadline=None, max_examples=budget(300))
 @given(data=st.data())
 def test_random_decimals_round_once_into_each_type(name, data):
     _check(data.draw(decimals(name)), name)

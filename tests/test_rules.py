@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 from dmlc.dtypes import DataType
 from dmlc.ir import Buffer
@@ -134,7 +135,7 @@ def evaluate(node) -> np.ndarray:
     return np.broadcast_to(vals[node], gid.shape)
 
 
-@settings(max_examples=600)
+@settings(max_examples=budget(600))
 @given(exprs())
 def test_folded_expressions_keep_their_meaning(e):
     check_meaning(e)
@@ -217,7 +218,7 @@ def test_every_rule_fires():
     from dmlc.ir.rewrite import FIRED, clear_memo
     clear_memo()
     FIRED.clear()
-    settings(derandomize=True, max_examples=600)(given(exprs())(check_meaning))()
+    settings(derandomize=True, max_examples=budget(600))(given(exprs())(check_meaning))()
     test_rule_table()
     test_affine_div_mod_exhaustively()
     missing = [r.name for table in RULES.values() for r in table if not FIRED[r.name]]
@@ -249,7 +250,7 @@ def test_rule_ops_are_necessary(monkeypatch):
     rewrite._TABLES.clear()
     rewrite.clear_memo()
     try:
-        settings(derandomize=True, max_examples=300)(given(exprs())(check_meaning))()
+        settings(derandomize=True, max_examples=budget(300))(given(exprs())(check_meaning))()
         test_rule_table()
         test_affine_div_mod_exhaustively()
     finally:

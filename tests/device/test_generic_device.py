@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.offset_cases import FAMILIES, draw_calls
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -25,7 +25,7 @@ def _view(dtype: DataType, full: tuple[int, ...], sizes: tuple[int, ...]) -> Ide
     return validate(IdentityDesc(input=TensorDesc(data_type=dtype, sizes=sizes, strides=strides)))
 
 
-@settings(max_examples=15)
+@settings(max_examples=budget(15))
 @given(st.data())
 def test_generic_copy_equals_specialized(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -42,7 +42,7 @@ def test_generic_copy_equals_specialized(data):
         assert got.tobytes() == ref.tobytes() == want.tobytes()
 
 
-@settings(max_examples=15)
+@settings(max_examples=budget(15))
 @given(st.data())
 def test_generic_vector_copy_equals_specialized(data):
     """Views whose innermost size is a multiple of the vector width: forced mode runs the
@@ -66,7 +66,7 @@ def test_generic_vector_copy_equals_specialized(data):
         assert generic.executable().guard_damage() == []
 
 
-@settings(max_examples=15)
+@settings(max_examples=budget(15))
 @given(st.data())
 def test_generic_gather_equals_specialized(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -227,7 +227,7 @@ def test_a_symbolic_descriptor_runs_every_batch_on_the_device():
     assert dmlc.cache_info()["compiles"] == {"DML_GATHER generic": 1}
 
 
-@settings(max_examples=6)
+@settings(max_examples=budget(6))
 @given(st.data())
 def test_generic_join_of_many_inputs_equals_specialized(data):
     """A join of 8-12 inputs (more than a shader binds: a kernel per 7 inputs), forced generic
@@ -248,7 +248,7 @@ def test_generic_join_of_many_inputs_equals_specialized(data):
         assert generic.executable().guard_damage() == []
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_join_and_slice_equal_specialized(data):
     """DML_JOIN over random batches (a sliced view among its inputs) and DML_SLICE1 over random
@@ -341,7 +341,7 @@ def test_moving_window_copy_compiles_one_specialized_and_one_generic(monkeypatch
                                              "DML_ELEMENT_WISE_IDENTITY generic": 1}
 
 
-@settings(max_examples=15)
+@settings(max_examples=budget(15))
 @given(st.data())
 def test_generic_kernels_at_pushed_offsets_equal_specialized(data):
     """tests/test_generic_offsets.py's cases on the device: each family's tensors views at
@@ -367,7 +367,7 @@ def test_generic_kernels_at_pushed_offsets_equal_specialized(data):
         1 if name in ("gather", "one_hot") else 2)  # a vector variant: aligned offsets
 
 
-@settings(max_examples=8)
+@settings(max_examples=budget(8))
 @given(st.data())
 def test_generic_slice_v1_equals_specialized(data):
     """DML_SLICE over random windows, forced generic (DML_SLICE1's kernels): bit for bit the

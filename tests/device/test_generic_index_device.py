@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 
 import dmlc
 import reference
@@ -29,7 +29,7 @@ def _both(desc, *arrays) -> tuple[bytes, bytes]:
     return got, dmlc.compile(desc, dynamic=False)(*arrays).tobytes()
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_gather_nd_equals_specialized(data):
     dtype, itype = data.draw(st.sampled_from(DTYPES)), np.dtype(data.draw(st.sampled_from(ITYPES)))
@@ -50,7 +50,7 @@ def test_generic_gather_nd_equals_specialized(data):
         assert got == special == np.ascontiguousarray(reference_nd.gather_nd(x, ids)).tobytes()
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_gather_elements_equals_specialized(data):
     dtype, itype = data.draw(st.sampled_from(DTYPES)), np.dtype(data.draw(st.sampled_from(ITYPES)))
@@ -71,7 +71,7 @@ def test_generic_gather_elements_equals_specialized(data):
             reference.gather_elements(x, ids, axis)).tobytes()
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_one_hot_equals_specialized(data):
     dtype, itype = data.draw(st.sampled_from(DTYPES)), np.dtype(data.draw(st.sampled_from(ITYPES)))
@@ -89,7 +89,7 @@ def test_generic_one_hot_equals_specialized(data):
         assert got == special == np.ascontiguousarray(want).tobytes()
 
 
-@settings(max_examples=8)
+@settings(max_examples=budget(8))
 @given(st.data())
 def test_generic_gather_from_each_layer_of_a_device_cache(data):
     """Rows of each layer of a cache on the device (one buffer; each layer a view at its own

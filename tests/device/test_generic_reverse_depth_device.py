@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from tests.offset_cases import FAMILIES
 from tests.reference_layout import depth_to_space, space_to_depth
 from tests.reference_nd import reverse_subsequences
-from tests.strategies import INDEX_TYPES, random_bits
+from tests.strategies import INDEX_TYPES, budget, random_bits
 from tests.test_generic_reverse_depth import SPACE_DEPTH, _depth_space, _reverse, _shape
 from tests.test_generic_vectors import moves_vectors
 
@@ -23,7 +23,7 @@ pytestmark = pytest.mark.vulkan
 DTYPES = list(DataType)  # 8/16-bit outputs too: stored by words (family/words.py)
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_reverse_equals_specialized(data):
     """Random sizes but the axis's, the input a view of a wider owner or packed, the lengths
@@ -106,7 +106,7 @@ def test_generic_checked_reverse_raises_as_the_specialized_one():
             assert generic(x, ls).tobytes() == want.tobytes()
 
 
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(st.data())
 def test_generic_space_depth_equals_specialized(data):
     """Both operators (and their first versions), both orders, block sizes 1-3, random N, C,
@@ -152,7 +152,7 @@ def test_a_new_depth_space_size_compiles_nothing(monkeypatch, fn):
 
 
 @pytest.mark.parametrize("name", ["reverse", "depth_to_space"])
-@settings(max_examples=3)
+@settings(max_examples=budget(3))
 @given(data=st.data())
 def test_views_at_moving_offsets_are_one_specialized_and_one_generic_kernel(name, data):
     """auto, the views' sizes fixed and their offsets moving (aligned and not): the first call

@@ -14,7 +14,7 @@ import dmlc
 import reference_scatternd as ref
 from dmlc import DataType, TensorDesc
 from dmlc.family.registry import validate
-from strategies import random_bits
+from strategies import budget, random_bits
 
 pytestmark = pytest.mark.vulkan
 DTYPES = list(DataType)
@@ -34,7 +34,7 @@ def _rows(seed: int, rows: int, length: int) -> np.ndarray:
                                                 (rows, 1)).astype(np.int64)
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_scatter_nd_equals_specialized(data):
     dtype = data.draw(st.sampled_from(DTYPES))
@@ -58,7 +58,7 @@ def test_generic_scatter_nd_equals_specialized(data):
         assert generic.executable().guard_damage() == []
 
 
-@settings(max_examples=10)
+@settings(max_examples=budget(10))
 @given(st.data())
 def test_generic_scatter_elements_equals_specialized(data):
     dtype = data.draw(st.sampled_from(DTYPES))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.slice_grad_calls import draw_call, draw_window, grad_desc, want_grad
-from tests.strategies import random_bits
+from tests.strategies import budget, random_bits
 
 import dmlc
 from dmlc import DataType
@@ -17,7 +17,7 @@ pytestmark = pytest.mark.vulkan
 DTYPES = list(DataType)  # 8/16-bit outputs too: stored by words (family/words.py)
 
 
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(st.data())
 def test_generic_slice_grad_equals_specialized(data):
     """Random windows (both signs of stride), three sizes each, the input gradient packed or

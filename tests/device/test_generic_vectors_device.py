@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests import reference, reference_nd
-from tests.strategies import INDEX_TYPES, index_arrays, random_bits
+from tests.strategies import INDEX_TYPES, budget, index_arrays, random_bits
 from tests.test_generic_families import _pad, _want_pad
 from tests.test_generic_vectors import (
     WIDTHS,
@@ -44,7 +44,7 @@ pytestmark = pytest.mark.vulkan
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
                                    DataType.UINT8])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_split_vector_variant_on_device(dtype, data):
     lanes = WIDTHS[dtype.itemsize]
@@ -64,7 +64,7 @@ def test_split_vector_variant_on_device(dtype, data):
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
                                    DataType.UINT8])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_join_vector_variant_on_device(dtype, data):
     lanes = WIDTHS[dtype.itemsize]
@@ -82,7 +82,7 @@ def test_join_vector_variant_on_device(dtype, data):
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
                                    DataType.UINT8])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_tile_vector_variant_on_device(dtype, data):
     lanes = WIDTHS[dtype.itemsize]
@@ -100,7 +100,7 @@ def test_tile_vector_variant_on_device(dtype, data):
 
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_gather_blocks_variant_on_device(dtype, data):
     itype = data.draw(st.sampled_from(INDEX_TYPES))
@@ -126,7 +126,7 @@ def test_gather_blocks_variant_on_device(dtype, data):
 
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.FLOAT64])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_gather_nd_blocks_variant_on_device(dtype, data):
     itype = data.draw(st.sampled_from(INDEX_TYPES))
@@ -152,7 +152,7 @@ def test_gather_nd_blocks_variant_on_device(dtype, data):
 
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_gather_elements_vector_variant_on_device(dtype, data):
     itype = data.draw(st.sampled_from(INDEX_TYPES))
@@ -173,7 +173,7 @@ def test_gather_elements_vector_variant_on_device(dtype, data):
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64, DataType.FLOAT16,
                                    DataType.UINT8])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_padding_vector_variant_on_device(dtype, data):
     lanes = WIDTHS[dtype.itemsize]
@@ -189,7 +189,7 @@ def test_padding_vector_variant_on_device(dtype, data):
 
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT32, DataType.INT64])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_padding_interior_variant_on_device(dtype, data):
     lanes = WIDTHS[dtype.itemsize]
@@ -219,7 +219,7 @@ def test_padding_interior_narrow_falls_back_on_device(dtype, mode):
 
 @pytest.mark.parametrize("dtype", [DataType.FLOAT16, DataType.INT8, DataType.FLOAT32,
                                    DataType.INT64])
-@settings(max_examples=12)
+@settings(max_examples=budget(12))
 @given(data=st.data())
 def test_one_hot_rows_variant_on_device(dtype, data):
     """The one_hot cases of tests/test_generic_vectors.py run on the device, guard words

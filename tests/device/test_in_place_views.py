@@ -17,7 +17,7 @@ import reference_scatternd as ref_nd
 from dmlc.oneshot import view_tensor
 from dmlc.runtime.tensor import DeviceTensor
 from reference import assert_bits_equal
-from strategies import DATA_TYPES, INDEX_TYPES, index_arrays, random_bits
+from strategies import DATA_TYPES, INDEX_TYPES, budget, index_arrays, random_bits
 
 pytestmark = pytest.mark.vulkan
 
@@ -64,7 +64,7 @@ def no_temporary(monkeypatch):
     monkeypatch.setattr(copy_kernels, "assign", refuse)
 
 
-@settings(max_examples=60)
+@settings(max_examples=budget(60))
 @given(case=views(), data=st.data())
 def test_put_along_axis_through_a_view(case, data):
     x, key, transposed = case
@@ -94,7 +94,7 @@ def scatter_cases(draw):
     return x, key, transposed, idx, upd, axis
 
 
-@settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(60), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=scatter_cases(), target=st.sampled_from(["cpu", "gpu"]))
 def test_scatter_in_place_through_a_view(case, target, no_temporary, monkeypatch):
     """Lines and vote (both targets), colliding and out-of-range indices, every type (8/16-bit
@@ -110,7 +110,7 @@ def test_scatter_in_place_through_a_view(case, target, no_temporary, monkeypatch
     check_buffer(t, want)
 
 
-@settings(max_examples=40, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=budget(40), suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(case=views(), data=st.data())
 def test_scatter_nd_in_place_through_a_view(case, data, no_temporary):
     x, key, transposed = case
@@ -128,7 +128,7 @@ def test_scatter_nd_in_place_through_a_view(case, data, no_temporary):
     check_buffer(t, want)
 
 
-@settings(max_examples=40)
+@settings(max_examples=budget(40))
 @given(case=views(), data=st.data())
 def test_out_of_every_kind_through_a_view(case, data):
     """out= a view of a device tensor, for functions whose kernels write a packed output: the
@@ -158,7 +158,7 @@ def test_out_of_every_kind_through_a_view(case, data):
     check_buffer(t, want)
 
 
-@settings(max_examples=60)
+@settings(max_examples=budget(60))
 @given(case=views(), data=st.data())
 def test_setitem_through_a_view(case, data):
     """view[...] = value: a host array broadcast and cast as numpy does, a scalar, or a device

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 import dmlc
 import reference as ref
@@ -17,7 +18,7 @@ from reference import assert_bits_equal
 pytestmark = pytest.mark.vulkan
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=budget(25), deadline=None)
 @given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data())
 def test_negative_axes_match_numpy(shape, data):
     rank = len(shape)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 import dmlc
 from reference import assert_bits_equal
@@ -108,7 +109,7 @@ def pad_widths(draw, rank: int):
         else pairs
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(shape=st.lists(st.integers(3, 4), min_size=1, max_size=3).map(tuple), data=st.data())
 def test_pad_takes_numpys_pad_width(shape, data):
     x = np.arange(int(np.prod(shape)), dtype=np.int16).reshape(shape)

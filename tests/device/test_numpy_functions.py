@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import dmlc
 from dmlc.numpy_api.functions import put_along_axis, take, take_along_axis
 from reference import assert_bits_equal
-from strategies import DATA_TYPES, INDEX_TYPES, random_bits, shapes
+from strategies import DATA_TYPES, INDEX_TYPES, budget, random_bits, shapes
 
 pytestmark = pytest.mark.vulkan
 
@@ -39,7 +39,7 @@ def bits(x) -> np.ndarray:
     return np.asarray(x)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(shape=shapes(1, 6, 64), dtype=st.sampled_from(DATA_TYPES),
        index_shape=shapes(0, 3, 8), index_dtype=st.sampled_from(INDEX_TYPES), data=st.data())
 def test_take_matches_numpy(shape, dtype, index_shape, index_dtype, data):
@@ -52,7 +52,7 @@ def test_take_matches_numpy(shape, dtype, index_shape, index_dtype, data):
     assert_bits_equal(bits(take(a, i, axis)), bits(expected))
 
 
-@settings(max_examples=20, deadline=None)
+@settings(max_examples=budget(20), deadline=None)
 @given(shape=shapes(1, 4, 48), index_shape=shapes(0, 2, 6), index_dtype=st.sampled_from(SIGNED),
        mode=st.sampled_from(["wrap", "clip"]), data=st.data())
 def test_take_wrap_and_clip_match_numpy(shape, index_shape, index_dtype, mode, data):
@@ -109,7 +109,7 @@ def draw_along_axis(data, shape):
     return axis, arr_shape, ind_shape, arr_shape[axis]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(shape=shapes(1, 6, 64), dtype=st.sampled_from(DATA_TYPES),
        index_dtype=st.sampled_from(INDEX_TYPES), data=st.data())
 def test_take_along_axis_matches_numpy(shape, dtype, index_dtype, data):
@@ -120,7 +120,7 @@ def test_take_along_axis_matches_numpy(shape, dtype, index_dtype, data):
     assert_bits_equal(take_along_axis(arr, i, axis), np.take_along_axis(arr, i, axis))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=budget(40), deadline=None)
 @given(shape=shapes(1, 6, 64), dtype=st.sampled_from(DATA_TYPES),
        index_dtype=st.sampled_from(INDEX_TYPES), data=st.data())
 def test_put_along_axis_matches_numpy(shape, dtype, index_dtype, data):

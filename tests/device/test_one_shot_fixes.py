@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 import dmlc
 from reference import assert_bits_equal
@@ -87,7 +88,7 @@ def expect_position(call, indices: np.ndarray, bad: np.ndarray) -> None:
     assert info.value.value == indices[pos]
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=budget(15), deadline=None)
 @given(shape=shapes(1, 3), depth=st.integers(1, 4), data=st.data())
 def test_one_hot_names_the_callers_position(shape, depth, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
@@ -99,7 +100,7 @@ def test_one_hot_names_the_callers_position(shape, depth, data):
                     labels, bad)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=budget(15), deadline=None)
 @given(x_shape=shapes(1, 3), lead=shapes(0, 2), data=st.data())
 def test_gather_nd_and_scatter_nd_name_the_callers_position(x_shape, lead, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
@@ -118,7 +119,7 @@ def test_gather_nd_and_scatter_nd_name_the_callers_position(x_shape, lead, data)
                     indices, bad)
 
 
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=budget(15), deadline=None)
 @given(x_shape=shapes(1, 3), data=st.data())
 def test_reverse_subsequences_names_the_callers_position(x_shape, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))

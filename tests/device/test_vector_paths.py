@@ -28,7 +28,7 @@ import reference as ref
 import reference_layout as rl
 import reference_nd as rn
 from reference import assert_bits_equal
-from strategies import DATA_TYPES, random_bits
+from strategies import DATA_TYPES, budget, random_bits
 
 pytestmark = pytest.mark.vulkan
 
@@ -189,7 +189,7 @@ def test_padding_constant_bits(value):
              value=value)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=budget(30), deadline=None)
 @given(data=st.data())
 def test_padding_fuzzed(data):
     """Random types, ranks 1-4, modes and pads; the last dimension's pads chosen so that the

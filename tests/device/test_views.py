@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 import dmlc
 from reference import assert_bits_equal
-from strategies import DATA_TYPES, random_bits
+from strategies import DATA_TYPES, budget, random_bits
 
 pytestmark = pytest.mark.vulkan
 
@@ -32,7 +32,7 @@ def basic_keys(draw, shape):
     return tuple(keys)
 
 
-@settings(max_examples=40)
+@settings(max_examples=budget(40))
 @given(shape=st.lists(st.integers(1, 5), min_size=1, max_size=4), data=st.data())
 def test_views_match_numpy(shape, data):
     dtype = data.draw(st.sampled_from(DATA_TYPES))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 import dmlc
 from dmlc.compiled import tracing
@@ -167,7 +168,7 @@ def test_empty_tensors_still_break_the_other_rules(call, cls, message):
 SHAPES = st.lists(st.integers(0, 3), min_size=1, max_size=3).map(tuple)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=budget(30), deadline=None)
 @given(shape=SHAPES, data=st.data())
 def test_tile_pad_join_split_copy_match_numpy_on_any_shape(shape, data):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
