@@ -44,3 +44,31 @@ def test_a_device_index_that_does_not_exist():
     done = run([sys.executable, "-c", CALL], DMLC_DEVICE="7")
     assert "DeviceError: Vulkan device 7 does not exist" in done.stdout
     assert "0: " in done.stdout  # and it lists the devices there are
+
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _pytest(*args: str, **env: str) -> subprocess.CompletedProcess:
+    """pytest on `args` without a driver, outside CI unless `env` says otherwise."""
+    base = {k: v for k, v in os.environ.items() if k not in ("CI", "DMLC_NO_DEVICE")}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           *args], capture_output=True, text=True, timeout=300, cwd=ROOT,
+                          env={**base, **NO_DRIVER, **env})
+
+
+def test_a_missing_device_fails_the_run_unless_said_on_purpose():
+    """2,500 device tests skipped must not pass by accident: without a device the run fails,
+    unless DMLC_NO_DEVICE=1 says so (then they are skipped); under CI it fails even then; a
+    run that selects no device test needs none."""
+    device_tests = "tests/device/test_views.py"
+    refused = _pytest(device_tests)
+    assert refused.returncode not in (0, 5)
+    assert "DMLC_NO_DEVICE=1" in refused.stdout + refused.stderr
+    skipped = _pytest(device_tests, DMLC_NO_DEVICE="1")
+    assert skipped.returncode == 0 and " skipped" in skipped.stdout, skipped.stdout[-2000:]
+    ci = _pytest(device_tests, DMLC_NO_DEVICE="1", CI="true")
+    assert ci.returncode not in (0, 5)
+    assert "CI needs a Vulkan device" in ci.stdout + ci.stderr
+    deselected = _pytest(device_tests, "-m", "not vulkan")
+    assert deselected.returncode == 5, deselected.stdout[-2000:]  # nothing left to run

@@ -17,7 +17,6 @@ import reference_scatternd as ref
 from cases_scatternd import scatter_nd_cases
 from dmlc.compiled import build_program
 from dmlc.ir.interp import run_program
-from onnx_reference import run_node
 from reference import assert_bits_equal
 from strategies import DATA_TYPES, INDEX_TYPES, in_range_index_arrays, random_bits, shapes
 
@@ -82,11 +81,11 @@ def onnx_cases(draw):
 
 
 @given(onnx_cases())
-def test_onnx_reference_evaluator_agrees(case):
+def test_onnx_reference_evaluator_agrees(onnx_reference, case):
     """ONNX ScatterND (int64 indices) == dmlc's descriptor, run by the IR interpreter, on the
     shapes padded to one DimensionCount as dmlc.scatter_nd pads them."""
     x, idx, upd = case
-    expected = run_node("ScatterND", [x, idx.astype(np.int64), upd])[0]
+    expected = onnx_reference.run_node("ScatterND", [x, idx.astype(np.int64), upd])[0]
     assert_bits_equal(ref.scatter_nd(x, idx, upd), expected)
     d = max(x.ndim, idx.ndim, upd.ndim)
 

@@ -11,12 +11,11 @@ from reference import assert_bits_equal
 from strategies import DATA_TYPES, random_bits
 
 pytestmark = pytest.mark.vulkan
-onnx_reference = pytest.importorskip("onnx_reference")
 GUARD = 256
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_copy_of_a_transpose_is_onnx_transpose(dtype):
+def test_copy_of_a_transpose_is_onnx_transpose(onnx_reference, dtype):
     x = random_bits(1, (2, 3, 4, 5), dtype)
     (expected,) = onnx_reference.run_node("Transpose", [x], perm=[0, 3, 1, 2])
     assert_bits_equal(dmlc.copy(x.transpose(0, 3, 1, 2)), expected)  # NHWC -> NCHW

@@ -17,7 +17,6 @@ VECTORIZING = not env_names("DMLC_DISABLE_PASSES") & {"vectorize", "all"}
 """Whether the shape of the kernels is asserted (make test-nopasses runs the bits alone)."""
 
 pytestmark = pytest.mark.vulkan
-onnx_reference = pytest.importorskip("onnx_reference")
 
 GUARD = 256
 
@@ -33,7 +32,7 @@ def pieces(dtype: np.dtype, axis: int, widths=(2, 1, 3), shape=(2, 3, 4)) -> lis
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("axis", [0, -1, 1])
-def test_join_is_onnx_concat(dtype, axis):
+def test_join_is_onnx_concat(onnx_reference, dtype, axis):
     xs = pieces(dtype, axis % 3)
     (expected,) = onnx_reference.run_node("Concat", xs, axis=axis)
     assert_bits_equal(dmlc.join(xs, axis=axis), expected)
@@ -41,7 +40,7 @@ def test_join_is_onnx_concat(dtype, axis):
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("axis", [0, -1, 1])
-def test_split_is_onnx_split(dtype, axis):
+def test_split_is_onnx_split(onnx_reference, dtype, axis):
     x = random_bits(7, (4, 6, 4), dtype)
     sizes = [1, 3] if axis == 0 else [2, 1, 3] if axis == 1 else [3, 1]
     expected = onnx_reference.run_node("Split", [x, np.array(sizes, np.int64)],
@@ -52,7 +51,7 @@ def test_split_is_onnx_split(dtype, axis):
         assert_bits_equal(g, e)
 
 
-def test_split_into_equal_pieces_is_onnx_num_outputs():
+def test_split_into_equal_pieces_is_onnx_num_outputs(onnx_reference):
     x = random_bits(3, (6, 5), np.dtype("int16"))
     expected = onnx_reference.run_node("Split", [x], n_outputs=3, opset=18, axis=0,
                                        num_outputs=3)

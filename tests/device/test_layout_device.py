@@ -17,7 +17,6 @@ VECTORIZING = not env_names("DMLC_DISABLE_PASSES") & {"vectorize", "all"}
 """Whether the shape of the kernels is asserted (make test-nopasses runs the bits alone)."""
 
 pytestmark = pytest.mark.vulkan
-onnx_reference = pytest.importorskip("onnx_reference")
 GUARD = 256
 
 
@@ -26,7 +25,7 @@ def tensor(a: np.ndarray) -> dmlc.TensorDesc:
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_tile_is_onnx_tile(dtype):
+def test_tile_is_onnx_tile(onnx_reference, dtype):
     x = random_bits(1, (2, 1, 3), dtype)
     (expected,) = onnx_reference.run_node("Tile", [x, np.array([2, 3, 1], np.int64)])
     assert_bits_equal(dmlc.tile(x, [2, 3, 1]), expected)
@@ -34,7 +33,7 @@ def test_tile_is_onnx_tile(dtype):
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("mode", ["constant", "edge", "reflect", "wrap"])
-def test_pad_is_onnx_pad(dtype, mode):
+def test_pad_is_onnx_pad(onnx_reference, dtype, mode):
     x = random_bits(2, (3, 4), dtype)
     pads = np.array([1, 2, 2, 3], np.int64)  # starts then ends, per ONNX
     value = np.array(5, dtype)
@@ -46,14 +45,14 @@ def test_pad_is_onnx_pad(dtype, mode):
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("order", ["DCR", "CRD"])
-def test_depth_to_space_is_onnx(dtype, order):
+def test_depth_to_space_is_onnx(onnx_reference, dtype, order):
     x = random_bits(3, (2, 8, 2, 3), dtype)
     (expected,) = onnx_reference.run_node("DepthToSpace", [x], blocksize=2, mode=order)
     assert_bits_equal(dmlc.depth_to_space(x, 2, order=order), expected)
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_space_to_depth_is_onnx(dtype):
+def test_space_to_depth_is_onnx(onnx_reference, dtype):
     x = random_bits(4, (1, 3, 4, 6), dtype)
     (expected,) = onnx_reference.run_node("SpaceToDepth", [x], blocksize=2)
     assert_bits_equal(dmlc.space_to_depth(x, 2), expected)

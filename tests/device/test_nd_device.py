@@ -13,7 +13,6 @@ from reference import assert_bits_equal
 from strategies import DATA_TYPES, INDEX_TYPES, random_bits
 
 pytestmark = pytest.mark.vulkan
-onnx_reference = pytest.importorskip("onnx_reference")
 GUARD = 256
 
 
@@ -23,7 +22,7 @@ def tensor(a: np.ndarray) -> dmlc.TensorDesc:
 
 @pytest.mark.parametrize("itype", INDEX_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_gather_nd_is_onnx(dtype, itype):
+def test_gather_nd_is_onnx(onnx_reference, dtype, itype):
     x = random_bits(1, (2, 3, 4), dtype)
     signed = itype.kind == "i"
     idx = np.array([[[1, -1 if signed else 2], [0, 2]], [[1, 0], [0, 1]]], itype)
@@ -37,7 +36,7 @@ def test_gather_nd_is_onnx(dtype, itype):
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
 @pytest.mark.parametrize("axis", [-1, 0, 1])
-def test_one_hot_is_onnx(dtype, axis):
+def test_one_hot_is_onnx(onnx_reference, dtype, axis):
     idx = np.array([[1, -1, 5], [0, 2, -7]], np.int64)
     values = np.array([3, 9], dtype)  # numbers ONNX's arithmetic keeps exact
     (expected,) = onnx_reference.run_node("OneHot", [idx, np.array(4, np.int64), values],
@@ -54,7 +53,7 @@ def test_one_hot_moves_the_values_bits():
 
 
 @pytest.mark.parametrize("dtype", DATA_TYPES, ids=lambda d: d.name)
-def test_reverse_subsequences_is_onnx_reverse_sequence(dtype):
+def test_reverse_subsequences_is_onnx_reverse_sequence(onnx_reference, dtype):
     x = random_bits(2, (4, 3, 2), dtype)
     lengths = np.array([4, 1, 2], np.int64)
     (expected,) = onnx_reference.run_node("ReverseSequence", [x, lengths], batch_axis=1,
