@@ -73,3 +73,38 @@ def in_range_index_arrays(draw, shape, dtype, dim: int) -> np.ndarray:
                            max_size=math.prod(shape)))
     return np.array(values, dtype=dtype).reshape(shape)
 
+
+SLICE_INPUT_LIMIT = 1024
+"""The most input elements a slice case reads from (its windows' spans and margins)."""
+
+
+def slice_window_plan(randint, signed: bool) -> tuple[list[int], ...]:
+    """(input shape, offsets, sizes, strides, output sizes) of a DML_SLICE1 (`signed`:
+    strides of either sign) or DML_SLICE window, its output drawn first: 1 to 64 elements
+    (median over 8), over 1 to 8 dimensions, so that most cases move more than one element.
+    Each window's size gives exactly its output size at its stride (1 to 3), after an offset
+    of 0 to 2 and before a margin of 0 to 2; the input is kept under SLICE_INPUT_LIMIT
+    elements by making output dimensions of 1 read one element. `randint(lo, hi)` draws an
+    integer (a hypothesis draw, or random.randint for the statistics test)."""
+    rank, total = randint(1, 8), randint(1, 64)
+    out: list[int] = []
+    for i in range(rank):
+        room = max(1, total // max(1, math.prod(out)))
+        out.append(room if i == rank - 1 else randint(1, max(1, min(room, 4))))
+    out = [min(m, 16) for m in out]
+    offsets, sizes, strides, shape = [], [], [], []
+    for m in out:
+        step = randint(1, 3) * (randint(0, 1) * 2 - 1 if signed else 1)
+        size = randint((m - 1) * abs(step) + 1, m * abs(step))
+        offset = randint(0, 2)
+        offsets.append(offset), sizes.append(size), strides.append(step)
+        shape.append(offset + size + randint(0, 2))
+    for d in sorted(range(rank), key=lambda d: -shape[d]):  # the largest first
+        if math.prod(shape) <= SLICE_INPUT_LIMIT:
+            break
+        if out[d] == 1:  # one element read: no span, no margin
+            offsets[d], sizes[d], shape[d] = 0, 1, 1
+        else:  # stride 1, no margin
+            strides[d] = 1 if strides[d] > 0 else -1
+            sizes[d], offsets[d], shape[d] = out[d], 0, out[d]
+    return shape, offsets, sizes, strides, out
