@@ -13,6 +13,13 @@ def tile(x: np.ndarray, repeats) -> np.ndarray:
     return np.tile(x, tuple(repeats))
 
 
+def fill_bits(value: int, dtype: np.dtype) -> int:
+    """An integer padding value's bits in dtype, numpy's way (exact where the type holds it,
+    as the tests' small values are in every type)."""
+    dtype = np.dtype(dtype)
+    return int(np.asarray(value).astype(dtype).view(np.dtype(f"uint{8 * dtype.itemsize}")))
+
+
 def pad(x: np.ndarray, start, end, mode: str, fill_bits: int = 0) -> np.ndarray:
     """numpy.pad; the constant given by its bits (so -0.0, NaN payloads and int64 are exact)."""
     widths = list(zip(start, end))

@@ -5,22 +5,31 @@ kernel at the bench's sizes walked 16 too. The planner, the generic scatter and 
 each keep the bound; other reductions and types keep their 16 lines."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import dmlc
 from dmlc import DataType, TensorDesc
+from dmlc.codegen import glsl
 from dmlc.family.registry import validate
 from dmlc.ir import Buffer, Kernel, Program
 from dmlc.ir import build as b
-from dmlc.ir.kernel import SOFT_FLOAT_COPIES, soft_float_copies
+from dmlc.ir.kernel import SOFT_FLOAT_COPIES
 from dmlc.ir.verify import IRError, verify_program
 from dmlc.passes.planner import _runs
 
 FLOATS = (DataType.FLOAT16, DataType.FLOAT32, DataType.FLOAT64)
 
 
+SOFT_FLOAT_CALL = re.compile(r"\bdmlc_(add|mul)_f(16|32|64)\(v")
+
+
 def _copies(kernel: dmlc.CompiledKernel) -> list[int]:
-    return [soft_float_copies(k) for k in kernel.program.kernels]
+    """The float add/mul combines each kernel's GLSL calls (its soft-float functions applied
+    to values, not their definitions), counted in the text: not ir/kernel.py's count."""
+    return [len(SOFT_FLOAT_CALL.findall(glsl.render_glsl(k, kernel.program)))
+            for k in kernel.program.kernels]
 
 
 def _scatter_nd(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterNDDesc:
@@ -44,8 +53,9 @@ def _scatter(dtype: DataType, reduction: str, m: int) -> dmlc.ScatterDesc:
 @pytest.mark.parametrize("dynamic", [False, True])
 def test_float_add_mul_scatters_repeat_the_combine_at_most_the_bound(make, dtype, reduction,
                                                                      dynamic):
+    assert SOFT_FLOAT_COPIES == 4  # the bound the module's docstring argues for
     kernel = dmlc.compile(make(dtype, reduction, 512), dynamic=dynamic)
-    assert max(_copies(kernel)) <= SOFT_FLOAT_COPIES  # the planner's choice (1 with no passes)
+    assert 1 <= max(_copies(kernel)) <= SOFT_FLOAT_COPIES  # the planner's (1 with no passes)
     if dynamic:  # the generic kernel's lines, lowered so
         assert max(_copies(kernel)) == SOFT_FLOAT_COPIES
 
