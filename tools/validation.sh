@@ -41,11 +41,28 @@ status=0
 VK_LAYER_PATH="$(dirname "$LAYER_JSON")" VK_LAYER_SETTINGS_PATH="$RUN" \
 VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation DMLC_VALIDATION_DIR="$RUN" "$@" || status=$?
 
+# The pattern below must still match the layer's messages: one known violation
+# (tools/validation_probe.py), logged apart from the run's, must be counted as a problem.
+PROBE="$RUN/probe"
+mkdir -p "$PROBE"
+sed "s#$RUN/messages.txt#$PROBE/messages.txt#" "$RUN/vk_layer_settings.txt" \
+  > "$PROBE/vk_layer_settings.txt"
+VK_LAYER_PATH="$(dirname "$LAYER_JSON")" VK_LAYER_SETTINGS_PATH="$PROBE" \
+VK_INSTANCE_LAYERS=VK_LAYER_KHRONOS_validation "${PY:-.venv/bin/python}" tools/validation_probe.py \
+  >/dev/null || true
+touch "$PROBE/messages.txt"
+
 # dmlc gives each process its own log (the layer truncates a shared one) and keeps each
 # instance's (runtime/validation_log.py); others share one.
 touch "$RUN/messages.txt"
 loaded=$(cat "$RUN"/messages*.txt | grep -c "Current Enables: .*SYNCHRONIZATION_VALIDATION" || true)
-problems=$(cat "$RUN"/messages*.txt | grep -E "^[^ ]+\((ERROR|WARN)" || true)
+PATTERN="^[^ ]+\((ERROR|WARN)"
+problems=$(cat "$RUN"/messages*.txt | grep -E "$PATTERN" || true)
+if ! grep -qE "$PATTERN" "$PROBE/messages.txt"; then
+  log "FAIL: the known violation of tools/validation_probe.py matched no message pattern: the"
+  log "layer's log format changed, and this script would count no problem at all"
+  exit 1
+fi
 if [ "$loaded" -eq 0 ]; then
   log "FAIL: the validation layer never reported itself active with synchronization validation"
   exit 1
