@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-webgpu test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle clean
 
 install: $(STAMP)
 
@@ -25,6 +25,9 @@ test-fast: install       ## everything that needs no Vulkan device
 
 test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 	$(PYTEST) -q -m vulkan
+
+test-webgpu: install     ## the device suite on the WebGPU backend (wgpu-py on lavapipe); the Vulkan backend's own tests skip, saying why
+	DMLC_BACKEND=webgpu $(PYTEST) -q -m vulkan $(WEBGPU_ARGS)
 
 test-swiftshader: install  ## the device suite on SwiftShader (Debian's chromium-common, fetched if missing), its own shader cache
 	PY=$(PY) bash tools/swiftshader.sh $(PYTEST) -q -m vulkan $(SWIFTSHADER_ARGS)

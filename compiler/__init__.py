@@ -51,8 +51,8 @@ __version__ = "0.1.0"
 
 
 def to_device(array):
-    """Upload an array to the Vulkan device: a DeviceTensor that kernels and the one-shot
-    functions accept (and then return one), `.numpy()` to download."""
+    """Upload an array to the device (the current backend's): a DeviceTensor that kernels and
+    the one-shot functions accept (and then return one), `.numpy()` to download."""
     from .ops.copy.tensor import to_device as upload
     return upload(array)
 
@@ -64,18 +64,41 @@ def empty(shape, dtype):
 
 
 def set_device(device: int | str) -> None:
-    """Choose the Vulkan device, before dmlc first uses one: an index into `dmlc info`'s list of
-    physical devices, or a piece of a device's name ("swiftshader", "llvmpipe"). Overrides
-    $DMLC_DEVICE (which takes the same); VK_ICD_FILENAMES chooses which drivers are listed."""
+    """Choose the current backend's device, before dmlc first uses one: an index into `dmlc
+    info`'s list of devices (Vulkan's physical devices, or WebGPU's adapters), or a piece of a
+    device's name ("swiftshader", "llvmpipe"). Overrides $DMLC_DEVICE (which takes the same);
+    VK_ICD_FILENAMES chooses which Vulkan drivers are listed."""
     from .runtime import set_device as choose
     choose(device)
 
 
 def close_device() -> None:
-    """Release the Vulkan device and everything on it (device tensors made before then raise
-    DeviceError; kernels rebind to a fresh device on their next call)."""
+    """Release the device (of every backend) and everything on it (device tensors made before
+    then raise DeviceError; kernels rebind to a fresh device on their next call)."""
     from .runtime import close_device as close
     close()
+
+
+def set_backend(backend: str) -> None:
+    """Run kernels on "vulkan" (Kompute) or "webgpu" (wgpu-py) from now on; overrides
+    $DMLC_BACKEND (which takes the same). By default dmlc uses Vulkan where kp and a Vulkan
+    device are there, else WebGPU. Device tensors stay on the device they were made on, and a
+    kernel called with device tensors runs on their device."""
+    from .runtime.backend import set_backend as choose
+    choose(backend)
+
+
+def use_backend(backend: str) -> Any:
+    """set_backend() for a `with` block: `with dmlc.use_backend("webgpu"): ...`, the previous
+    choice restored after it."""
+    from .runtime.backend import use_backend as within
+    return within(backend)
+
+
+def get_backend() -> str:
+    """The backend kernels run on now: "vulkan" or "webgpu" (see set_backend)."""
+    from .runtime.backend import name
+    return name()
 
 
 def cache_info() -> dict[str, dict[str, int]]:
@@ -85,7 +108,7 @@ def cache_info() -> dict[str, dict[str, int]]:
     call sizes it served; and "buffers", the device's pool of idle buffers shared by all
     kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
     from .compiled import KERNELS
-    from .runtime.device import pool_info  # no kp, and no device opened: None without one
+    from .runtime.backend import pool_info  # no kp, and no device opened: None without one
     pool = pool_info()
     return {"kernels": KERNELS.info(), "compiles": dict(KERNELS.compiles),
             "generic": KERNELS.generic.info(),
@@ -97,7 +120,7 @@ def clear_cache() -> None:
     """Drop every compiled kernel kept in memory and destroy the device's idle pooled buffers
     (device tensors and kernels you hold keep working)."""
     from .compiled import clear_caches
-    from .runtime.device import pool_info
+    from .runtime.backend import pool_info
     clear_caches()
     pool_info(clear=True)
 
@@ -107,6 +130,7 @@ __all__ = [*(name for family in families() for name in family.exports),
            "expr", "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
            "ParseError", "UsageError", "to_device", "empty", "set_device", "close_device",
+           "set_backend", "use_backend", "get_backend",
            "cache_info", "clear_cache", "write_manifest", "PlanLimits", "__version__"]
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import threading
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, cast
 
 import numpy as np
@@ -24,17 +25,74 @@ from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.interp import param_value
+from .ir.kernel import kernel_buffers
 from .ir.printer import render_program
 from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
 
 
+class ProgramCode:
+    """The code of a program's kernels for each backend, made at the first ask and kept: SPIR-V
+    (the Vulkan backend's: glslang, every kernel at once, through the disk cache) from their
+    GLSL, and WGSL (the WebGPU backend's) rendered from the IR. A compile for Vulkan asks for
+    the SPIR-V at once (compiled.py); one for WebGPU never does, so it needs no glslang."""
+
+    def __init__(self, program: Program, glsl: Sequence[str], guard_words: int,
+                 binding_bytes: int, cache: bool = True) -> None:
+        self.program, self.glsl = program, tuple(glsl)
+        self.guard_words, self.binding_bytes, self.cache = guard_words, binding_bytes, cache
+        self._spirv: tuple[bytes, ...] | None = None
+        self._wgsl: tuple[tuple[str, tuple[str, ...]], ...] | None = None
+        self._lock = threading.Lock()
+
+    def spirv(self) -> tuple[bytes, ...]:
+        with self._lock:
+            if self._spirv is None:
+                from . import toolchain
+                self._spirv = tuple(toolchain.compile_many(list(self.glsl), cache=self.cache))
+            return self._spirv
+
+    def wgsl(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """Each kernel's WGSL and binding types (codegen.wgsl)."""
+        with self._lock:
+            if self._wgsl is None:
+                from .codegen.wgsl import binding_types, render_wgsl
+                p, g, bound = self.program, self.guard_words, self.binding_bytes
+                self._wgsl = tuple((render_wgsl(k, p, g, bound), binding_types(k, p, g, bound))
+                                   for k in p.kernels)
+            return self._wgsl
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the code made so far."""
+        return sum(map(len, self._spirv or ())) + sum(len(w) for w, _ in self._wgsl or ())
+
+
+@dataclass(frozen=True)
+class KernelCode:
+    """Kernel `index` of a ProgramCode (dmlc.plan.KernelCode: what a launch plan carries)."""
+
+    program: ProgramCode = field(repr=False, compare=False)
+    index: int
+
+    def spirv(self) -> bytes:
+        return self.program.spirv()[self.index]
+
+    def wgsl(self) -> str:
+        return self.program.wgsl()[self.index][0]
+
+    def binding_types(self) -> tuple[str, ...]:
+        return self.program.wgsl()[self.index][1]
+
+
 @dataclass(frozen=True)
 class Stage:
-    """One kernel of a compiled program: its GLSL, SPIR-V and launch size."""
+    """One kernel of a compiled program: its GLSL, its code for each backend (SPIR-V, WGSL)
+    and launch size."""
 
     name: str
     glsl: str
-    spirv: bytes
+    code: bytes | KernelCode = field(repr=False)
+    """SPIR-V, or the kernel's code made on demand (ProgramCode)."""
     invocations: int
     local_size: int
     buffers: tuple[str, ...] = ()
@@ -44,6 +102,34 @@ class Stage:
     count: int | None = None
     """A generic kernel: the push word holding its item count (its launch is sized per call
     from that word; `invocations` is then for the largest count)."""
+
+    @property
+    def spirv(self) -> bytes:
+        """Its SPIR-V (glslang runs at the first ask, for every kernel of the program)."""
+        return self.code if isinstance(self.code, bytes) else self.code.spirv()
+
+    @property
+    def wgsl(self) -> str:
+        """Its WGSL (codegen.wgsl, rendered at the first ask)."""
+        assert isinstance(self.code, KernelCode), "a stage built as SPIR-V only"
+        return self.code.wgsl()
+
+
+def stages_of(program: Program, glsl: Sequence[str], guard_words: int, binding_bytes: int,
+              spirv_now: bool, cache: bool = True) -> tuple[Stage, ...]:
+    """The program's stages, their code made on demand (ProgramCode): the SPIR-V at once with
+    spirv_now (where the Vulkan backend may run it: target.wants_spirv), else when asked."""
+    code = ProgramCode(program, glsl, guard_words, binding_bytes, cache)
+    if spirv_now:
+        code.spirv()
+    stages = []
+    for i, (k, source) in enumerate(zip(program.kernels, glsl)):
+        assert k.schedule is not None, "the pipeline schedules every kernel"
+        stages.append(Stage(k.name, source, KernelCode(code, i), k.schedule.invocations,
+                            k.schedule.local_size,
+                            tuple(b.name for b in kernel_buffers(k, program)),
+                            k.schedule.stride, None if k.count is None else k.count.param))
+    return tuple(stages)
 
 
 @dataclass(frozen=True, eq=False)
@@ -96,8 +182,12 @@ class CompiledProgram:
 
     @property
     def nbytes(self) -> int:
-        """Bytes of the artifact's text and code (GLSL and SPIR-V of every stage)."""
-        return sum(len(s.glsl) + len(s.spirv) for s in self.stages)
+        """Bytes of the artifact's text and code (GLSL of every stage, and the SPIR-V and WGSL
+        made so far)."""
+        made = {id(s.code.program): s.code.program.nbytes for s in self.stages
+                if isinstance(s.code, KernelCode)}
+        return sum(len(s.glsl) + (len(s.code) if isinstance(s.code, bytes) else 0)
+                   for s in self.stages) + sum(made.values())
 
     @functools.cached_property
     def plan(self) -> LaunchPlan:
@@ -163,7 +253,7 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
         if s.count is not None:
             per_group = s.local_size * s.stride
             invocations = -(-params[s.count] // per_group) * s.local_size
-        kernels.append(PlanKernel(s.name, s.spirv, invocations, s.local_size, s.buffers,
+        kernels.append(PlanKernel(s.name, s.code, invocations, s.local_size, s.buffers,
                                   params))
     return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
                       program.output_shape, guard_words)

@@ -22,7 +22,7 @@ from .artifact import (
     results,
     same_layout,
 )
-from .errors import ValidationError
+from .errors import DeviceError, ValidationError
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, updates_in_place
 from .family.tensor import TensorDesc
@@ -108,17 +108,24 @@ class CompiledKernel:
         exe = self._executable
         return self.compiled.nbytes + (exe.owned_bytes if exe is not None else 0)
 
-    def executable(self) -> Any:
-        """The program bound to device buffers (created on first use, then reused; again after
-        the device was closed)."""
-        if self._executable is None or self._executable.device.closed:
-            from .runtime import Executable, get_device
+    def executable(self, device: Any = None) -> Any:
+        """The program bound to `device`'s buffers (default: the current backend's device;
+        created on first use, then reused; again after the device was closed or for another
+        device)."""
+        exe = self._executable
+        if device is None:
+            from .runtime.backend import name
+            if exe is not None and not exe.device.closed and exe.device.backend == name():
+                return exe
+            from .runtime import get_device
             device = get_device()
+        if exe is None or exe.device is not device:
+            from .runtime import Executable
             plan = self.compiled.plan
             if self._replan is not None and not plan.within(device.plan_limits):
                 plan = self._replan(device.plan_limits).plan  # e.g. a narrower join tree
-            self._executable = Executable(device, plan)
-        return self._executable
+            self._executable = exe = Executable(device, plan)
+        return exe
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:
         """Run on the device. With numpy arrays: returns a new numpy array. With any
@@ -151,11 +158,12 @@ class CompiledKernel:
         the device tensors given (dmlc's: their views pack and assign by its copy kernel)."""
         if out is not None:
             check_out(self.descriptor.operator, out, self.output)
+        device = _device_of(self.descriptor.operator, [*checked, out])
         tensor = type(next(a for a in (*checked, out) if is_device_tensor(a)))
-        checked = [a if is_device_tensor(a) else tensor.from_array(a) for a in checked]
-        exe = self.executable()
+        checked = [a if is_device_tensor(a) else tensor.from_array(a, device) for a in checked]
+        exe = self.executable(device)
         if out is None:
-            return exe.run_device(checked, self._empty(tensor))
+            return exe.run_device(checked, self._empty(tensor, device))
         if self._updates_in_place(checked, out):
             assert self._in_place is not None
             return out, self._in_place().run_in_place(checked[1:], out)
@@ -166,7 +174,7 @@ class CompiledKernel:
         # out= a view (part of a buffer: the kernel's whole-word stores would reach past it),
         # or memory an argument shares: computed into a temporary first, then written where
         # out's elements lie (numpy's semantics for out= that overlaps) by a copy kernel
-        temp = self._empty(tensor)
+        temp = self._empty(tensor, device)
         _, status = exe.run_device(checked, temp)
         if self.check_indices:
             raise_for_status(self.descriptor, status)  # before out is written
@@ -180,21 +188,25 @@ class CompiledKernel:
         caller raises)."""
         checked = self.compiled.arguments(tuple(arrays))
         tensor = type(data)
-        checked = [a if is_device_tensor(a) else tensor.from_array(a) for a in checked]
+        device = _device_of(self.descriptor.operator, [*checked, data])
+        checked = [a if is_device_tensor(a) else tensor.from_array(a, device) for a in checked]
         whole = data.base if data.base is not None else data
-        _, status = self.executable().run_device(checked, whole)
+        # an index or update tensor in the data's own buffer is read as it was before the
+        # call (numpy's semantics), not while the kernel writes it: a copy first
+        _, status = self.executable(device).run_device(self._unshared(checked, whole), whole)
         return status
 
-    def _empty(self, tensor: Any) -> Any:
+    def _empty(self, tensor: Any, device: Any) -> Any:
         """A new device tensor (of class `tensor`) for the output, its contents undefined."""
-        return tensor.new(self.output.sizes, self.output.data_type.numpy, zeroed=False)
+        return tensor.new(self.output.sizes, self.output.data_type.numpy, zeroed=False,
+                          device=device)
 
     def _unshared(self, checked: list[Any], out: Any) -> list[Any]:
         """The arguments, with a copy of any that shares out's buffer."""
         unshared = []
         for a in checked:
             if a.kp_tensor is out.kp_tensor:
-                copy = type(a).new(a.shape, a.dtype, zeroed=False)
+                copy = type(a).new(a.shape, a.dtype, zeroed=False, device=a.device)
                 copy[...] = a
                 a = copy
             unshared.append(a)
@@ -208,3 +220,14 @@ class CompiledKernel:
         return (self._in_place is not None and updates_in_place(desc)
                 and self.program.inputs[0] == "input" and checked[0].kp_tensor is out.kp_tensor
                 and same_layout(getattr(desc, "input"), out))  # noqa: B009 (a scatter's)
+
+
+def _device_of(op: str, arrays: list[Any]) -> Any:
+    """The one device the device tensors among `arrays` are on (a kernel runs there); tensors
+    of two devices (two backends, or a device closed and opened again) are refused."""
+    devices = {id(a.device): a.device for a in arrays if is_device_tensor(a)}
+    if len(devices) > 1:
+        names = ", ".join(sorted(f"{d.backend} {d.name!r}" for d in devices.values()))
+        raise DeviceError(f"{op}: the device tensors of one call must be on one device, these "
+                          f"are on {names} (dmlc.set_backend chooses where new tensors go)")
+    return next(iter(devices.values()))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from . import toolchain
-from .artifact import CompiledProgram, Stage
+from .artifact import CompiledProgram, Stage, stages_of
 from .call import CompiledKernel
 from .codegen import glsl
 from .dynamic import GenericKernels, ShapePolicy, resolve_mode
@@ -28,10 +28,9 @@ from .family.computed import computed_fields, substitute_computed
 from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
-from .ir import Kernel, Program
+from .ir import Program
 from .ir.gc_pause import gc_paused
 from .ir.kernel import clear_memo as clear_order_memo
-from .ir.kernel import kernel_buffers
 from .ir.rewrite import clear_memo as clear_rewrite_memo
 from .ir.verify import clear_memo as clear_verify_memo
 from .ir.verify import verify_program
@@ -39,7 +38,7 @@ from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names
 from .plan import DEFAULT, PlanLimits
-from .target import asks_device, resolve_limits
+from .target import asks_device, known_backend, resolve_limits, wants_spirv
 from .target import resolve as resolve_target
 
 __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_program",
@@ -129,15 +128,15 @@ def compile_program(desc: OperatorDesc, *, dump_after: set[str] | None = None,
 def _artifact(checked: OperatorDesc, options: CompileOptions,
               dump_after: set[str] | None = None, spirv_cache: bool = True) -> CompiledProgram:
     """The device-free artifact of a validated descriptor: IR, GLSL, SPIR-V, launch plan."""
-    toolchain.warm_up()  # glslang builds its tables on another thread while we lower
+    if known_backend() != "webgpu":
+        toolchain.warm_up()  # glslang builds its tables on another thread while we lower
     with gc_paused():
         program = _optimized(checked, options, dump_after)
         sources = [glsl.render_glsl(k, program, options.guard_words,
                                     options.limits.maxStorageBufferRange)
                    for k in program.kernels]
-    spirv = toolchain.compile_many(sources, cache=spirv_cache)
-    stages = tuple(_stage(k, program, src, code)
-                   for k, src, code in zip(program.kernels, sources, spirv))
+    stages = stages_of(program, sources, options.guard_words,
+                       options.limits.maxStorageBufferRange, wants_spirv(), spirv_cache)
     compiled = CompiledProgram(checked, program, stages, options.check_indices,
                                options.guard_words, options.target, options.in_place,
                                options.limits)
@@ -150,24 +149,17 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
     """A generic program compiled (README "Generic kernels"): only the required passes run
     (the optimizing ones prove facts, alignment and divisibility, for one size), and the
     artifact is bound to the call of `checked` (CompiledProgram.params)."""
-    toolchain.warm_up()
+    if known_backend() != "webgpu":
+        toolchain.warm_up()
     values = generic.values(checked)
     assert values is not None, "the policy checks admissibility first"
     program = run_pipeline(verify_program(generic.program), disabled={"all"})
     sources = [glsl.render_glsl(k, program, options.guard_words,
                                 options.limits.maxStorageBufferRange) for k in program.kernels]
-    spirv = toolchain.compile_many(sources)
-    stages = tuple(_stage(k, program, src, code)
-                   for k, src, code in zip(program.kernels, sources, spirv))
+    stages = stages_of(program, sources, options.guard_words,
+                       options.limits.maxStorageBufferRange, wants_spirv())
     return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
                            options.target, options.in_place, options.limits, params=values)
-
-
-def _stage(k: Kernel, program: Program, source: str, spirv: bytes) -> Stage:
-    assert k.schedule is not None, "the pipeline schedules every kernel"
-    return Stage(k.name, source, spirv, k.schedule.invocations, k.schedule.local_size,
-                 tuple(b.name for b in kernel_buffers(k, program)), k.schedule.stride,
-                 None if k.count is None else k.count.param)
 
 
 def compile(desc: OperatorDesc, *,

@@ -2,13 +2,16 @@
 
 The compiler hands the runtime this instead of its IR `Program`: the buffers (with their padded
 sizes and roles), which buffers the caller passes and gets back, and the kernels in dispatch
-order with their SPIR-V, invocation counts and bindings. It holds plain values only (no IR, no
-numpy, no kp), so the runtime depends on this one module of the compiler and not on dmlc.ir, and
-a plan can be built by hand for a shader dmlc did not generate (the bench's copy shader).
+order with their code (SPIR-V for Vulkan, WGSL for WebGPU, each made when a backend asks),
+invocation counts and bindings. It holds plain values (and each kernel's code, behind
+KernelCode: no IR, no numpy, no kp), so the runtime depends on this one module of the compiler
+and not on dmlc.ir, and a plan can be built by hand for a shader dmlc did not generate (the
+bench's copy shader).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from .errors import DmlcError
 
@@ -57,13 +60,26 @@ class PlanBuffer:
         return tuple(min(c, self.words - lo) for lo in range(0, self.words, c))
 
 
+class KernelCode(Protocol):
+    """A kernel's code for each backend, made when a backend first asks for it (the compiler's
+    artifact.KernelCode): the Vulkan backend's SPIR-V (glslang), the WebGPU backend's WGSL."""
+
+    def spirv(self) -> bytes: ...
+    def wgsl(self) -> str: ...
+    def binding_types(self) -> tuple[str, ...]:
+        """WebGPU's buffer binding type of each binding ("read-only-storage", "storage", then
+        "uniform" for a generic kernel's push words)."""
+        ...
+
+
 @dataclass(frozen=True)
 class PlanKernel:
     """One dispatch: a compute shader run over `invocations` invocations (rounded up to whole
     workgroups of `local_size`; the runtime picks a grid within the device's limits)."""
 
     name: str
-    spirv: bytes = field(repr=False)
+    code: bytes | KernelCode = field(repr=False)
+    """Its code: SPIR-V (a plan built by hand for Vulkan), or each backend's, made on demand."""
     invocations: int
     local_size: int
     buffers: tuple[str, ...]
@@ -71,6 +87,25 @@ class PlanKernel:
     push: tuple[int, ...] = ()
     """A generic kernel's push constants (uint32 words: its sizes for this call), given to
     its algorithm; empty for a kernel whose sizes are baked in."""
+
+    @property
+    def spirv(self) -> bytes:
+        """The Vulkan backend's SPIR-V (compiled by glslang at the first ask)."""
+        return self.code if isinstance(self.code, bytes) else self.code.spirv()
+
+    @property
+    def wgsl(self) -> str:
+        """The WebGPU backend's WGSL (rendered at the first ask)."""
+        if isinstance(self.code, bytes):
+            raise DmlcError(f"kernel {self.name} was built as SPIR-V only: it has no WGSL")
+        return self.code.wgsl()
+
+    @property
+    def binding_types(self) -> tuple[str, ...]:
+        """WebGPU's binding type of each binding (KernelCode.binding_types)."""
+        if isinstance(self.code, bytes):
+            raise DmlcError(f"kernel {self.name} was built as SPIR-V only: it has no WGSL")
+        return self.code.binding_types()
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
-"""What kernels are tuned for: "cpu" (a Vulkan device that is a CPU, such as lavapipe) or "gpu".
+"""What kernels are tuned for: "cpu" (a device that is a CPU, such as lavapipe) or "gpu".
 
 A lowering differs by target where its fast design on one is slow on the other: scatter by lines
 is a loop per line, fast on a CPU and hundreds of invocations too few for a GPU
-(ops/scatter/lower.py). dmlc.compile(target=None) takes $DMLC_TARGET, else what the selected Vulkan
-device is (asked of the loader without opening the device), else "gpu".
+(ops/scatter/lower.py). dmlc.compile(target=None) takes $DMLC_TARGET, else what the selected
+device of the current backend is (asked of the Vulkan loader, or of WebGPU's adapter, without
+opening a device), else "gpu".
 
 The limits a program is planned within (dmlc.plan.PlanLimits) travel with the target:
 dmlc.compile(limits=None) takes the selected device's, asked of the loader the same way, when
@@ -33,11 +34,32 @@ def resolve(target: str | None) -> str:
 
 def _device_kind() -> str | None:
     from .errors import DeviceError
-    from .runtime.device import device_kind  # the loader only: no kp, no device opened
+    from .runtime.backend import device_kind  # the loader (or adapter) only: no kp, no device
     try:
         return device_kind()
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so
         return None
+
+
+def wants_spirv() -> bool:
+    """Whether a compile makes its SPIR-V at once (glslang, the Vulkan backend's need): not
+    for the WebGPU backend (dmlc.set_backend, $DMLC_BACKEND, or the default found so), nor
+    where glslang is not installed (the default then is WebGPU's: a Vulkan run that asks
+    for SPIR-V says what is missing). Asks no device and imports no runtime module."""
+    known = known_backend()
+    if known == "webgpu":
+        return False
+    from . import toolchain
+    return known == "vulkan" or toolchain.available()
+
+
+def known_backend() -> str | None:
+    """The runtime backend, where known without asking the machine or importing the runtime:
+    dmlc.set_backend's, $DMLC_BACKEND's, or the default once the runtime found it."""
+    import sys
+    backend = sys.modules.get("dmlc.runtime.backend")
+    known = backend.known() if backend is not None else None
+    return known or os.environ.get("DMLC_BACKEND", "").strip().lower() or None
 
 
 def asks_device(target: str | None) -> bool:
@@ -71,7 +93,7 @@ NAMED_LIMITS = {"minimum": MINIMUM, "default": DEFAULT}
 
 def _device_limits() -> tuple[str, object] | None:
     from .errors import DeviceError
-    from .runtime.device import device_limits_of_selected  # the loader only, as _device_kind
+    from .runtime.backend import device_limits_of_selected  # no device opened, as _device_kind
     try:
         return device_limits_of_selected()
     except DeviceError:

@@ -182,6 +182,9 @@ def dispatch_grid(invocations: int, local_size: int,
 class Device:
     """A kp Manager on one physical device, with the limits dmlc must respect."""
 
+    backend = "vulkan"
+    """Which runtime backend (runtime/backend.py) this device is."""
+
     def __init__(self, index: int = 0) -> None:
         kp = _import_kp()
         found = probe()  # before kp: without a driver, kp.Manager() aborts the process
@@ -294,3 +297,7 @@ class Device:
 
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
         return dispatch_grid(invocations, local_size, self.max_group_count)
+
+    def check_size(self, what: str, nbytes: int) -> None:
+        """Refuse a buffer kp cannot make (check_kp_size)."""
+        check_kp_size(what, nbytes)

@@ -125,6 +125,8 @@ class BufferPool:
         zeros (else its contents are whatever the last user left)."""
         self._settle()
         same = self._idle.get(words)
+        while same and not same[-1].tensor.is_init():  # freed meanwhile (WgpuTensor.is_init)
+            self._idle_bytes -= same.pop().nbytes
         if same:
             slot = same.pop()
             self._idle_bytes -= slot.nbytes

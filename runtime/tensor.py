@@ -1,11 +1,13 @@
-"""Device-resident tensors: data that stays on the Vulkan device between kernel calls.
+"""Device-resident tensors: data that stays on the device between kernel calls (the current
+backend's device when made: Vulkan or WebGPU, runtime/backend.py).
 
     x = dmlc.to_device(array)          # one upload
     y = kernel(x, i)                   # runs on the device; y is a DeviceTensor
     z = kernel2(y, j, out=z)           # no host round trip; `out=` reuses a tensor (fastest)
     z.numpy()                          # one download
 
-A tensor is a kp tensor of uint32 words (every dtype travels as raw bits), padded to whole
+A tensor is a kp tensor (on WebGPU: a WgpuTensor, runtime/webgpu/buffers.py, which behaves as
+one) of uint32 words (every dtype travels as raw bits), padded to whole
 16-byte vectors like every dmlc buffer, with the dtype and shape it holds. Basic indexing,
 `.T`, `transpose()` and `reshape()` give views as numpy's do: a shape, element strides (any
 sign) and an offset into the same buffer (views.py). A view costs no copy: dmlc folds its
@@ -24,14 +26,15 @@ import numpy as np
 
 from ..dtypes import as_ndarray, data_type_of, padded_words
 from ..errors import DeviceError, ValidationError
+from . import backend
 from .buffers import from_chunks, to_chunks
-from .device import Device, check_kp_size, get_device
+from .device import Device
 from .pool import Slot
 from .views import Layout, index, is_c_contiguous, packed_strides, reshape, transpose
 
 
 class DeviceTensor:
-    """An array on the Vulkan device. `numpy()` downloads it; kernels and the one-shot functions
+    """An array on the device. `numpy()` downloads it; kernels and the one-shot functions
     accept it wherever they accept an array, and then return a DeviceTensor."""
 
     is_dmlc_device_tensor: ClassVar[bool] = True
@@ -57,7 +60,7 @@ class DeviceTensor:
         # Every size check first, in arithmetic that does not grow with the size (a list of
         # 2^35 chunk sizes for a 2^62-byte tensor never ends): only then the chunks' list.
         count, largest = (-(-words // chunk), min(chunk, words)) if chunk else (1, words)
-        check_kp_size(f"a {self.shape} {self.dtype} tensor", largest * 4)
+        device.check_size(f"a {self.shape} {self.dtype} tensor", largest * 4)
         heap = device.limits.deviceLocalHeapSize
         if heap and words * 4 > heap:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
@@ -88,19 +91,22 @@ class DeviceTensor:
         self._released = False
 
     @classmethod
-    def from_array(cls, array: Any) -> DeviceTensor:
-        """Upload an array (any of the 11 DirectML dtypes) to the process's Vulkan device."""
+    def from_array(cls, array: Any, device: Device | None = None) -> DeviceTensor:
+        """Upload an array (any of the 11 DirectML dtypes) to `device` (default: the current
+        backend's device)."""
         a = as_ndarray("dmlc.to_device", "array", array)
         shape, dtype = _checked("dmlc.to_device", a.shape, a.dtype)
-        return cls(get_device(), shape, dtype, zeroed=False).upload(a)
+        return cls(device or backend.get_device(), shape, dtype, zeroed=False).upload(a)
 
     @classmethod
-    def new(cls, shape: Any, dtype: Any, zeroed: bool = True) -> DeviceTensor:
-        """A tensor on the device, zeroed (zeroed=False: contents undefined, for a caller that
-        overwrites every element)."""
+    def new(cls, shape: Any, dtype: Any, zeroed: bool = True,
+            device: Device | None = None) -> DeviceTensor:
+        """A tensor on `device` (default: the current backend's), zeroed (zeroed=False:
+        contents undefined, for a caller that overwrites every element)."""
         if isinstance(shape, (int, np.integer)):
             shape = (shape,)
-        return cls(get_device(), *_checked("dmlc.empty", shape, dtype), zeroed=zeroed)
+        return cls(device or backend.get_device(), *_checked("dmlc.empty", shape, dtype),
+                   zeroed=zeroed)
 
     def _pack(self) -> DeviceTensor:
         """A new tensor of this view's elements, packed: a copy kernel, which the runtime does
@@ -233,7 +239,7 @@ class DeviceTensor:
         if self.released:
             raise DeviceError(f"{what}: this {self.shape} {self.dtype} tensor was released")
         if self.device.closed:
-            raise DeviceError(f"{what}: this {self.shape} {self.dtype} tensor's Vulkan device "
+            raise DeviceError(f"{what}: this {self.shape} {self.dtype} tensor's device "
                               "was closed (dmlc.close_device())")
 
     def use(self, what: str) -> Any:

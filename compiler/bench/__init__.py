@@ -15,23 +15,33 @@ import json
 import statistics
 import time
 from collections.abc import Callable
-from importlib import resources
 from typing import Any
 
 import numpy as np
 
-from .. import toolchain
 from ..compiled import clear_caches, compile_program
 from ..compiled import compile as compile_desc
 from ..family.registry import OperatorDesc, rules_of, validate
 from ..ops.gather.desc import GatherDesc
 from ..ops.scatter.desc import ScatterDesc
-from ..plan import LaunchPlan, PlanBuffer, PlanKernel
 from ..target import resolve as resolve_target
 from .cases import BenchCase, suite
 from .cases.common import bits, tensor
+from .refs import (
+    BUFFER_COPY,
+    backend_name,
+    bare_dispatch,
+    copy_plan,
+    echo_overhead,
+    waiter,
+)
+from .refs import (
+    COPY_PER_INVOCATION as COPY_PER_INVOCATION,
+)
+from .refs import (
+    EMPTY_SHADER as EMPTY_SHADER,
+)
 
-COPY_PER_INVOCATION = 4
 COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
 GENERIC_GOAL = 0.7
 QUICK_NOTE = ("--quick: sizes divided by 4 per dimension are too small to judge against the "
@@ -52,19 +62,6 @@ def bytes_moved(desc: OperatorDesc) -> int:
     extra = [t for t in (getattr(desc, "indices", None), getattr(desc, "updates", None)) if t]
     return 2 * out.element_count * out.data_type.itemsize + sum(
         t.element_count * t.data_type.itemsize for t in extra)
-
-
-def copy_plan(words: int) -> LaunchPlan:
-    """The reference copy shader over `words` 32-bit words (rounded up to whole uvec4s), as a
-    launch plan of one kernel from buffer src to buffer dst."""
-    vec4s = -(-words // 4)
-    source = (resources.files("dmlc.shaders").joinpath("bench_copy.comp").read_text()
-              .replace("@VEC4S@", str(vec4s)).replace("@PER@", str(COPY_PER_INVOCATION)))
-    buffers = (PlanBuffer("src", "uint32", vec4s * 4, vec4s * 4, "input"),
-               PlanBuffer("dst", "uint32", vec4s * 4, vec4s * 4, "output"))
-    groups = -(-vec4s // (256 * COPY_PER_INVOCATION))
-    kernel = PlanKernel("copy", toolchain.compile_glsl(source), groups * 256, 256, ("src", "dst"))
-    return LaunchPlan("copy", buffers, (kernel,), ("src",), "dst", (vec4s * 4,))
 
 
 def _median_ms(xs: list[float]) -> float:
@@ -93,8 +90,10 @@ def generic_twin(desc: OperatorDesc) -> Any:
 
 
 def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[str, Any]:
-    from ..runtime import Executable, get_device, timing
+    from ..runtime import Executable, get_device
+    from ..runtime.backend import timing as timing_of
     from ..runtime.tensor import empty, to_device
+    timing, vk = timing_of(), BUFFER_COPY[backend_name()]
     kernel = compile_desc(case.descriptor, dynamic=False)
     twin = generic_twin(case.descriptor)
     inputs = case.make_inputs(rng)
@@ -106,8 +105,7 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
     copy = Executable(get_device(), plan)
     src = to_device(np.zeros(plan.buffers[0].count, np.uint32))
     dst = empty((plan.buffers[1].count,), np.uint32, zeroed=False)
-    times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], "vkCmdCopyBuffer": [],
-                                     "numpy": []}
+    times: dict[str, list[float]] = {"dmlc": [], "copy_shader": [], vk: [], "numpy": []}
     twin_times: list[float] = []
     for i in range(repeats + 2):  # two warm-up rounds, interleaved like the measured ones
         if twin is not None:
@@ -132,7 +130,7 @@ def run_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dict[st
                    "vs_specialized": med["dmlc"] / ms, "goal": GENERIC_GOAL}
     return {"case": case.name, "bytes": moved, "ms": med, "GB/s": gbs,
             "vs_copy_shader": gbs["dmlc"] / gbs["copy_shader"],
-            "vs_vkCmdCopyBuffer": gbs["dmlc"] / gbs["vkCmdCopyBuffer"],
+            f"vs_{vk}": gbs["dmlc"] / gbs[vk],
             "vs_numpy": gbs["dmlc"] / gbs["numpy"], "goal": case.goal,
             "kernels": len(kernel.stages), "generic": generic}
 
@@ -174,17 +172,13 @@ def compile_latency(cases: list[BenchCase], repeats: int) -> list[dict[str, Any]
     return rows
 
 
-EMPTY_SHADER = (f"{toolchain.GLSL_VERSION}\nlayout(local_size_x = 64) in;\n"
-                "layout(std430, binding = 0) buffer B { uint data[]; } b;\nvoid main() {}\n")
-
-
 def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
     """Host cost of calling a cached kernel on device tensors (out= given), against a bare
     pre-recorded kp dispatch of an empty shader, interleaved; each the best round's mean."""
     from ..runtime import get_device
     from ..runtime.tensor import empty, to_device
-    from ..runtime.timing import RecordedDispatch
-    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
+    device = get_device()
+    bare, wait = bare_dispatch(device), waiter(device)
     x, i = np.arange(8, dtype=np.float32).reshape(4, 2), np.array([[3, 1, 0, 2]], np.int32)
     kernel = compile_desc(GatherDesc(input=tensor("float32", x.shape),
                                      indices=tensor("int32", i.shape), axis=0, index_dimensions=1))
@@ -196,13 +190,24 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
             fn()
         return (time.perf_counter() - t0) / calls
 
-    samples: dict[str, list[float]] = {"bare": [], "kernel": []}
+    def waited(fn: Callable[[], Any]) -> Callable[[], Any]:
+        return lambda: (fn(), wait())
+
+    ways: dict[str, Callable[[], Any]] = {"bare": bare.run,
+                                          "kernel": lambda: kernel(xd, idd, out=out)}
+    if device.backend == "webgpu":  # a call returns once submitted: also with the wait
+        ways.update(bare_wait=waited(bare.run), kernel_wait=waited(ways["kernel"]))
+    samples: dict[str, list[float]] = {k: [] for k in ways}
     for _ in range(rounds + 1):  # the first round warms up
-        samples["bare"].append(per_call(bare.run))
-        samples["kernel"].append(per_call(lambda: kernel(xd, idd, out=out)))
-    bare_us, kernel_us = (min(v[1:]) * 1e6 for v in (samples["bare"], samples["kernel"]))
-    return {"bare_dispatch_us": bare_us, "kernel_call_us": kernel_us,
-            "ratio": kernel_us / bare_us, "goal": 2.0}
+        for name, fn in ways.items():
+            samples[name].append(per_call(fn))
+    us = {k: min(v[1:]) * 1e6 for k, v in samples.items()}
+    report = {"bare_dispatch_us": us["bare"], "kernel_call_us": us["kernel"],
+              "ratio": us["kernel"] / us["bare"], "goal": 2.0}
+    if "bare_wait" in us:
+        report.update(bare_dispatch_wait_us=us["bare_wait"], kernel_call_wait_us=us["kernel_wait"],
+                      ratio_waited=us["kernel_wait"] / us["bare_wait"])
+    return report
 
 
 IN_PLACE_TARGET = 0.25
@@ -215,7 +220,6 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
     tensors, what an engine pays, interleaved, median of the repeats' means."""
     from ..runtime import get_device
     from ..runtime.tensor import empty, to_device
-    from ..runtime.timing import RecordedDispatch
     rows, width = (2048 if quick else 8192), 1024
     rng = np.random.default_rng(0)
     cache = to_device(bits(rng, (rows, width), "float16"))
@@ -225,11 +229,12 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
     kernel = compile_desc(ScatterDesc(input=tensor("FLOAT16", (rows, width)),
                                       indices=tensor("INT32", (1, width)),
                                       updates=tensor("FLOAT16", (1, width)), axis=0))
-    bare = RecordedDispatch(get_device(), toolchain.compile_glsl(EMPTY_SHADER))
-    ways: dict[str, Callable[[], Any]] = {
-        "in_place": lambda: kernel(cache, idx, row, out=cache),
-        "copying": lambda: kernel(cache, idx, row, out=other),
-        "empty_dispatch": bare.run}
+    device = get_device()
+    bare, wait = bare_dispatch(device), waiter(device)
+    ways: dict[str, Callable[[], Any]] = {  # each call waited for (on WebGPU; kp's always)
+        "in_place": lambda: (kernel(cache, idx, row, out=cache), wait()),
+        "copying": lambda: (kernel(cache, idx, row, out=other), wait()),
+        "empty_dispatch": lambda: (bare.run(), wait())}
     samples: dict[str, list[float]] = {k: [] for k in ways}
     for r in range(repeats + 1):  # the first round warms up
         for name, fn in ways.items():
@@ -246,15 +251,33 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
 
 
 def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
-        echo: Callable[[str], None] = print, only: list[str] | None = None) -> dict[str, Any]:
+        echo: Callable[[str], None] = print, only: list[str] | None = None,
+        backend: str | None = None) -> dict[str, Any]:
+    """The bench on `backend` ("vulkan", "webgpu"; default: the current one; both side by
+    side: bench/backends.py)."""
+    from ..runtime.backend import use_backend
+    if backend is not None:
+        with use_backend(backend):
+            return run(quick, repeats, json_path, echo, only)
+    report = _run(quick, repeats, echo, only)
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(report, f, indent=2)
+    return report
+
+
+def _run(quick: bool, repeats: int, echo: Callable[[str], None],
+         only: list[str] | None) -> dict[str, Any]:
     from ..runtime import get_device
     rng = np.random.default_rng(0)
     cases = [c for c in suite(quick) if not only or any(text in c.name for text in only)]
-    echo(f"device: {get_device().name}, target {resolve_target(None)}   "
-         f"({'quick' if quick else 'full'} suite, median of {repeats} after 2 warm-up runs; "
-         "GB/s = bytes read + written)")
-    head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {'vkCopy':>7} {'numpy':>7} "
-            f"{'/copy':>6} {'/vkCopy':>7} {'/numpy':>6} {'goal':>6}")
+    vk, short = BUFFER_COPY[backend_name()], {"vulkan": "vkCopy", "webgpu": "bufCopy"}[
+        backend_name()]
+    echo(f"device: {get_device().name} ({backend_name()} backend), target "
+         f"{resolve_target(None)}   ({'quick' if quick else 'full'} suite, median of {repeats} "
+         f"after 2 warm-up runs; GB/s = bytes read + written; {short}: {vk})")
+    head = (f"{'case':44} {'MB':>6} {'dmlc':>7} {'copy':>7} {short:>7} {'numpy':>7} "
+            f"{'/copy':>6} {'/' + short:>7} {'/numpy':>6} {'goal':>6}")
     echo(head)
     echo("-" * len(head))
     results = []
@@ -263,8 +286,8 @@ def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
         g = r["GB/s"]
         mark = judged(r["vs_copy_shader"] >= case.goal, quick)
         echo(f"{case.name:44} {r['bytes'] / 1e6:6.1f} {g['dmlc']:7.2f} {g['copy_shader']:7.2f} "
-             f"{g['vkCmdCopyBuffer']:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
-             f"{r['vs_vkCmdCopyBuffer']:7.2f} {r['vs_numpy']:6.2f} {case.goal:>4.1f} {mark}")
+             f"{g[vk]:7.2f} {g['numpy']:7.2f} {r['vs_copy_shader']:6.2f} "
+             f"{r['vs_' + vk]:7.2f} {r['vs_numpy']:6.2f} {case.goal:>4.1f} {mark}")
         twin = r["generic"]
         if twin is not None:
             echo(f"  {'its generic kernel':42} {'':6} {twin['GB/s']:7.2f}   "
@@ -273,13 +296,11 @@ def run(quick: bool = False, repeats: int = 7, json_path: str | None = None,
         results.append(r)
     if quick:
         echo(QUICK_NOTE)
-    report = {"device": get_device().name, "target": resolve_target(None), "quick": quick,
-              "repeats": repeats, "cases": results}
+    report = {"device": get_device().name, "backend": backend_name(), "buffer_copy": vk,
+              "target": resolve_target(None), "quick": quick, "repeats": repeats,
+              "cases": results}
     if not only:
         report.update(_latency_and_overhead(cases, quick, echo))
-    if json_path:
-        with open(json_path, "w") as f:
-            json.dump(report, f, indent=2)
     return report
 
 
@@ -304,9 +325,6 @@ def _latency_and_overhead(cases: list[BenchCase], quick: bool,
          f"ratio {update['in_place_vs_copying']:.3f} (goal <= {IN_PLACE_TARGET}) "
          + judged(update["in_place_vs_copying"] <= IN_PLACE_TARGET, quick))
     overhead = call_overhead(calls=500 if quick else 2000)
-    echo("\ncall overhead: a cached kernel on device tensors (out=) vs a bare pre-recorded kp "
-         "dispatch of an empty shader")
-    echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "
-         f"{overhead['kernel_call_us']:7.1f} us   ratio {overhead['ratio']:.2f} (goal <= 2) "
-         + ("ok" if overhead["ratio"] <= 2 else "MISS"))
+    echo_overhead(overhead, echo)
     return {"compile_latency": latency, "in_place_update": update, "call_overhead": overhead}
+

@@ -18,8 +18,9 @@ from .commands import add_commands
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    from ..runtime import get_device
-    from ..runtime.limits import driver_files, probe
+    from ..runtime import backend
+    if args.backend:
+        backend.set_backend(args.backend)
     glslang = toolchain.find_tool("DMLC_GLSLANG", "glslangValidator")
     print(f"dmlc {__version__}")
     print(f"glslangValidator: {glslang or 'not found (apt-get install glslang-tools)'}")
@@ -27,6 +28,41 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"spirv-val: {toolchain.find_tool('DMLC_SPIRV_VAL', 'spirv-val') or 'not found'}")
     cache = toolchain.cache_dir()
     print(f"shader cache: {cache if cache else 'disabled (DMLC_CACHE=0)'}")
+    chosen = backend.name()
+    other = "webgpu" if chosen == "vulkan" else "vulkan"
+    why = (backend.vulkan_problem if other == "vulkan" else backend.webgpu_problem)()
+    print(f"backend: {chosen} (dmlc.set_backend, DMLC_BACKEND or --backend; else the available "
+          f"one); {other}: {'usable' if why is None else why}")
+    return _vulkan_info() if chosen == "vulkan" else _webgpu_info()
+
+
+def _webgpu_info() -> int:
+    import wgpu
+
+    from ..runtime import get_device
+    dev = get_device()
+    print(f"wgpu-py {wgpu.__version__} (wgpu-native {wgpu.backends.wgpu_native.__version__})")
+    print(f"device {dev.index}: {dev.name} (WebGPU on {dev.adapter_info['backend_type']}; "
+          "choose with DMLC_DEVICE=<index or a piece of the name> among wgpu's adapters)")
+    print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")
+    _print_info(dev.info())
+    return 0
+
+
+def _print_info(info: dict[str, object]) -> None:
+    for key, value in info.items():
+        if key == "limits":
+            assert isinstance(value, dict)
+            print("  limits (" + value.pop("source") + "):")
+            for name, limit in value.items():
+                print(f"    {name}: {limit}")
+        elif key not in ("index", "name"):
+            print(f"  {key}: {value}")
+
+
+def _vulkan_info() -> int:
+    from ..runtime import get_device
+    from ..runtime.limits import driver_files, probe
     found = probe()
     print(f"Vulkan loader: {found.loader or 'not found'}")
     print(f"Vulkan drivers: {', '.join(driver_files()) or 'no driver manifests found'}")
@@ -38,13 +74,7 @@ def cmd_info(args: argparse.Namespace) -> int:
     print(f"device {dev.index}: {dev.name} (choose with DMLC_DEVICE=<index or a piece of the "
           "name>, or dmlc.set_device(); VK_ICD_FILENAMES=<driver json> chooses the drivers)")
     print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")
-    for key, value in dev.info().items():
-        if key == "limits":
-            print("  limits (" + value.pop("source") + "):")
-            for name, limit in value.items():
-                print(f"    {name}: {limit}")
-        elif key not in ("index", "name"):
-            print(f"  {key}: {value}")
+    _print_info(dev.info())
     return 0
 
 
@@ -55,14 +85,18 @@ def cmd_bench(args: argparse.Namespace) -> int:
         if not any(text in name for text in args.only for name in names):
             raise UsageError(f"--only {' '.join(args.only)} matches no case; the cases are: "
                              + "; ".join(names))
-    report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json,
-                       only=args.only)
+    if args.backend == "both":
+        from ..bench.backends import compare
+        report = compare(args.quick, args.repeats, print, args.only, args.json)
+    else:
+        report = bench.run(quick=args.quick, repeats=args.repeats, json_path=args.json,
+                           only=args.only, backend=args.backend)
     if args.markdown:
         from ..bench.markdown import to_markdown
         flags = ["--quick"] * args.quick + [f"--repeats {args.repeats}"] + [
             f"--only {text!r}" for text in args.only or []]
         print("\n" + to_markdown(report, " ".join(["dmlc bench", *flags, "--markdown"])), end="")
-    if args.plot and report["cases"]:
+    if args.plot and report["cases"] and report.get("backend") != "both":
         from ..bench.plot import plot
         plot(report, args.plot)
         print(f"wrote {args.plot}", file=sys.stderr)
@@ -86,7 +120,10 @@ def build_parser() -> argparse.ArgumentParser:
                                      "models")
     parser.add_argument("--version", action="version", version=f"dmlc {__version__}")
     sub = parser.add_subparsers(dest="command")
-    info = sub.add_parser("info", help="show the Vulkan device, its limits and the shader cache")
+    info = sub.add_parser("info", help="show the backend, its device, its limits and the "
+                          "shader cache")
+    info.add_argument("--backend", choices=("vulkan", "webgpu"),
+                      help="the backend to show (default: DMLC_BACKEND, else the available one)")
     info.set_defaults(func=cmd_info)
     bench = sub.add_parser("bench", help="time every operator against copies of the same bytes")
     bench.add_argument("--quick", action="store_true", help="sizes divided by 4 per dimension "
@@ -99,6 +136,10 @@ def build_parser() -> argparse.ArgumentParser:
                        "compile-latency and call-overhead sections)")
     bench.add_argument("--plot", metavar="FILE.png", help="also draw the ratios per case, "
                        "targets marked (needs matplotlib: pip install 'dmlc[plot]')")
+    bench.add_argument("--backend", choices=("vulkan", "webgpu", "both"),
+                       help="the backend to time (default: DMLC_BACKEND, else the available "
+                       "one); both: each case on both, side by side, WebGPU's speed as a ratio "
+                       "to Vulkan's")
     bench.add_argument("--markdown", action="store_true",
                        help="also print the results as Markdown tables, with date, device and "
                        "command (what the README pastes)")

@@ -72,7 +72,8 @@ def result(op: str, values: np.ndarray, args: tuple[Any, ...], out: Any) -> Any:
         return values
     # a device tensor of the argument's class (dmlc's: views with copy kernels)
     cls = type(device)
-    return cls.from_array(values) if values.size else cls.new(values.shape, values.dtype)
+    return cls.from_array(values, device.device) if values.size else \
+        cls.new(values.shape, values.dtype, device=device.device)
 
 
 def on_device_if(value: Any, args: tuple[Any, ...]) -> Any:
@@ -80,7 +81,7 @@ def on_device_if(value: Any, args: tuple[Any, ...]) -> Any:
     (an empty one the kernel did not need: join's, scatter's indices)."""
     device = next((a for a in args if is_device_tensor(a)), None)
     if isinstance(value, np.ndarray) and device is not None:
-        return type(device).from_array(value)
+        return type(device).from_array(value, device.device)
     return value
 
 
@@ -94,7 +95,7 @@ def unchanged(op: str, x: Any, args: tuple[Any, ...], out: Any) -> Any:
     if not is_device_tensor(x):
         return result(op, np.array(x), args, out)
     if out is None:
-        out = type(x).new(x.shape, x.dtype, zeroed=False)
+        out = type(x).new(x.shape, x.dtype, zeroed=False, device=x.device)
     if not is_device_tensor(out):
         return result(op, x.numpy(), args, out)
     check_out(op, x.shape, x.dtype, out)

@@ -42,7 +42,8 @@ from .spirv import (
     numbered,
 )
 
-__all__ = ["FORBIDDEN_CAPABILITIES", "GLSL_VERSION", "SPIRV_MAGIC", "TARGET_ENV", "cache_dir",
+__all__ = ["FORBIDDEN_CAPABILITIES", "GLSL_VERSION", "SPIRV_MAGIC", "TARGET_ENV", "available",
+           "cache_dir",
            "capabilities", "compile_glsl", "compile_many", "describe", "disassemble", "find_tool",
            "glslang_version", "looks_like_spirv", "mode", "warm_up"]
 
@@ -122,6 +123,14 @@ def compile_many(sources: list[str], cache: bool = True) -> list[bytes]:
     return [code for code in done if code is not None]
 
 
+def available() -> bool:
+    """Whether GLSL can become SPIR-V here (glslang's library loads, or glslangValidator is
+    found for the process), compiling nothing."""
+    if mode() != "process" and library.ready() is not None:
+        return True
+    return mode() != "library" and find_tool("DMLC_GLSLANG", "glslangValidator") is not None
+
+
 def disassemble(spirv: bytes) -> str:
     """SPIR-V assembly text, for `dmlc compile --emit spvasm`: SPIRV-Tools in the process with
     the library, else spirv-dis."""
@@ -146,5 +155,6 @@ def describe() -> str:
     return f"glslangValidator processes ({tool or 'not found'}; {why})"
 
 
-if mode() != "process" and os.environ.get("DMLC_WARM_UP") != "0":
-    library.warm_up()  # beside the rest of `import dmlc`
+if mode() != "process" and os.environ.get("DMLC_WARM_UP") != "0" \
+        and os.environ.get("DMLC_BACKEND", "").strip().lower() != "webgpu":
+    library.warm_up()  # beside the rest of `import dmlc` (WebGPU's kernels need no SPIR-V)

@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 import dmlc
+from backends import vulkan_only
 from dmlc import JoinDesc, TensorDesc
 from dmlc.plan import MINIMUM
 
@@ -64,6 +65,7 @@ def info(tmp_path: Path, **env: str) -> str:
     return run("from dmlc.cli import main; main(['info'])", tmp_path, **env)
 
 
+@vulkan_only("the mock ICD is a Vulkan driver that runs nothing; wgpu finds no adapter in it")
 @needs_mock
 def test_the_mock_icd_plans_every_bench_operator_and_joins_of_2_to_64(tmp_path, mock_icd):
     """Under Vulkan's minimums every bench case (and its checked form) plans and launches
@@ -97,6 +99,7 @@ print("widest", widest)
     assert out.splitlines() == ["Vulkan Mock Device 4", "widest 4"]
 
 
+@vulkan_only("the mock ICD is a Vulkan driver that runs nothing; wgpu finds no adapter in it")
 @needs_mock
 def test_dmlc_info_under_the_mock_icd(tmp_path, mock_icd):
     out = info(tmp_path, VK_ICD_FILENAMES=mock_icd)
@@ -105,6 +108,7 @@ def test_dmlc_info_under_the_mock_icd(tmp_path, mock_icd):
     assert "maxComputeWorkGroupInvocations: 128" in out
 
 
+@vulkan_only("the Vulkan loader's device list (VK_ICD_FILENAMES, DMLC_DEVICE indices into it)")
 @needs_swiftshader
 def test_vk_icd_filenames_and_dmlc_device_pick_the_device(tmp_path):
     """With lavapipe's and SwiftShader's drivers both listed, DMLC_DEVICE picks either by index

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import dmlc
+from backends import vulkan_only
 from dmlc import ScatterDesc, Slice1Desc, TensorDesc
 from dmlc.dtypes import DataType
 from dmlc.errors import DeviceError, DmlcError
@@ -43,6 +44,8 @@ def test_disagreeing_with_kp_falls_back_to_the_guaranteed_minimums():
 
 
 @vulkan
+@vulkan_only("the limits read from the Vulkan loader (WebGPU's from its adapter: "
+             "test_webgpu_backend.py)")
 def test_limits_come_from_the_device():
     device = get_device()
     name, found = lim.query(device.index)

@@ -14,7 +14,7 @@ from dmlc.runtime.tensor import DeviceTensor as RuntimeTensor
 from ...artifact import is_device_tensor
 from ...compiled import cached_compile
 from ...dtypes import DataType, as_ndarray
-from ...errors import ValidationError
+from ...errors import DeviceError, ValidationError
 from ...family.checks import MAX_RANK
 from ...family.tensor import TensorDesc
 from ...oneshot import owner, view_tensor
@@ -47,7 +47,7 @@ def pack(view: Any) -> Any:
     """A new device tensor holding a view's elements, packed, by one copy kernel that reads
     the view's layout."""
     if view.size == 0:
-        return type(view).new(view.shape, view.dtype)
+        return type(view).new(view.shape, view.dtype, device=view.device)
     if view.dtype == np.bool_:  # a byte: packed as uint8
         return pack(view.view(np.uint8)).view(np.bool_)
     shape = view.shape or (1,)
@@ -103,8 +103,12 @@ def assign(view: Any, value: Any) -> None:
     kernel = cached_compile(IdentityDesc(input=source, output=view_tensor(
         view if view.shape else view[None])))
     if not is_device_tensor(buffer):
-        buffer = type(view).from_array(buffer)
-    kernel.executable().run_device([buffer], owner(view))
+        buffer = type(view).from_array(buffer, view.device)
+    elif buffer.device is not view.device:
+        raise DeviceError(f"{op}: the value is on {buffer.device.backend} device "
+                          f"{buffer.device.name!r}, the tensor on {view.device.backend} device "
+                          f"{view.device.name!r}")
+    kernel.executable(view.device).run_device([buffer], owner(view))
 
 
 def _host_bools(op: str, value: Any) -> np.ndarray:
