@@ -42,15 +42,18 @@ def _device_kind() -> str | None:
 
 
 def wants_spirv() -> bool:
-    """Whether a compile makes its SPIR-V at once (glslang, the Vulkan backend's need): not
-    for the WebGPU backend (dmlc.set_backend, $DMLC_BACKEND, or the default found so), nor
-    where glslang is not installed (the default then is WebGPU's: a Vulkan run that asks
-    for SPIR-V says what is missing). Asks no device and imports no runtime module."""
+    """Whether a compile makes its SPIR-V at once (glslang, the Vulkan backend's need): for
+    the Vulkan backend (dmlc.set_backend, $DMLC_BACKEND, or the default found so), or, with
+    the backend not known yet, where kp and glslang are installed; never for WebGPU (a Vulkan
+    run that asks for SPIR-V later makes it then). Asks no device and imports no runtime
+    module (nor kp)."""
     known = known_backend()
-    if known == "webgpu":
-        return False
+    if known is not None:
+        return known == "vulkan"
+    import importlib.util
+
     from . import toolchain
-    return known == "vulkan" or toolchain.available()
+    return importlib.util.find_spec("kp") is not None and toolchain.available()
 
 
 def known_backend() -> str | None:

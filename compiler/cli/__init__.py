@@ -94,7 +94,8 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.markdown:
         from ..bench.markdown import to_markdown
         flags = ["--quick"] * args.quick + [f"--repeats {args.repeats}"] + [
-            f"--only {text!r}" for text in args.only or []]
+            f"--only {text!r}" for text in args.only or []] + [
+            f"--backend {args.backend}"] * bool(args.backend)
         print("\n" + to_markdown(report, " ".join(["dmlc bench", *flags, "--markdown"])), end="")
     if args.plot and report["cases"] and report.get("backend") != "both":
         from ..bench.plot import plot
