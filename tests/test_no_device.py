@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from backends import webgpu
+
 NO_DRIVER = {"VK_ICD_FILENAMES": "/nonexistent/driver.json",
              "VK_DRIVER_FILES": "/nonexistent/driver.json"}
 CALL = ("import numpy as np, dmlc\n"
@@ -27,6 +29,9 @@ def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
 def test_no_driver_is_a_clear_error_not_an_abort():
     done = run([sys.executable, "-c", CALL], **NO_DRIVER)
     assert done.returncode == 0, done.stderr[-2000:]
+    if webgpu():  # DMLC_BACKEND=webgpu: wgpu's Vulkan finds no driver either
+        assert "DeviceError: WebGPU finds" in done.stdout and "a GPU driver" in done.stdout
+        return
     assert "DeviceError: no usable Vulkan device: no Vulkan driver found" in done.stdout
     assert "apt-get install mesa-vulkan-drivers" in done.stdout
 
@@ -35,6 +40,9 @@ def test_dmlc_info_diagnoses_a_missing_driver():
     dmlc_exe = Path(sys.executable).with_name("dmlc")
     done = run([str(dmlc_exe), "info"], **NO_DRIVER)
     assert done.returncode == 3
+    if webgpu():
+        assert "backend: webgpu" in done.stdout and "WebGPU finds" in done.stderr
+        return
     assert "Vulkan loader: " in done.stdout and "/nonexistent/driver.json" in done.stdout
     assert "no Vulkan driver found" in done.stderr
 
@@ -42,7 +50,8 @@ def test_dmlc_info_diagnoses_a_missing_driver():
 @pytest.mark.vulkan
 def test_a_device_index_that_does_not_exist():
     done = run([sys.executable, "-c", CALL], DMLC_DEVICE="7")
-    assert "DeviceError: Vulkan device 7 does not exist" in done.stdout
+    said = "WebGPU adapter 7" if webgpu() else "Vulkan device 7"  # an index into its list
+    assert f"DeviceError: {said} does not exist" in done.stdout
     assert "0: " in done.stdout  # and it lists the devices there are
 
 

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import dmlc
+from backends import vulkan_only
 from dmlc.bench import EMPTY_SHADER, copy_plan
 from dmlc.runtime import Executable, get_device, timing
 from dmlc.runtime.pool import poisoning
@@ -23,6 +24,8 @@ def test_a_hand_written_plan_runs():
     assert np.array_equal(got, words) and status == {}
 
 
+@vulkan_only("counts kp's objects (algorithms, sequences); WebGPU's timings: "
+             "test_webgpu_backend.py")
 def test_timings_are_positive_and_counted():
     device = get_device()
     dmlc.clear_cache()  # idle pooled buffers left by earlier tests would be reused, not created

@@ -178,3 +178,23 @@ def test_bench_both_backends_side_by_side(capsys):
     out = capsys.readouterr().out
     (row,) = [line for line in out.splitlines() if line.startswith("transpose")]
     assert row.endswith(" -") and "| Vulkan GB/s | WebGPU GB/s | speed |" in out
+
+
+def test_webgpu_timings_are_positive_and_counted(webgpu):
+    from dmlc.bench import copy_plan
+    from dmlc.runtime.backend import Executable, timing
+    dmlc.clear_cache()
+    before = dict(webgpu.created)
+    exe = Executable(webgpu, copy_plan(4096))
+    src, dst = dmlc.to_device(np.ones(4096, np.uint32)), dmlc.empty((4096,), np.uint32)
+    clock = timing("webgpu")
+    assert clock.time_kernels(exe, [src], dst) > 0
+    assert clock.time_buffer_copy(webgpu, src, dst) > 0
+    assert exe.run([np.ones(4096, np.uint32)])[0].sum() == 4096
+    bare = clock.RecordedDispatch(webgpu)
+    for _ in range(3):
+        bare.run_and_wait()
+    made = {k: webgpu.created[k] - before.get(k, 0) for k in webgpu.created}
+    # src and dst; run()'s 2 pooled buffers (src and dst are in use); the bare dispatch's
+    # buffer. Pipelines: the copy shader's and the empty one's, once per device
+    assert made["tensors"] == 5 and made.get("pipelines", 0) <= 2
