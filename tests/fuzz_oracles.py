@@ -237,18 +237,29 @@ def _fill(x: np.ndarray, value: Any) -> Any:
     need(isinstance(value, numbers.Real), f"not a number: {value!r}")
     if x.dtype == np.bool_:
         return bool(value)
+    need(not isinstance(value, (bool, np.bool_)), "a bool is no number (but for bool data)")
     if x.dtype.kind in "iu":
         need(not isinstance(value, float) or float(value).is_integer(), "a fraction")
         v = int(value)
         info = np.iinfo(x.dtype)
         need(info.min <= v <= info.max, "out of the dtype's range")
         return v
+    try:
+        finite = float(value)
+    except OverflowError:
+        raise Refused("a number past float64") from None
+    with np.errstate(over="ignore"):
+        rounded = np.float64(finite).astype(x.dtype)
+    # dmlc's rule (README, literals): a finite value that rounds past the type's largest
+    # finite one is refused, not made an infinity (numpy makes it one)
+    need(not np.isfinite(finite) or np.isfinite(rounded), "a finite value out of the type's range")
     return value
 
 
 def _pad(x: np.ndarray, widths: list[tuple[int, int]], mode: Any, value: Any) -> np.ndarray:
     need(isinstance(mode, str) and mode in NP_MODES, f"mode {mode!r}")
     np_mode = NP_MODES[mode]
+    fill = _fill(x, value)  # DML_PADDING1's PaddingValue, in x's type whatever the mode
     need(all(a >= 0 and b >= 0 for a, b in widths), "negative padding")
     need(_elements(n + a + b for (a, b), n in zip(widths, x.shape)) * x.itemsize < 2**31,
          "a result the device holds")
@@ -261,7 +272,7 @@ def _pad(x: np.ndarray, widths: list[tuple[int, int]], mode: Any, value: Any) ->
         elif np_mode in ("symmetric", "wrap"):
             need(max(a, b) <= n, "a mirror reaches one width of x")
     if np_mode == "constant":
-        return np.pad(x, widths, mode="constant", constant_values=_fill(x, value))
+        return np.pad(x, widths, mode="constant", constant_values=fill)
     return np.pad(x, widths, mode=np_mode)
 
 
@@ -302,13 +313,18 @@ def pad_numpy_form(x: Any, pad_width: Any, mode: Any, constant_values: Any,
         except ValueError:
             raise Refused("pad_width's shape") from None
         widths = [(int(a), int(b)) for a, b in w.tolist()]
-    if constant_values is not None:
+    if isinstance(constant_values, numbers.Real):  # one number, as it is
+        value = constant_values
+    elif constant_values is not None:
         try:
             v = np.asarray(constant_values)
         except Exception:
             raise Refused("constant_values") from None
         need(v.dtype.kind in "iuf" and v.size > 0, "numbers")
-        need(len(set(v.reshape(-1).tolist())) == 1, "one fill value")
+        values = v.reshape(-1).tolist()
+        if x.dtype == np.bool_:  # cast to bool first, as numpy casts them (2 is True)
+            values = [bool(t) for t in values]
+        need(len(set(values)) == 1, "one fill value")
         try:
             np.broadcast_to(v, (x.ndim, 2))
         except ValueError:
@@ -434,6 +450,11 @@ def take(a: Any, indices: Any, axis: Any, out: Any, mode: Any) -> np.ndarray:
     if isinstance(out, np.ndarray):
         need(out.flags.writeable, "a read-only out")
         out = out.copy()  # numpy's own: dmlc writes the caller's
+    if mode == "wrap" and (a.size if axis is None else a.shape[axis_of(axis, a.ndim)]
+                           if a.ndim else 1) == 0:
+        # numpy 1.26 loops forever wrapping into an empty axis where the result is empty
+        # (np.take(np.zeros((0, 3)), np.int32(0), axis=0, mode="wrap")); clip says the same
+        mode = "clip"
     try:
         return np.array(np.take(a, i, axis=axis, out=out, mode=mode))
     except Exception as e:
