@@ -26,8 +26,8 @@ test-fast: install       ## everything that needs no Vulkan device
 test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 	$(PYTEST) -q -m vulkan
 
-test-webgpu: install     ## the device suite on the WebGPU backend (wgpu-py on lavapipe); the Vulkan backend's own tests skip, saying why
-	DMLC_BACKEND=webgpu $(PYTEST) -q -m vulkan $(WEBGPU_ARGS)
+test-webgpu: install     ## the device suite on the WebGPU backend (wgpu-py on lavapipe), buffers poisoned; the Vulkan backend's own tests skip, saying why
+	DMLC_BACKEND=webgpu DMLC_POISON=1 $(PYTEST) -q -m vulkan $(WEBGPU_ARGS)
 
 test-swiftshader: install  ## the device suite on SwiftShader (Debian's chromium-common, fetched if missing), its own shader cache
 	PY=$(PY) bash tools/swiftshader.sh $(PYTEST) -q -m vulkan $(SWIFTSHADER_ARGS)

@@ -260,6 +260,11 @@ class Device:
             self._pipelines.popitem(last=False)
         return found
 
+    def bind_group(self, layout: Any, entries: list[dict[str, Any]]) -> Any:
+        """A bind group of a pipeline's layout (every one dmlc makes is made here: tests see
+        what each kernel binds)."""
+        return self.device.create_bind_group(layout=layout, entries=entries)
+
     def uniform(self, words: tuple[int, ...]) -> Any:
         """A uniform buffer holding push words (padded to whole vec4s), made once per words."""
         found = self._uniforms.get(words)

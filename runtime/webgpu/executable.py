@@ -63,7 +63,7 @@ class Binding:
             if uniform is not None:
                 entries.append({"binding": len(entries), "resource": {
                     "buffer": uniform, "offset": 0, "size": uniform.size}})
-            self.groups.append(device.device.create_bind_group(layout=layout, entries=entries))
+            self.groups.append(device.bind_group(layout, entries))
             self.copies.append(copies)
         back = [b.name for b in plan.status]
         if host:

@@ -15,7 +15,7 @@ import reference_scatternd as ref
 from dmlc.bench.cases import suite
 from dmlc.compiled import clear_caches
 from dmlc.plan import PlanLimits
-from dmlc.runtime.device import get_device
+from dmlc.runtime import get_device
 from reference import assert_bits_equal
 from strategies import random_bits
 
@@ -26,9 +26,19 @@ GUARD = 8
 
 @pytest.fixture
 def bindings(monkeypatch):
-    """The list of (kp tensors' byte sizes) of every algorithm made meanwhile."""
+    """The list of (storage buffers' byte sizes) of every kernel bound meanwhile (Vulkan: each
+    kp algorithm's tensors; WebGPU: each bind group's storage entries)."""
     dev = get_device()
     bound: list[list[int]] = []
+    if dev.backend == "webgpu":
+        group = dev.bind_group
+
+        def bind_group(layout, entries):
+            bound.append([e["resource"]["size"] for e in entries
+                          if e["resource"]["buffer"].usage & 0x80])  # STORAGE
+            return group(layout, entries)
+        monkeypatch.setattr(dev, "bind_group", bind_group)
+        return bound
     made = dev.algorithm
 
     def algorithm(tensors, spirv, grid, push=()):
