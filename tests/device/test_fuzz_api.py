@@ -304,3 +304,19 @@ def test_take_of_a_0_d_array_along_axis_0():
 def test_gather_nd_checks_its_flag_with_no_index():
     with pytest.raises(dmlc.ValidationError, match="check_indices"):
         dmlc.gather_nd(X, np.zeros((0, 1), np.int32), 0, check_indices=0)
+
+
+@pytest.mark.xfail(strict=True, reason="dmlc defect: bool data scattered with reduction='add' "
+                   "adds bytes: True + True stores the byte 2 in a bool array (numpy's add of "
+                   "bools is True, byte 1), in dmlc.scatter_nd and dmlc.scatter alike (found by "
+                   "test_fuzz_scatter_nd)")
+@pytest.mark.parametrize("function", ["scatter_nd", "scatter"])
+def test_scatter_add_of_bools_is_numpys(function):
+    x = np.array([[True, False]])
+    if function == "scatter_nd":
+        got = dmlc.scatter_nd(x, np.array([[0, 0], [0, 1]]), np.array([True, True]),
+                              reduction="add")
+    else:
+        got = dmlc.scatter(x, np.array([[0, 0]]), np.array([[True, True]]), axis=0,
+                           reduction="add")
+    assert_bits_equal(np.asarray(got), np.array([[True, True]]))
