@@ -114,8 +114,8 @@ class CompiledKernel:
         device)."""
         exe = self._executable
         if device is None:
-            from .runtime.backend import name
-            if exe is not None and not exe.device.closed and exe.device.backend == name():
+            if exe is not None and not exe.device.closed and \
+                    exe.device.backend == _backend_name()():
                 return exe
             from .runtime import get_device
             device = get_device()
@@ -231,3 +231,15 @@ def _device_of(op: str, arrays: list[Any]) -> Any:
         raise DeviceError(f"{op}: the device tensors of one call must be on one device, these "
                           f"are on {names} (dmlc.set_backend chooses where new tensors go)")
     return next(iter(devices.values()))
+
+
+_BACKEND_NAME: Callable[[], str] | None = None
+
+
+def _backend_name() -> Callable[[], str]:
+    """runtime.backend.name, imported at the first call (compiling imports no runtime)."""
+    global _BACKEND_NAME
+    if _BACKEND_NAME is None:
+        from .runtime.backend import name
+        _BACKEND_NAME = name
+    return _BACKEND_NAME

@@ -113,6 +113,8 @@ class Executable:
                 (n, 4 * (c + 2 * g)) for n in k.buffers for c in plan.buffer(n).chunks])
         self._dtypes = {b.name: np.dtype(b.dtype) for b in plan.buffers}
         self._bindings: OrderedDict[tuple, Binding] = OrderedDict()
+        self._fits: set[tuple] = set()
+        """The sizes of tensors run_device checked against the device's limits (unchanged)."""
         with device.use(plan.name):
             self.types = [k.binding_types for k in plan.kernels]
             self.pipelines = [device.pipeline(k.wgsl, t) for k, t in zip(plan.kernels, self.types)]
@@ -242,20 +244,29 @@ class Executable:
     def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
         """Run every kernel on device tensors (in plan.inputs order) writing `out`; only the
         status buffers (if any) come back to the host."""
-        names = (*self.plan.inputs, self.plan.output)
         with self.device.use(self.plan.name):
-            for k in self.plan.kernels:
-                self.device.check_launch(self.plan.name, k.local_size, [
-                    (n, 4 * min(t.words, t.chunk_words or t.words))
-                    for n, t in zip(names, (*inputs, out)) if n in k.buffers])
-            for n, t in zip(names, (*inputs, out)):
-                if t.words < self.plan.buffer(n).words:
-                    raise DeviceError(f"{self.plan.name}: buffer {n} needs "
-                                      f"{self.plan.buffer(n).words} words, the tensor bound "
-                                      f"to it has {t.words}")
+            fits = (id(self.device.limits), *((t.words, t.chunk_words) for t in (*inputs, out)))
+            if fits not in self._fits:  # the checks depend on the sizes and limits alone
+                self._check(inputs, out)
+                if len(self._fits) >= self.BINDINGS:
+                    self._fits.clear()
+                self._fits.add(fits)
             with self.bound(self.given(inputs, out), host=False) as binding:
                 self._run(binding)
                 return out, self._take_status()
+
+    def _check(self, inputs: Sequence[Any], out: Any) -> None:
+        """Refuse tensors the kernels cannot bind on this device, or too small for the plan."""
+        names = (*self.plan.inputs, self.plan.output)
+        for k in self.plan.kernels:
+            self.device.check_launch(self.plan.name, k.local_size, [
+                (n, 4 * min(t.words, t.chunk_words or t.words))
+                for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+        for n, t in zip(names, (*inputs, out)):
+            if t.words < self.plan.buffer(n).words:
+                raise DeviceError(f"{self.plan.name}: buffer {n} needs "
+                                  f"{self.plan.buffer(n).words} words, the tensor bound "
+                                  f"to it has {t.words}")
 
     def guard_damage(self) -> list[str]:
         """Guard words that differ from the pattern after the last run() (see
