@@ -28,6 +28,7 @@ test-vulkan: install     ## only the tests that dispatch on the Vulkan device
 
 test-webgpu: install     ## the device suite on the WebGPU backend (wgpu-py on lavapipe), buffers poisoned; the Vulkan backend's own tests skip, saying why
 	DMLC_BACKEND=webgpu DMLC_POISON=1 $(PYTEST) -q -m vulkan $(WEBGPU_ARGS)
+	DMLC_BACKEND=webgpu $(PYTEST) -q tests/device/test_leaks.py tests/device/test_memory_flat.py  # steady state: unpoisoned
 
 test-swiftshader: install  ## the device suite on SwiftShader (Debian's chromium-common, fetched if missing), its own shader cache
 	PY=$(PY) bash tools/swiftshader.sh $(PYTEST) -q -m vulkan $(SWIFTSHADER_ARGS)

@@ -62,8 +62,9 @@ def _import_kp() -> Any:
             if "libvulkan" in str(e):
                 raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
                                   "libvulkan1") from e
-            raise DeviceError(f"the Kompute Python package `kp` is not installed ({e}); "
-                              "run `make install`") from e
+            raise DeviceError(f"the Kompute Python package `kp` is not installed ({e}): "
+                              "pip install 'dmlc[vulkan]' for the Vulkan backend, or "
+                              "'dmlc[webgpu]' for the WebGPU one; or run `make install`") from e
         finally:
             root.handlers[:], root.level = handlers, level
         _kp = kp
