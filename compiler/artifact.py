@@ -304,8 +304,9 @@ def check_out(op: str, out: Any, t: TensorDesc) -> None:
     result is written where its elements lie). An output with strides of its own is the
     flat buffer it lies in (as an input with strides is)."""
     if not is_device_tensor(out):
-        raise ValidationError(op, "out", "a dmlc DeviceTensor (dmlc.to_device / dmlc.empty) "
-                              "or a numpy array", type(out).__name__)
+        raise ValidationError(op, "out", "a dmlc DeviceTensor (dmlc.to_device / dmlc.empty; "
+                              "a compiled kernel writes no numpy array: the one-shot "
+                              "functions, dmlc.gather(..., out=array), do)", type(out).__name__)
     out.check_usable(f"{op}: out")
     if out.dtype != t.data_type.numpy:
         raise ValidationError(op, "out dtype", t.data_type.numpy.name, out.dtype.name)

@@ -353,9 +353,7 @@ def depth_space(x: Any, block: Any, order: Any, to_depth: bool) -> np.ndarray:
 
 def gather_nd(x: Any, i: Any, batch: Any, check_indices: Any = False) -> np.ndarray:
     x, i = array(x), array(i, indices=True)
-    # A dmlc defect (test_fuzz_api.py's test_gather_nd_checks_its_flag_with_no_index, xfail):
-    # with no index to gather, check_indices goes unchecked.
-    check = flag(check_indices) if i.size else bool(check_indices)
+    check = flag(check_indices)
     b = integer(batch)
     k = i.shape[-1]
     need(0 <= b < min(x.ndim, i.ndim) and i.shape[:b] == x.shape[:b] and 1 <= k <= x.ndim - b,
@@ -364,10 +362,7 @@ def gather_nd(x: Any, i: Any, batch: Any, check_indices: Any = False) -> np.ndar
         _no_empty_axis(x.shape, *range(b, b + k))
     if check:
         need(all(_in_range(i[..., j], x.shape[b + j]) for j in range(k)), "out of range")
-    want = reference_nd.gather_nd(x, i, b)
-    # A dmlc defect (test_fuzz_api.py's test_gather_nd_of_one_tuple_is_0_d, xfail): a 0-d
-    # result comes back of shape (1,).
-    return want.reshape(1) if want.ndim == 0 else want
+    return reference_nd.gather_nd(x, i, b)
 
 
 def scatter_nd(x: Any, i: Any, u: Any, reduction: Any, check_indices: Any = False
@@ -382,14 +377,18 @@ def scatter_nd(x: Any, i: Any, u: Any, reduction: Any, check_indices: Any = Fals
     if check:
         need(all(_in_range(i[..., j], x.shape[j]) for j in range(k)), "out of range")
     if k == 0:  # each (empty) tuple names the whole input (ONNX's reference evaluator too)
-        # A dmlc defect (test_fuzz_api.py's test_scatter_nd_of_empty_tuples_writes_the_input,
-        # xfail): dmlc drops every update instead.
-        return x.copy()
-    if x.dtype == np.bool_ and reduction == "add":
-        # A dmlc defect (test_fuzz_api.py's test_scatter_add_of_bools_is_numpys, xfail): bools
-        # add as bytes (True + True stores the byte 2), not as numpy adds them (True).
-        return rs.scatter_nd(x.view(np.uint8), i, u.view(np.uint8), x.ndim, "add").view(bool)
+        out = x.copy()
+        for update in u.reshape(-1, *x.shape) if x.size else ():  # row-major, one at a time
+            out = update.copy() if reduction == "none" else _combined(reduction, out, update)
+        return out
     return rs.scatter_nd(x, i, u, x.ndim, reduction)
+
+
+def _combined(reduction: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """numpy's combine of one update into the whole input (bools: add is `or`, mul `and`)."""
+    fn = {"add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}[reduction]
+    with np.errstate(all="ignore"):
+        return fn(a, b).astype(a.dtype)
 
 
 def one_hot(i: Any, values: Any, depth: Any, axis: Any) -> np.ndarray:
@@ -424,9 +423,6 @@ def take(a: Any, indices: Any, axis: Any, out: Any, mode: Any) -> np.ndarray:
     """numpy.take itself, on arrays of DirectML's types (a rank of 0 too, as numpy takes), its
     indices of any integer type, or bool (0 and 1, as numpy.take)."""
     a = array(a, min_rank=0, max_rank=64)
-    # A dmlc defect (test_fuzz_api.py's test_take_of_a_0_d_array_along_axis_0, xfail): numpy
-    # takes axis 0 (or -1) of a 0-d array as of a 1-d one, dmlc refuses it.
-    need(a.ndim or axis is None, "an axis of a 0-d array")
     try:
         i = np.asarray(host(indices))
     except Exception as e:

@@ -28,7 +28,7 @@ import numpy as np
 from ..artifact import is_device_tensor
 from ..compiled import cached_compile
 from ..errors import ValidationError
-from ..family.checks import MAX_RANK
+from ..family.checks import MAX_RANK, is_int
 from ..oneshot import buffer_of, tensor_of
 from ..oneshot.bools import moves_bools
 from ..oneshot.empty import check_on_host, empty
@@ -75,6 +75,8 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
                               "clipmode must be one of 'clip', 'raise', or 'wrap'")
     x, i = as_data(fn, "a", a), as_indices(fn, indices, bools=True)  # numpy's 0 and 1
+    if axis is not None and x.ndim == 0 and is_int(axis) and axis in (0, -1):
+        axis = None  # numpy takes axis 0 (or -1) of a 0-d array as of its one element
     x, ax = (flat(fn, "a", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
     n, ishape = x.shape[ax], tuple(i.shape)
     shape = tuple(x.shape[:ax]) + ishape + tuple(x.shape[ax + 1:])

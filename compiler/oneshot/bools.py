@@ -27,6 +27,9 @@ from ..errors import ValidationError
 
 F = TypeVar("F", bound=Callable[..., Any])
 BOOL, BYTE = np.dtype(np.bool_), np.dtype(np.uint8)
+BOOL_REDUCTIONS = {"add": "max", "mul": "min"}
+"""A scatter's reduction of bools, as numpy's: np.add of bools is `or` (True + True is True,
+byte 1: the bytes' max), np.multiply `and` (their min)."""
 
 
 def moves_bools(op: str, *data: str, cast_to: Sequence[str] = (), scalars: Sequence[str] = (),
@@ -70,6 +73,8 @@ def moves_bools(op: str, *data: str, cast_to: Sequence[str] = (), scalars: Seque
             for n in scalars:
                 if values.get(n) is not None:
                     values[n] = _bit(values[n])
+            if values.get("reduction") in BOOL_REDUCTIONS:  # numpy's add of bools is `or`
+                values["reduction"] = BOOL_REDUCTIONS[values["reduction"]]
             out = values.get("out")
             if out is not None and _is_bool(out):
                 values["out"] = _bytes(out)

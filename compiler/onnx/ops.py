@@ -22,6 +22,7 @@ from ..errors import ValidationError
 from ..family.checks import MAX_RANK
 from ..family.tensor import TensorDesc
 from ..oneshot import tensor_of
+from ..oneshot.bools import BOOL_REDUCTIONS
 from ..oneshot.computed import Computed
 from ..ops.copy import api as copy_ops
 from ..ops.expression import tree as E
@@ -280,6 +281,13 @@ def gather_elements(n: OnnxNode) -> list[Value]:
     return [like(x, numpy_api.take_along_axis(data, index_data(i), axis=axis))]
 
 
+def reduction_of(n: OnnxNode, x: Value) -> str:
+    """A scatter's reduction; of bools as numpy's (add is `or`, mul `and`: bools move as
+    bytes)."""
+    reduction = str(n.attrs.get("reduction", "none"))
+    return BOOL_REDUCTIONS.get(reduction, reduction) if x.logical.kind == "b" else reduction
+
+
 @op("ScatterElements", "Scatter")
 def scatter_elements(n: OnnxNode) -> list[Value]:
     x, i, u = n.inputs
@@ -296,11 +304,11 @@ def scatter_elements(n: OnnxNode) -> list[Value]:
         window = whole[tuple(slice(None) if k == axis else slice(0, a)
                              for k, a in enumerate(i.shape))]
         scatter_ops.scatter(window, index_data(i), device_data(u), axis=axis,
-                            reduction=n.attrs.get("reduction", "none"), check_indices=True,
+                            reduction=reduction_of(n, x), check_indices=True,
                             out=window)
         return [like(x, whole)]
     return [like(x, scatter_ops.scatter(device_data(x), index_data(i), device_data(u), axis=axis,
-                                reduction=n.attrs.get("reduction", "none"),
+                                reduction=reduction_of(n, x),
                                 check_indices=True))]
 
 
@@ -311,7 +319,7 @@ def scatter_nd(n: OnnxNode) -> list[Value]:
     if 0 in i.shape[:-1] or 0 in x.shape:
         return [x]
     return [like(x, scatter_ops.scatter_nd(device_data(x), index_data(i), device_data(u),
-                                             reduction=n.attrs.get("reduction", "none"),
+                                             reduction=reduction_of(n, x),
                                              check_indices=True))]
 
 

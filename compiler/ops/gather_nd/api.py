@@ -8,7 +8,15 @@ import numpy as np
 from ...compiled import cached_compile
 from ...errors import ValidationError
 from ...family.checks import MAX_RANK, fmt, is_int
-from ...oneshot import as_array, buffer_of, call_checked, tensor_of, trailing, with_leading_ones
+from ...oneshot import (
+    as_array,
+    buffer_of,
+    call_checked,
+    flag,
+    tensor_of,
+    trailing,
+    with_leading_ones,
+)
 from ...oneshot.bools import moves_bools
 from ...oneshot.empty import check_on_host, empty, is_empty, validate_empty
 from ...oneshot.numbers import as_int
@@ -36,8 +44,8 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     a, i = with_leading_ones(a, d), with_leading_ones(i, d)
     desc = GatherND1Desc(input=tensor_of(a), indices=tensor_of(i), input_dimension_count=r,
                          indices_dimension_count=q, batch_dimension_count=int(batch_dims))
+    check_indices = flag(op, "check_indices", check_indices)
     shape = tuple(i.shape[d - q:d - 1]) + tuple(a.shape[d - r + batch_dims + i.shape[-1]:])
-    shape = shape or (1,)
     if is_empty(a, i):  # no index tuples, or an empty input (no tuple may index into it)
         validate_empty(desc)
         first = d - r + batch_dims
@@ -50,10 +58,10 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     def run(target: Any) -> Any:
         return call_checked(kernel, (buffer_of(a), buffer_of(i)), target, trailing(q))
     if out is None:
-        return run(None).reshape(shape)
+        return run(None).reshape(shape)  # () for one tuple that names one element
     if tuple(getattr(out, "shape", ())) == shape:
         # out= of the shape returned: the kernel writes it through a view with leading 1s
-        run(out[(None,) * (d - len(shape))])
+        run(out.reshape((1,) * d) if not shape else out[(None,) * (d - len(shape))])
         return out
     if hasattr(out, "shape") and tuple(out.shape) != kernel.output.sizes:
         raise ValidationError(op, "out shape", fmt(shape), fmt(out.shape))

@@ -2,6 +2,7 @@
 DML_SCATTER_ND), in place with out= the data tensor."""
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -75,6 +76,14 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
                          input_dimension_count=in_dims, indices_dimension_count=idx_dims,
                          reduction=reduction)
     check = flag(op, "check_indices", check_indices)
+    if i.ndim and i.shape[-1] == 0 and not is_empty(x, u) and math.prod(i.shape[:-1]):
+        # tuples of no coordinate each name the whole input (ONNX): a scatter into a leading
+        # axis of 1, every tuple (0,), in row-major order as ever
+        lead = (1, *x.shape)
+        whole = scatter_nd(x.reshape(lead), np.zeros((*i.shape[:-1], 1), np.int64), u,
+                           reduction=reduction, check_indices=check,
+                           out=None if out is None else out.reshape(lead))
+        return out if out is not None else whole.reshape(x.shape)
     if is_empty(x, i, u):
         return _empty(desc, x, i, u, check, out)
     args = (buffer_of(xp), buffer_of(ip), buffer_of(up))
