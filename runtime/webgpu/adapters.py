@@ -10,6 +10,7 @@ from typing import Any
 
 from ...errors import DeviceError
 from ..limits import Limits
+from ..validation_log import before_instance
 
 INSTALL_HINT = "pip install 'dmlc[webgpu]' (wgpu-py), and a GPU driver (Vulkan, Metal or D3D12)"
 NATIVE = ("Vulkan", "Metal", "D3D12")
@@ -32,13 +33,16 @@ def import_wgpu() -> Any:
 
 @functools.cache
 def adapter_list() -> tuple[Any, ...]:
-    return tuple(import_wgpu().gpu.enumerate_adapters_sync())
+    wgpu = import_wgpu()
+    before_instance()
+    return tuple(wgpu.gpu.enumerate_adapters_sync())
 
 
 def open_adapter(index: int | None) -> Any:
     """A new adapter: wgpu's preferred one (index None), or entry `index` of its list."""
     wgpu = import_wgpu()
     if index is None:
+        before_instance()  # wgpu's Vulkan instance, under tools/validation.sh: a log of its own
         try:
             adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
         except Exception as e:  # no driver at all: wgpu-native's RuntimeError
