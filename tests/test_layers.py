@@ -32,7 +32,7 @@ def _modules() -> dict[str, pathlib.Path]:
 
 
 def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
-    """The dmlc modules (and kp) that module `name` imports anywhere in its body."""
+    """The dmlc modules (and kp, wgpu) that module `name` imports anywhere in its body."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
@@ -47,7 +47,7 @@ def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
             found |= names & known  # `from . import tree`: the module tree
             if names - known:  # `from .ir import Program`: the module ir
                 found.add(base)
-    return {m for m in found if m in known or m == "kp" or m.startswith("kp.")}
+    return {m for m in found if m in known or m.split(".")[0] in ("kp", "wgpu")}
 
 
 GRAPH = {name: _imports(name, path, set(_modules())) for name, path in _modules().items()}
@@ -73,6 +73,12 @@ def test_no_import_cycles():
 def test_only_the_runtime_imports_kp():
     users = [m for m, deps in GRAPH.items() if any(d.split(".")[0] == "kp" for d in deps)]
     assert users and all(m.startswith("dmlc.runtime") for m in users), users
+
+
+def test_only_the_runtime_imports_wgpu():
+    """The WebGPU backend's library, as kp is the Vulkan backend's: only runtime/webgpu/."""
+    users = [m for m, deps in GRAPH.items() if any(d.split(".")[0] == "wgpu" for d in deps)]
+    assert users and all(m.startswith("dmlc.runtime.webgpu") for m in users), users
 
 
 DRIVER = ("dmlc.compiled", "dmlc.call", "dmlc.artifact", "dmlc.plan", "dmlc.target",

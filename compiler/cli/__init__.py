@@ -37,11 +37,9 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def _webgpu_info() -> int:
-    import wgpu
-
     from ..runtime import get_device
     dev = get_device()
-    print(f"wgpu-py {wgpu.__version__} (wgpu-native {wgpu.backends.wgpu_native.__version__})")
+    print(dev.wgpu_version)
     print(f"device {dev.index}: {dev.name} (WebGPU on {dev.adapter_info['backend_type']}; "
           "choose with DMLC_DEVICE=<index or a piece of the name> among wgpu's adapters)")
     print(f"compile target: {resolve_target(None)} (DMLC_TARGET or the device's kind)")

@@ -137,6 +137,8 @@ class Device:
         self.max_group_count = self.limits.maxComputeWorkGroupCount
         self.max_group_invocations = self.limits.maxComputeWorkGroupInvocations
         self.max_buffer_size = int(self.device.limits["max-buffer-size"])
+        self.wgpu_version = (f"wgpu-py {wgpu.__version__} (wgpu-native "
+                             f"{wgpu.backends.wgpu_native.__version__})")
         self.timestamps = {"timestamp-query", "timestamp-query-inside-encoders"} <= set(
             self.device.features)
         self.queue = self.device.queue
