@@ -116,12 +116,15 @@ class Stage:
 
 
 def stages_of(program: Program, glsl: Sequence[str], guard_words: int, binding_bytes: int,
-              spirv_now: bool, cache: bool = True) -> tuple[Stage, ...]:
+              spirv_now: bool, cache: bool = True, wgsl_now: bool = False) -> tuple[Stage, ...]:
     """The program's stages, their code made on demand (ProgramCode): the SPIR-V at once with
-    spirv_now (where the Vulkan backend may run it: target.wants_spirv), else when asked."""
+    spirv_now (where the Vulkan backend may run it: target.wants_spirv), the WGSL with
+    wgsl_now (the WebGPU backend's), else each when asked."""
     code = ProgramCode(program, glsl, guard_words, binding_bytes, cache)
     if spirv_now:
         code.spirv()
+    if wgsl_now:
+        code.wgsl()
     stages = []
     for i, (k, source) in enumerate(zip(program.kernels, glsl)):
         assert k.schedule is not None, "the pipeline schedules every kernel"

@@ -136,7 +136,8 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
                                     options.limits.maxStorageBufferRange)
                    for k in program.kernels]
     stages = stages_of(program, sources, options.guard_words,
-                       options.limits.maxStorageBufferRange, wants_spirv(), spirv_cache)
+                       options.limits.maxStorageBufferRange, wants_spirv(), spirv_cache,
+                       known_backend() == "webgpu")
     compiled = CompiledProgram(checked, program, stages, options.check_indices,
                                options.guard_words, options.target, options.in_place,
                                options.limits)
@@ -157,7 +158,8 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
     sources = [glsl.render_glsl(k, program, options.guard_words,
                                 options.limits.maxStorageBufferRange) for k in program.kernels]
     stages = stages_of(program, sources, options.guard_words,
-                       options.limits.maxStorageBufferRange, wants_spirv())
+                       options.limits.maxStorageBufferRange, wants_spirv(),
+                       wgsl_now=known_backend() == "webgpu")
     return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
                            options.target, options.in_place, options.limits, params=values)
 
