@@ -49,6 +49,7 @@ def test_device_failure_exit_code(capsys, monkeypatch):
     import dmlc.runtime.device as device
     monkeypatch.setattr(device, "_device", None)
     monkeypatch.setattr(device, "_device_index", None)
+    monkeypatch.setenv("DMLC_BACKEND", "vulkan")  # the Vulkan device module patched here
     monkeypatch.setenv("DMLC_DEVICE", "no such device")
     assert main(["info"]) == 3
     assert "DMLC_DEVICE = 'no such device' names no Vulkan device" in capsys.readouterr().err

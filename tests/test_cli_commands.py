@@ -93,6 +93,7 @@ def test_errors_are_exit_code_1_on_stderr(tmp_path, capsys):
 
 def test_toolchain_failure_is_exit_code_3(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("DMLC_GLSLANG", str(tmp_path / "no-glslang"))
+    monkeypatch.setenv("DMLC_BACKEND", "vulkan")  # SPIR-V at compile (WebGPU's needs none)
     monkeypatch.setenv("DMLC_CACHE", "0")
     monkeypatch.setenv("PATH", str(tmp_path))
     assert main(["compile", str(EXAMPLES / "image_crop.dml")]) == 3

@@ -16,6 +16,7 @@ def two_devices(monkeypatch):
     found = Probe("libvulkan.so.1", (("llvmpipe (LLVM 15.0.6, 256 bits)", DEFAULT),
                                      ("SwiftShader Device (Subzero)", MINIMUM)), (4, 4))
     monkeypatch.setattr(device, "probe", lambda: found)
+    monkeypatch.setenv("DMLC_BACKEND", "vulkan")  # dmlc.set_device chooses the Vulkan device
     monkeypatch.setattr(device, "_device", None)
     monkeypatch.setattr(device, "_device_index", None)
     monkeypatch.delenv("DMLC_DEVICE", raising=False)
