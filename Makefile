@@ -5,12 +5,12 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-webgpu test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-webgpu test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle dist test-pip clean
 
 install: $(STAMP)
 
 # Re-run the (idempotent) bootstrap when its inputs change or the venv is missing.
-$(STAMP): pyproject.toml tools/bootstrap.sh tools/kp-offline.cmake tools/kp_wheel.py $(CONSTRAINTS)
+$(STAMP): pyproject.toml tools/bootstrap.sh tools/kp-offline.cmake tools/kp_wheel.py tools/kompute.py $(CONSTRAINTS)
 	VENV=$(VENV) CONSTRAINTS=$(CONSTRAINTS) bash tools/bootstrap.sh
 	touch $(STAMP)
 
@@ -45,7 +45,7 @@ test-glslang-process: install  ## the fallback: toolchain tests and a device sub
 	  rc=$$?; rm -rf $$cache; exit $$rc
 
 lint: install            ## ruff (style, imports, 100 columns) and mypy (types) over the sources; both must be clean
-	$(VENV)/bin/ruff check compiler runtime tests tools examples shaders
+	$(VENV)/bin/ruff check compiler runtime tests tools examples shaders setup.py
 	$(VENV)/bin/mypy
 
 test-poison: install     ## the device suite with every buffer a kernel may not rely on filled with 0xA5 first
@@ -80,10 +80,17 @@ shaders-check: install   ## every hand-written helper compiles with glslangValid
 	$(PYTEST) -q tests/test_toolchain.py
 
 clean:
-	rm -rf $(VENV) .venv-numpy2 build *.egg-info .pytest_cache .hypothesis
+	rm -rf $(VENV) .venv-numpy2 .venv-pip .venv-pip-numpy1 .venv-pip-webgpu build dist runtime/kompute/kp.* *.egg-info .pytest_cache .hypothesis
 
 bench: install           ## bandwidth of every operator vs copies of the same bytes (ratios in one run)
 	$(VENV)/bin/dmlc bench $(BENCH_ARGS)
+
+dist: install            ## dist/: dmlc's sdist, and its wheel built from that sdist (the Vulkan binding compiled in where the Vulkan SDK is found: setup.py)
+	rm -f dist/dmlc-*
+	$(PY) -m build --outdir dist .
+
+test-pip: dist           ## the install without apt: the wheel into fresh venvs holding numpy 2 (+ PyTorch's CPU wheel where served) and 1.26; numpy kept, pip check clean, the suite on the installed dmlc
+	PYTHON=python3 bash tools/pip_install_check.sh
 
 bundle:                  ## dist/bundle/: wheels (Python 3.11 and 3.12) and Debian packages to install dmlc offline
 	bash tools/bundle.sh

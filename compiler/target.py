@@ -50,10 +50,24 @@ def wants_spirv() -> bool:
     known = known_backend()
     if known is not None:
         return known == "vulkan"
-    import importlib.util
-
     from . import toolchain
-    return importlib.util.find_spec("kp") is not None and toolchain.available()
+    return has_kompute() and toolchain.available()
+
+
+def has_kompute() -> bool:
+    """Whether the Vulkan backend's binding is installed: built into dmlc's wheel
+    (dmlc.runtime.kompute.kp, setup.py) or a `kp` package. Imports neither (nor dmlc.runtime:
+    the built-in one is looked for as a file)."""
+    import importlib.machinery
+    import importlib.util
+    import pathlib
+
+    runtime = importlib.util.find_spec("dmlc.runtime")  # imports dmlc only, not the runtime
+    for folder in (runtime.submodule_search_locations or []) if runtime else []:
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            if (pathlib.Path(folder) / "kompute" / f"kp{suffix}").is_file():
+                return True
+    return importlib.util.find_spec("kp") is not None
 
 
 def known_backend() -> str | None:

@@ -23,6 +23,7 @@ from typing import Any
 from ..errors import DeviceError
 from ..plan import LaunchPlan
 from . import device as vulkan
+from . import kompute
 from .limits import Limits
 
 BACKENDS = ("vulkan", "webgpu")
@@ -81,14 +82,15 @@ def _available() -> str:
         return "webgpu"
     # neither runs here: the backend whose package is installed says why (else Vulkan, whose
     # messages say how to install it)
-    has_kp = importlib.util.find_spec("kp") is not None
-    return "webgpu" if not has_kp and importlib.util.find_spec("wgpu") is not None else "vulkan"
+    has_wgpu = importlib.util.find_spec("wgpu") is not None
+    return "webgpu" if kompute.origin() is None and has_wgpu else "vulkan"
 
 
 def vulkan_problem() -> str | None:
     """Why the Vulkan backend cannot run here (kp missing, no Vulkan device), or None."""
-    if importlib.util.find_spec("kp") is None:
-        return "the Kompute package `kp` is not installed (pip install 'dmlc[vulkan]')"
+    if kompute.origin() is None:
+        return ("the Vulkan binding (kp) is not installed: pip install dmlc builds it where "
+                "the Vulkan SDK is found (README, Install)")
     found = vulkan.probe()
     return f"no usable Vulkan device: {found.problem}" if found.problem else None
 

@@ -29,6 +29,7 @@ import numpy as np
 
 from ..errors import DeviceError
 from ..plan import PlanLimits
+from . import kompute
 from .limits import CPU_TYPE, Limits, device_limits, probe
 from .pool import BufferPool
 from .validation_log import before_instance
@@ -57,14 +58,15 @@ def _import_kp() -> Any:
         root = logging.getLogger()
         handlers, level = list(root.handlers), root.level
         try:
-            import kp
+            kp = kompute.load()
         except ImportError as e:
-            if "libvulkan" in str(e):
+            if "vulkan" in str(e).lower():
                 raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
                                   "libvulkan1") from e
-            raise DeviceError(f"the Kompute Python package `kp` is not installed ({e}): "
-                              "pip install 'dmlc[vulkan]' for the Vulkan backend, or "
-                              "'dmlc[webgpu]' for the WebGPU one; or run `make install`") from e
+            raise DeviceError(f"the Vulkan binding (kp) is not installed ({e}): pip install "
+                              "dmlc builds it where the Vulkan SDK is found (README, Install); "
+                              "'dmlc[webgpu]' runs the WebGPU backend; or run `make install`"
+                              ) from e
         finally:
             root.handlers[:], root.level = handlers, level
         _kp = kp

@@ -1,22 +1,15 @@
-"""Build kp 0.9.0's wheel offline, with portability enumeration, and relax its numpy pin:
-prints the wheel's path.
+"""Build kp 0.9.0's wheel offline, patched for portability drivers, with its numpy pin
+relaxed: prints the wheel's path. `make install` puts it in the development venv.
 
     python tools/kp_wheel.py OUT_DIR
 
-PyPI has only kp's sdist, whose metadata says `numpy<2.0.0`. Its binding is pybind11 2.13,
-which finds numpy's C API at run time and supports numpy 2, and dmlc's whole suite passes on
-kp with numpy 2 (CI runs it on numpy 1.26 and on the newest 2.x). So installing into a numpy 2
-environment should neither downgrade numpy nor leave `pip check` a conflict: this builds the
-wheel (CMake options from tools/kp-offline.cmake: no downloads) and repacks it as
-`kp 0.9.0+dmlc2` (a local version: `kp>=0.9,<0.10` accepts it) requiring `numpy>=1.26,<3`.
-
-One patch to kp's source (PATCHES, below; small enough to offer upstream): since Vulkan loader
-1.3.216 a portability driver (MoltenVK: macOS) is listed only to an instance that enables
-VK_KHR_portability_enumeration with VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR, and a
-device that lists VK_KHR_portability_subset must have it enabled. kp 0.9.0 does neither, and
-its Python API reaches neither, so Manager::createInstance asks for the enumeration where the
-loader offers it and Manager::createDevice enables the subset where the device lists it.
-Everything else is kp's, unchanged. Each patch must apply exactly once, or the build stops.
+kp's source and dmlc's patch are tools/kompute.py's (which says why); CMake options come from
+tools/kp-offline.cmake (no downloads: Debian's fmt and Vulkan headers). PyPI's kp metadata says
+`numpy<2.0.0`, yet its binding supports numpy 2 and dmlc's whole suite passes there (CI runs it
+on numpy 1.26 and on the newest 2.x), so the wheel is repacked as `kp 0.9.0+dmlc2` (a local
+version: `kp>=0.9,<0.10` accepts it) requiring `numpy>=1.26,<3`: installing it into a numpy 2
+environment neither downgrades numpy nor leaves `pip check` a conflict. (`pip install dmlc`
+needs no kp at all: setup.py compiles the same patched binding into dmlc's wheel.)
 """
 from __future__ import annotations
 
@@ -27,7 +20,9 @@ import shutil
 import subprocess
 import sys
 
-KP = "0.9.0"
+import kompute  # tools/kompute.py (this script's folder is on sys.path)
+
+KP = kompute.KP
 LOCAL = f"{KP}+dmlc2"
 NUMPY = "numpy>=1.26,<3"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -35,62 +30,6 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def run(*cmd: str, env: dict[str, str] | None = None) -> None:
     subprocess.run(cmd, check=True, env=env, stdout=sys.stderr)
-
-
-INSTANCE = """
-    std::vector<const char*> applicationExtensions;
-"""
-DEVICE = """    vk::DeviceCreateInfo deviceCreateInfo(vk::DeviceCreateFlags(),
-"""
-PATCHES = {"src/Manager.cpp": [(INSTANCE, INSTANCE + """
-    // dmlc: portability drivers (MoltenVK) are listed only to an instance that asks
-    vk::InstanceCreateFlags instanceFlags;
-    for (const vk::ExtensionProperties& ext :
-         vk::enumerateInstanceExtensionProperties()) {
-        std::string name(ext.extensionName.data());
-        if (name == VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) {
-            applicationExtensions.push_back(
-              VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
-            instanceFlags |= vk::InstanceCreateFlagBits::eEnumeratePortabilityKHR;
-        } else if (name == VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) {
-            // what VK_KHR_portability_subset needs on a Vulkan 1.0 instance
-            applicationExtensions.push_back(
-              VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
-        }
-    }
-"""), ("""    computeInstanceCreateInfo.pApplicationInfo = &applicationInfo;
-""", """    computeInstanceCreateInfo.pApplicationInfo = &applicationInfo;
-    computeInstanceCreateInfo.flags = instanceFlags;  // dmlc: portability
-"""), (DEVICE, """    // dmlc: a device that lists VK_KHR_portability_subset must have it enabled
-    if (uniqueExtensionNames.count("VK_KHR_portability_subset") != 0 &&
-        std::find(desiredExtensions.begin(), desiredExtensions.end(),
-                  "VK_KHR_portability_subset") == desiredExtensions.end()) {
-        validExtensions.push_back("VK_KHR_portability_subset");
-    }
-
-""" + DEVICE)]}
-"""kp's source edits: file -> (exact text, replacement), each found exactly once."""
-
-
-def patched_source(work: pathlib.Path) -> pathlib.Path:
-    """kp's sdist (pip download: a package registry, no GitHub), unpacked and patched."""
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir(parents=True)
-    run(sys.executable, "-m", "pip", "download", "-q", "--disable-pip-version-check",
-        "--no-deps", "--no-binary", ":all:", "-d", str(work), f"kp=={KP}")
-    (sdist,) = work.glob(f"kp-{KP}.tar.gz")
-    shutil.unpack_archive(sdist, work)
-    tree = work / f"kp-{KP}"
-    for name, edits in PATCHES.items():
-        path = tree / name
-        text = path.read_text()
-        for old, new in edits:
-            if text.count(old) != 1:
-                raise SystemExit(f"kp {KP}'s {name}: expected the patched text once, found "
-                                 f"{text.count(old)} (a kp other than {KP}?)")
-            text = text.replace(old, new)
-        path.write_text(text)
-    return tree
 
 
 def build(out: pathlib.Path) -> pathlib.Path:
@@ -101,7 +40,7 @@ def build(out: pathlib.Path) -> pathlib.Path:
     env = {**os.environ, "DMLC_KP_PYTHON": py, "pybind11_DIR": pybind11.get_cmake_dir(),
            "CMAKE_TOOLCHAIN_FILE": str(ROOT / "tools/kp-offline.cmake"),
            "PATH": f"{pathlib.Path(py).parent}:{os.environ['PATH']}"}
-    source = patched_source(out / "source")
+    source = kompute.patched_source(out / "source")
     run(py, "-m", "pip", "wheel", "-q", "--disable-pip-version-check", "--no-deps",
         "--no-build-isolation", "-w", str(raw), str(source), env=env)
     (wheel,) = raw.glob(f"kp-{KP}-*.whl")

@@ -59,9 +59,10 @@ def _print_info(info: dict[str, object]) -> None:
 
 
 def _vulkan_info() -> int:
-    from ..runtime import get_device
+    from ..runtime import get_device, kompute
     from ..runtime.limits import driver_files, probe
     found = probe()
+    print(f"Vulkan binding: {kompute.describe()}")
     print(f"Vulkan loader: {found.loader or 'not found'}")
     print(f"Vulkan drivers: {', '.join(driver_files()) or 'no driver manifests found'}")
     for i, (name, _) in enumerate(found.devices):

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.vulkan
 X23 = np.arange(6.0).reshape(2, 3)
 
 
+# indices [1, 2] name one whole tuple: the result is 0-d (numpy's X23[1, 2], ONNX GatherND)
 @pytest.mark.parametrize("indices, want", [(np.array([1]), X23[1]),
-                                           (np.array([1, 2]), np.asarray(X23[1, 2])),  # one whole tuple: 0-d, as numpy and ONNX
+                                           (np.array([1, 2]), np.asarray(X23[1, 2])),
                                            (np.array([[0], [1], [0]]), X23[[0, 1, 0]])])
 def test_gather_nd_out_of_the_shape_it_returns(indices, want):
     assert dmlc.gather_nd(X23, indices).shape == want.shape

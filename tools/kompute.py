@@ -1,0 +1,272 @@
+"""kp 0.9.0 (Kompute), the Vulkan backend's binding: its source, dmlc's patch, and its build.
+
+PyPI has only kp's sdist (no wheels), whose metadata pins `numpy<2.0.0`; its binding is
+pybind11 2.13, which finds numpy's C API at run time and supports numpy 2. dmlc builds the
+binding itself, two ways, from the same patched source:
+- `pip install .` (setup.py): into dmlc's own wheel as `dmlc.runtime.kompute.kp`, against the
+  system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
+  requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
+  compiler, and no requirement on numpy beyond dmlc's own;
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc2` in the development venv.
+
+One patch to kp's source (PATCHES, small enough to offer upstream): since Vulkan loader 1.3.216 a
+portability driver (MoltenVK: macOS) is listed only to an instance that enables
+VK_KHR_portability_enumeration with VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR, and a
+device that lists VK_KHR_portability_subset must have it enabled. kp 0.9.0 does neither, and its
+Python API reaches neither, so Manager::createInstance asks for the enumeration where the loader
+offers it and Manager::createDevice enables the subset where the device lists it. Everything else
+is kp's, unchanged. Each edit must apply exactly once, or the build stops.
+
+This file is imported by setup.py, so it uses the standard library only.
+"""
+from __future__ import annotations
+
+import ctypes.util
+import hashlib
+import os
+import pathlib
+import platform
+import shutil
+import subprocess
+import sys
+import tarfile
+import urllib.request
+from collections.abc import Mapping
+
+KP = "0.9.0"
+SDIST_URL = ("https://files.pythonhosted.org/packages/1b/d5/"
+             "34b557d8ce330fade0aa2e934d6a6871b02bbc6ef674abb153b4c1d0cdd0/kp-0.9.0.tar.gz")
+SDIST_SHA256 = "98e583dc6e9731ff6d7a3e3317817e4d93f7b2945929619e29a56325db279949"
+SDIST_ENV = "DMLC_KP_SDIST"  # a local kp-0.9.0.tar.gz instead of the download (offline builds)
+
+INSTANCE = """
+    std::vector<const char*> applicationExtensions;
+"""
+DEVICE = """    vk::DeviceCreateInfo deviceCreateInfo(vk::DeviceCreateFlags(),
+"""
+PATCHES = {"src/Manager.cpp": [(INSTANCE, INSTANCE + """
+    // dmlc: portability drivers (MoltenVK) are listed only to an instance that asks
+    vk::InstanceCreateFlags instanceFlags;
+    for (const vk::ExtensionProperties& ext :
+         vk::enumerateInstanceExtensionProperties()) {
+        std::string name(ext.extensionName.data());
+        if (name == VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME) {
+            applicationExtensions.push_back(
+              VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME);
+            instanceFlags |= vk::InstanceCreateFlagBits::eEnumeratePortabilityKHR;
+        } else if (name == VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME) {
+            // what VK_KHR_portability_subset needs on a Vulkan 1.0 instance
+            applicationExtensions.push_back(
+              VK_KHR_GET_PHYSICAL_DEVICE_PROPERTIES_2_EXTENSION_NAME);
+        }
+    }
+"""), ("""    computeInstanceCreateInfo.pApplicationInfo = &applicationInfo;
+""", """    computeInstanceCreateInfo.pApplicationInfo = &applicationInfo;
+    computeInstanceCreateInfo.flags = instanceFlags;  // dmlc: portability
+"""), (DEVICE, """    // dmlc: a device that lists VK_KHR_portability_subset must have it enabled
+    if (uniqueExtensionNames.count("VK_KHR_portability_subset") != 0 &&
+        std::find(desiredExtensions.begin(), desiredExtensions.end(),
+                  "VK_KHR_portability_subset") == desiredExtensions.end()) {
+        validExtensions.push_back("VK_KHR_portability_subset");
+    }
+
+""" + DEVICE)]}
+"""kp's source edits: file -> (exact text, replacement), each found exactly once."""
+
+
+def fetch_sdist(work: pathlib.Path) -> pathlib.Path:
+    """kp's sdist: $DMLC_KP_SDIST, or downloaded from PyPI's file host; its SHA-256 checked."""
+    local = os.environ.get(SDIST_ENV)
+    if local:
+        path = pathlib.Path(local)
+    else:
+        path = work / f"kp-{KP}.tar.gz"
+        if not path.exists():
+            log(f"downloading kp {KP}'s source ({SDIST_URL})")
+            with urllib.request.urlopen(SDIST_URL, timeout=120) as response:
+                path.write_bytes(response.read())
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    if digest != SDIST_SHA256:
+        raise SystemExit(f"{path}: SHA-256 {digest}, expected kp {KP}'s {SDIST_SHA256}")
+    return path
+
+
+def patched_source(work: pathlib.Path) -> pathlib.Path:
+    """kp's source tree, unpacked under work and patched (PATCHES)."""
+    work.mkdir(parents=True, exist_ok=True)
+    tree = work / f"kp-{KP}"
+    shutil.rmtree(tree, ignore_errors=True)
+    safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python 3.10.12+
+    with tarfile.open(fetch_sdist(work)) as archive:
+        archive.extractall(work, **safe)  # type: ignore[arg-type]
+    for name, edits in PATCHES.items():
+        path = tree / name
+        text = path.read_text()
+        for old, new in edits:
+            if text.count(old) != 1:
+                raise SystemExit(f"kp {KP}'s {name}: expected the patched text once, found "
+                                 f"{text.count(old)} (a kp other than {KP}?)")
+            text = text.replace(old, new)
+        path.write_text(text)
+    return tree
+
+
+def log(message: str) -> None:
+    print(f"[dmlc build] {message}", file=sys.stderr, flush=True)
+
+
+# What each platform installs for the Vulkan backend's build (README "Install").
+HINTS = {
+    "debian": "sudo apt-get install libvulkan-dev mesa-vulkan-drivers cmake g++",
+    "fedora": "sudo dnf install vulkan-headers vulkan-loader-devel mesa-vulkan-drivers cmake "
+              "gcc-c++",
+    "darwin": "brew install molten-vk vulkan-loader vulkan-headers cmake (or the LunarG "
+              "Vulkan SDK), and Xcode's command line tools",
+    "windows": "the LunarG Vulkan SDK (it sets VULKAN_SDK), CMake, and Visual Studio's C++ "
+               "build tools",
+}
+
+
+def platform_key() -> str:
+    if sys.platform == "darwin":
+        return "darwin"
+    if sys.platform == "win32":
+        return "windows"
+    try:
+        ids = platform.freedesktop_os_release()
+    except OSError:
+        return "debian"
+    family = " ".join([ids.get("ID", ""), ids.get("ID_LIKE", "")])
+    return "fedora" if any(n in family for n in ("fedora", "rhel", "centos")) else "debian"
+
+
+def install_hint() -> str:
+    return HINTS[platform_key()]
+
+
+def header_dirs() -> list[pathlib.Path]:
+    dirs = [pathlib.Path(os.environ["VULKAN_SDK"]) / "include"] if "VULKAN_SDK" in os.environ \
+        else []
+    for var in ("CPATH", "CPLUS_INCLUDE_PATH"):
+        dirs += [pathlib.Path(p) for p in os.environ.get(var, "").split(os.pathsep) if p]
+    return dirs + [pathlib.Path(p) for p in ("/usr/include", "/usr/local/include",
+                                              "/opt/homebrew/include")]
+
+
+def cmake() -> str | None:
+    return shutil.which("cmake")
+
+
+def missing_prerequisites() -> list[str]:
+    """What the binding's build needs and this machine lacks (empty: it can build)."""
+    missing = []
+    if cmake() is None:
+        missing.append("CMake (3.21 or newer)")
+    compilers = [os.environ.get("CXX", ""), "c++", "g++", "clang++", "cl"]
+    if not any(c and shutil.which(c) for c in compilers):
+        missing.append("a C++ compiler")
+    if not any((d / "vulkan" / "vulkan.hpp").is_file() for d in header_dirs()):
+        missing.append("the Vulkan headers (vulkan/vulkan.hpp)")
+    if "VULKAN_SDK" not in os.environ and ctypes.util.find_library("vulkan") is None \
+            and ctypes.util.find_library("vulkan-1") is None:
+        missing.append("the Vulkan loader (libvulkan)")
+    return missing
+
+
+def wanted(environ: Mapping[str, str]) -> bool:
+    """Whether setup.py builds the binding, by $DMLC_VULKAN: auto (where missing_prerequisites
+    finds nothing missing; else it says what is, and the wheel is pure Python), on (or stop
+    saying what is missing), off."""
+    mode = environ.get("DMLC_VULKAN", "auto").strip().lower()
+    if mode not in ("auto", "on", "off"):
+        raise SystemExit(f"dmlc: DMLC_VULKAN must be auto, on or off, got {mode!r}")
+    if mode == "off":
+        return False
+    missing = missing_prerequisites()
+    if not missing:
+        return True
+    message = f"the Vulkan backend's binding needs {', '.join(missing)}: {install_hint()}"
+    if mode == "on":
+        raise SystemExit(f"dmlc: DMLC_VULKAN=on, but {message}")
+    log(f"not building it: {message}. This wheel runs the WebGPU backend "
+        "(pip install 'dmlc[webgpu]'), or the Vulkan one with an installed kp")
+    return False
+
+
+FMT_CONFIG = """# fmt header-only, from the cmeel-fmt wheel: the binding carries no libfmt
+add_library(fmt::fmt INTERFACE IMPORTED)
+set_target_properties(fmt::fmt PROPERTIES
+  INTERFACE_INCLUDE_DIRECTORIES "{include}"
+  INTERFACE_COMPILE_DEFINITIONS "FMT_HEADER_ONLY=1")
+set(fmt_FOUND TRUE)
+"""
+
+
+def fmt_dir(build: pathlib.Path) -> str | None:
+    """A CMake package folder declaring fmt::fmt header-only from cmeel-fmt, where installed
+    (else CMake's find_package(fmt) looks for a system fmt: vcpkg's on Windows)."""
+    import importlib.metadata
+    try:
+        include = importlib.metadata.distribution("cmeel-fmt").locate_file(
+            "cmeel.prefix/include")
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    folder = build / "fmt-header-only"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "fmt-config.cmake").write_text(
+        FMT_CONFIG.format(include=pathlib.Path(str(include)).as_posix()))
+    return str(folder)
+
+
+def build_binding(build: pathlib.Path, out_dir: pathlib.Path, jobs: int | None = None) \
+        -> pathlib.Path:
+    """Compile the patched kp's Python module into out_dir (its file name is pybind11's:
+    kp.cpython-311-x86_64-linux-gnu.so and the like); returns its path."""
+    import pybind11  # a build requirement (pyproject.toml)
+    source = patched_source(build / "source")
+    work = build / "cmake"
+    args = [f"-DCMAKE_LIBRARY_OUTPUT_DIRECTORY={out_dir}", "-DCMAKE_BUILD_TYPE=Release",
+            "-DCMAKE_POSITION_INDEPENDENT_CODE=ON", "-DKOMPUTE_OPT_BUILD_PYTHON=ON",
+            "-DKOMPUTE_OPT_LOG_LEVEL=Off", "-DKOMPUTE_OPT_USE_SPDLOG=OFF",
+            "-DKOMPUTE_OPT_DISABLE_VULKAN_VERSION_CHECK=ON", "-DKOMPUTE_OPT_INSTALL=OFF",
+            "-DKOMPUTE_OPT_USE_BUILT_IN_VULKAN_HEADER=OFF",
+            "-DKOMPUTE_OPT_USE_BUILT_IN_FMT=OFF", "-DKOMPUTE_OPT_USE_BUILT_IN_PYBIND11=OFF",
+            f"-Dpybind11_DIR={pybind11.get_cmake_dir()}", f"-DPYTHON_EXECUTABLE={sys.executable}",
+            f'-DCMAKE_CXX_FLAGS=-DVERSION_INFO=\\"{KP}\\"']  # kp's setup.py sets it so
+    fmt = fmt_dir(build)
+    if fmt:
+        args.append(f"-Dfmt_DIR={fmt}")
+    for key in ("RELEASE", "DEBUG", "RELWITHDEBINFO", "MINSIZEREL"):  # multi-config (MSVC)
+        args.append(f"-DCMAKE_LIBRARY_OUTPUT_DIRECTORY_{key}={out_dir}")
+    tool = cmake() or "cmake"
+    log(f"building kp {KP}'s binding (patched for portability drivers) with {tool}")
+    subprocess.run([tool, "-S", str(source), "-B", str(work), *args], check=True,
+                   stdout=sys.stderr)
+    subprocess.run([tool, "--build", str(work), "--config", "Release", "--target", "kp",
+                    "--parallel", str(jobs or os.cpu_count() or 2)], check=True,
+                   stdout=sys.stderr)
+    built = [p for p in out_dir.iterdir() if p.name.startswith("kp.") and
+             p.suffix in (".so", ".pyd", ".dylib")]
+    if len(built) != 1:
+        raise SystemExit(f"kp's build left {[p.name for p in built]} in {out_dir}, "
+                         "expected one Python module")
+    return built[0]
+
+
+def main(argv: list[str]) -> int:
+    """`python tools/kompute.py check`: what this machine lacks for the binding's build, and
+    how its platform gets it (exit 1 where something is missing)."""
+    if argv != ["check"]:
+        print("usage: python tools/kompute.py check", file=sys.stderr)
+        return 2
+    missing = missing_prerequisites()
+    if missing:
+        log(f"missing for the Vulkan backend's build: {', '.join(missing)}")
+        log(f"on this platform ({platform_key()}): {install_hint()}")
+        return 1
+    log("CMake, a C++ compiler, the Vulkan headers and loader: found")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
