@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.dmlc-installed
 PYTEST := $(PY) -m pytest
 
-.PHONY: install test test-numpy2 test-fast test-vulkan test-webgpu test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint demo info shaders-check bench bundle dist test-pip clean
+.PHONY: install test test-numpy2 test-fast test-vulkan test-webgpu test-swiftshader test-nopasses test-generic test-glslang-process test-poison test-validation test-portability lint docs demo info shaders-check bench bundle dist test-pip clean
 
 install: $(STAMP)
 
@@ -72,6 +72,11 @@ demo: install            ## every example, each checking its own result (exit 1 
 	$(PY) examples/seed_examples.py
 	@for f in $(EXAMPLES_DML); do echo "== dmlc run $$f"; $(VENV)/bin/dmlc run $$f || exit 1; done
 	@for f in $(EXAMPLES_PY); do echo "== python $$f"; $(PY) $$f || exit 1; done
+
+docs: install            ## the documentation site into site/ (MkDocs, warnings are errors); installs the docs extra's packages
+	$(PY) -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))" \
+	  | xargs $(PY) -m pip install -q --disable-pip-version-check
+	$(VENV)/bin/mkdocs build --strict
 
 info: install
 	$(VENV)/bin/dmlc info

@@ -1,4 +1,4 @@
-"""Compile latency of every `dmlc bench` case, the figures of README "Where the time goes":
+"""Compile latency of every `dmlc bench` case, the figures of docs/performance.md:
 
 - new: dmlc.compile of the case as the first compile of a new process with an empty SPIR-V
   cache (import dmlc not counted; median over --repeats processes). --warm-up says when glslang

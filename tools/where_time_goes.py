@@ -1,4 +1,4 @@
-"""The figures of README "Where the time goes": compiling, binding, calls on device tensors and
+"""The figures of docs/performance.md: compiling, binding, calls on device tensors and
 on host arrays, and a loaded ONNX model's runs. Wall time on the host, median of the repeats.
 
     DMLC_CACHE=0 .venv/bin/python tools/where_time_goes.py          # cold: no SPIR-V disk cache
