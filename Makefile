@@ -75,8 +75,9 @@ demo: install            ## every example, each checking its own result (exit 1 
 
 docs: install            ## the documentation site into site/ (MkDocs, warnings are errors); installs the docs extra's packages
 	$(PY) -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['optional-dependencies']['docs']))" \
-	  | xargs $(PY) -m pip install -q --disable-pip-version-check
-	$(VENV)/bin/mkdocs build --strict
+	  | xargs $(PY) -m pip install -q --disable-pip-version-check -c $(CONSTRAINTS)
+	rm -rf build/docs-src && mkdir -p build/docs-src && ln -s $(CURDIR)/compiler build/docs-src/dmlc  # the package as griffe finds it (the editable install maps compiler/ to dmlc)
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 
 info: install
 	$(VENV)/bin/dmlc info

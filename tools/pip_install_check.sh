@@ -60,8 +60,8 @@ log "numpy 1.26 venv: the runtime's tests"
 "$V1/bin/python" -m pytest -q -p no:cacheprovider tests/device/test_runtime.py
 
 # WebGPU only, as on a machine without the Vulkan SDK: the sdist with DMLC_VULKAN=off builds a
-# pure-Python wheel (nothing compiled), no kp and no glslang come with it, and the first
-# example of docs/python-api.md runs (on WebGPU, the available backend) with no glslangValidator on PATH
+# pure-Python wheel (nothing compiled), no kp and no glslang come with it, and the README's
+# first example runs (on WebGPU, the available backend) with no glslangValidator on PATH
 VW=.venv-pip-webgpu
 rm -rf "$VW"
 "$SYS_PY" -m venv "$VW"
@@ -73,7 +73,7 @@ fi
 if find "$VW" -name "kp.*" -path "*kompute*" | grep -q .; then
   log "DMLC_VULKAN=off built the Vulkan binding"; exit 1
 fi
-"$VW/bin/python" - docs/python-api.md > "$VW/first_example.py" <<'PY'
+"$VW/bin/python" - README.md > "$VW/first_example.py" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()
 print(re.search(r"```python\n(.*?)```", text, re.S).group(1))
@@ -81,7 +81,7 @@ PY
 (cd "$VW" && env -i HOME="$HOME" PATH="$PWD/bin" bin/python -c \
   'import dmlc, runpy; runpy.run_path("first_example.py"); print("backend:", dmlc.get_backend())' \
   | tail -1 | grep -x "backend: webgpu") \
-  || { log "docs/python-api.md's first example did not run on WebGPU"; exit 1; }
+  || { log "the README's first example did not run on WebGPU"; exit 1; }
 
 log "numpy 2 venv: the whole suite against the installed dmlc"
 "$V2/bin/python" -c 'import dmlc, sys; assert "site-packages" in dmlc.__file__, dmlc.__file__'
