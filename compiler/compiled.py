@@ -147,7 +147,7 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
 
 def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
                       options: CompileOptions) -> CompiledProgram:
-    """A generic program compiled (README "Generic kernels"): only the required passes run
+    """A generic program compiled (docs/generic-kernels.md): only the required passes run
     (the optimizing ones prove facts, alignment and divisibility, for one size), and the
     artifact is bound to the call of `checked` (CompiledProgram.params)."""
     if known_backend() != "webgpu":

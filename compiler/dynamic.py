@@ -1,5 +1,5 @@
 """When to compile a generic kernel (sizes as push constants) instead of a specialized one: the
-policy of README "Generic kernels".
+policy of docs/generic-kernels.md.
 
 `dynamic` (dmlc.compile's argument, else $DMLC_DYNAMIC, else "auto"):
 - "never" / False: every shape is compiled specialized (its sizes baked in: the fastest kernel);

@@ -7,8 +7,8 @@ class DmlcError(Exception):
 
 
 class ValidationError(DmlcError, ValueError):
-    """A descriptor or an argument breaks a rule of its DirectML operator page (or of README
-    "Decisions", where the page leaves a choice open).
+    """A descriptor or an argument breaks a rule of its DirectML operator page (or of
+    docs/decisions.md, where the page leaves a choice open).
 
     The message names the operator, the field, and the expected versus the actual value.
     """

@@ -1,8 +1,8 @@
 """A compiled program as a JSON manifest: enough to run its SPIR-V from any Vulkan code.
 
 `dmlc compile FILE --emit manifest -o DIR` (or `dmlc.write_manifest(kernel, DIR)`) writes
-DIR/NAME.manifest.json beside each kernel's DIR/LABEL.spv. Schema (version 1; README "Shaders
-out"):
+DIR/NAME.manifest.json beside each kernel's DIR/LABEL.spv. Schema (version 1;
+docs/shaders-out.md):
 
 - kernels, in dispatch order (each sees every write of the ones before it: put a compute->compute
   memory barrier between them): SPIR-V file, entry point, workgroup size, invocations, the

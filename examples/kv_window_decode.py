@@ -4,7 +4,7 @@ the growing window cache[:t] (a copy of a view whose length changes every step).
 
 Every new t is a new shape. dmlc compiles the first window specialized; when the same
 signature comes back with another length it compiles one generic kernel, whose sizes arrive
-as push constants, and every later step reuses it (README "Generic kernels"): 40 steps, two
+as push constants, and every later step reuses it (docs/generic-kernels.md): 40 steps, two
 compiles for the window. Exit 1 if any window differs from numpy's in any bit, or if an
 operator compiled more than twice.
 """

@@ -64,7 +64,7 @@ def _import_kp() -> Any:
                 raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
                                   "libvulkan1") from e
             raise DeviceError(f"the Vulkan binding (kp) is not installed ({e}): pip install "
-                              "dmlc builds it where the Vulkan SDK is found (README, Install); "
+                              "dmlc builds it where the Vulkan SDK is found (docs/install.md); "
                               "'dmlc[webgpu]' runs the WebGPU backend; or run `make install`"
                               ) from e
         finally:

@@ -9,7 +9,7 @@ import numpy as np
 
 
 def fix_index(value: int, dim: int, signed: bool) -> int | None:
-    """README "Decisions": the in-range index, or None when it is out of range."""
+    """docs/decisions.md: the in-range index, or None when it is out of range."""
     v = int(value)
     if signed and v < 0:
         v += dim

@@ -1,5 +1,6 @@
-"""Independent numpy references for gather_nd, one_hot and reverse_subsequences (README
-"Decisions": negative indices count from the end once; then clamped, or for one_hot no class)."""
+"""Independent numpy references for gather_nd, one_hot and reverse_subsequences
+(docs/decisions.md: negative indices count from the end once; then clamped, or for one_hot
+no class)."""
 from __future__ import annotations
 
 import numpy as np

@@ -46,8 +46,8 @@ def test_compiling_imports_neither_the_runtime_nor_kp():
 
 
 def test_compiling_with_no_target_asks_the_loader_and_opens_nothing():
-    """As the README says: with neither target= nor $DMLC_TARGET, dmlc.compile asks the Vulkan
-    loader which kind of device is selected (dmlc.runtime's device module), without kp."""
+    """As docs/platforms.md says: with neither target= nor $DMLC_TARGET, dmlc.compile asks the
+    Vulkan loader which kind of device is selected (dmlc.runtime's device module), without kp."""
     env = {k: v for k, v in os.environ.items() if k != "DMLC_TARGET"}
     script = NO_RUNTIME.replace('target="gpu"', "")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

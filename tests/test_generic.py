@@ -1,4 +1,4 @@
-"""Generic kernels without a device (README "Generic kernels"): the IR with PARAMs, its proof of
+"""Generic kernels without a device (docs/generic-kernels.md): the IR with PARAMs, its proof of
 safety for every admissible size, the interpreter against numpy, and the shape policy."""
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
-"""Generic kernels of DML_SPLIT, DML_PADDING and DML_TILE without a device (README "Generic
-kernels"): bit for bit the specialized kernel and an independent numpy reference over random
-sizes (the interpreter runs both), every admissible size proven in-bounds by verify.py, the
-range edges, and the `auto` policy's compile counts."""
+"""Generic kernels of DML_SPLIT, DML_PADDING and DML_TILE without a device (docs/generic-
+kernels.md): bit for bit the specialized kernel and an independent numpy reference over random sizes
+(the interpreter runs both), every admissible size proven in-bounds by verify.py, the range edges,
+and the `auto` policy's compile counts."""
 from __future__ import annotations
 
 import numpy as np

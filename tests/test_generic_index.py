@@ -1,4 +1,4 @@
-"""Generic kernels of the index families (README "Generic kernels"): gather_nd (a varying number
+"""Generic kernels of the index families (docs/generic-kernels.md): gather_nd (a varying number
 of index tuples), gather_elements (the indices' sizes) and one_hot (a varying number of
 indices), on the interpreter: the generic program against the specialized one and an
 independent numpy reference, for several sizes of one program, its proof of safety, the auto

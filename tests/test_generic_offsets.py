@@ -1,4 +1,4 @@
-"""A view's element offset as a push constant (README "Generic kernels"), without a device: every
+"""A view's element offset as a push constant (docs/generic-kernels.md), without a device: every
 family's generic kernel, compiled once, serves its tensors at any offset (0, offsets that break
 the vector alignment, aligned ones), bit for bit the specialized kernel and numpy; the key holds
 no offset value; the proof of safety covers every admissible offset; a moving window compiles one

@@ -1,5 +1,5 @@
 """Generic kernels of DML_REVERSE_SUBSEQUENCES and DML_SPACE_TO_DEPTH / DML_DEPTH_TO_SPACE
-without a device (README "Generic kernels"): bit for bit the specialized kernel and an
+without a device (docs/generic-kernels.md): bit for bit the specialized kernel and an
 independent numpy reference over random sizes (the interpreter runs both), every variant's
 every admissible size proven in-bounds by verify.py, the range edges, the `auto` policy's
 compile counts, checked mode's errors. Views at moving offsets: tests/offset_cases.py."""

@@ -1,4 +1,4 @@
-"""Review of the shape-generic kernels (README "Generic kernels"), CPU: regressions for the
+"""Review of the shape-generic kernels (docs/generic-kernels.md), CPU: regressions for the
 defects an adversarial pass found, and the cases it tried that held (the interpreter checks
 every address)."""
 from __future__ import annotations

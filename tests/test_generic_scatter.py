@@ -1,9 +1,9 @@
-"""Generic kernels of DML_SCATTER_ND and DML_SCATTER without a device (README "Generic
-kernels", ops/scatter/generic.py): bit for bit the specialized kernel and the independent numpy
-oracles over random sizes (the interpreter runs both), copying and in place through a view at
-an offset, every reduction, colliding and out-of-range indices; the ranges (a line's steps at
-most MAX_STEPS); the `auto` policy's compile counts; the kernel's runtime step count in
-verify.py, the interpreter and GLSL."""
+"""Generic kernels of DML_SCATTER_ND and DML_SCATTER without a device (docs/generic-kernels.md,
+ops/scatter/generic.py): bit for bit the specialized kernel and the independent numpy oracles over
+random sizes (the interpreter runs both), copying and in place through a view at an offset, every
+reduction, colliding and out-of-range indices; the ranges (a line's steps at most MAX_STEPS); the
+`auto` policy's compile counts; the kernel's runtime step count in verify.py, the interpreter and
+GLSL."""
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,4 @@
-"""DML_SLICE_GRAD's generic kernels without a device (README "Generic kernels"): bit for bit
+"""DML_SLICE_GRAD's generic kernels without a device (docs/generic-kernels.md): bit for bit
 the specialized kernel and an independent numpy reference over random sizes, offsets and
 strides, every data type (the interpreter runs both); verify.py's proof for every admissible
 size, the range edges, the key (the window's sizes in none: a negative stride's start is

@@ -1,4 +1,4 @@
-"""The tile variants of the generic copy (family/view_tile.py; README "Generic kernels"): views
+"""The tile variants of the generic copy (family/view_tile.py; docs/generic-kernels.md): views
 whose innermost dimension steps more than another (transposed, sliced, offset), every variant
 lowered, proven by verify.py and run by the interpreter against numpy over random sizes; and
 the generic gather's "strips" variant of a transposed table (ops/gather/strips.py)."""

@@ -1,4 +1,4 @@
-"""Vector variants of generic kernels (README "Generic kernels": "Vectors") without a device:
+"""Vector variants of generic kernels (docs/generic-kernels.md: "Vectors") without a device:
 sizes and layouts drawn to hit the variant's guard (16-byte vectors) and to miss it (a size or
 stride off the vector width: the general variant), each run by the interpreter bit for bit
 against the specialized kernel and numpy, with the variant the call got checked from how the

@@ -47,7 +47,7 @@ def test_narrow_copy_of_odd_sizes_matches_specialized_and_numpy(dtype):
     """Generic kernels (forced) for windows of a [3, 5, 7] tensor, sizes of 1 and odd element
     counts included: their words hold exactly numpy's elements, as the specialized kernel's do
     (two generic kernels at most: the first window, all 1s, is lowered with explicit()'s
-    strides, README "Generic kernels")."""
+    strides, docs/generic-kernels.md)."""
     dmlc.clear_cache()
     full = (3, 5, 7)
     x = _data(dtype, full, 7)

@@ -1,4 +1,4 @@
-"""Symbolic sizes in .dml files (README "Generic kernels", "The .dml language"): parsing both
+"""Symbolic sizes in .dml files (docs/generic-kernels.md, "The .dml language"): parsing both
 notations, the errors (each naming operator, field, expected and actual), and what `dmlc
 compile` prints. No Vulkan device: the device runs are in tests/device/test_lang_symbolic_device.py.
 """

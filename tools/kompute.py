@@ -115,7 +115,7 @@ def log(message: str) -> None:
     print(f"[dmlc build] {message}", file=sys.stderr, flush=True)
 
 
-# What each platform installs for the Vulkan backend's build (README "Install").
+# What each platform installs for the Vulkan backend's build (docs/install.md).
 HINTS = {
     "debian": "sudo apt-get install libvulkan-dev mesa-vulkan-drivers cmake g++",
     "fedora": "sudo dnf install vulkan-headers vulkan-loader-devel mesa-vulkan-drivers cmake "

@@ -4,8 +4,8 @@ Every case is timed on the device (Vulkan timestamps where available), median of
 after warm-up, interleaved with three references moving the same number of bytes: the best copy
 shader (shaders/bench_copy.comp), vkCmdCopyBuffer (kp's OpTensorCopy) and numpy doing the
 operation on the CPU. Bytes count reads plus writes; ratios are what to trust on a shared,
-noisy machine. A case whose operator has a generic kernel (sizes as push constants, README
-"Generic kernels") times that kernel too, interleaved: its bandwidth as a ratio to the
+noisy machine. A case whose operator has a generic kernel (sizes as push constants,
+docs/generic-kernels.md) times that kernel too, interleaved: its bandwidth as a ratio to the
 specialized kernel's (goal >= GENERIC_GOAL). Compile latency per operator is measured cold (no
 caches), with the SPIR-V disk cache only, and warm (compiled before in this process).
 """

@@ -67,7 +67,7 @@ def compare_case(case: BenchCase, repeats: int, rng: np.random.Generator) -> dic
 
 def compare(quick: bool, repeats: int, echo: Callable[[str], None],
             only: list[str] | None, json_path: str | None = None) -> dict[str, Any]:
-    """The suite on both backends (README "Platforms"), then each one's call overhead."""
+    """The suite on both backends (docs/platforms.md), then each one's call overhead."""
     from ..runtime import get_device
     from ..runtime.backend import use_backend
     from . import QUICK_NOTE, call_overhead, judged

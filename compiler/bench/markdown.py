@@ -1,5 +1,5 @@
-"""`dmlc bench --markdown`: a bench report as the Markdown the README pastes, with the date,
-the device and the command that produced it, so that a figure never outlives its source."""
+"""`dmlc bench --markdown`: a bench report as the Markdown docs/performance.md pastes, with the
+date, the device and the command that produced it, so that a figure never outlives its source."""
 from __future__ import annotations
 
 import datetime

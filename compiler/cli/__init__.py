@@ -142,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "to Vulkan's")
     bench.add_argument("--markdown", action="store_true",
                        help="also print the results as Markdown tables, with date, device and "
-                       "command (what the README pastes)")
+                       "command (what docs/performance.md pastes)")
     bench.set_defaults(func=cmd_bench)
     add_commands(sub, pass_names())
     return parser

@@ -26,7 +26,7 @@ And (conditions), Literal (a constant element, written as in a .dml file), Selec
 IndexValue (a loaded index normalized against a dimension; validation makes it from a Load),
 and whatever node kinds the tree gains: every node class of dmlc.ops.expression.tree is
 exported here (tests/test_expr_module.py keeps the two in step). The .dml notation of the same
-statement is README's "The .dml language".
+statement is docs/dml-language.md.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Generic gathers' output skeletons (ops/gather, ops/gather_nd; README "Generic kernels"):
+"""Generic gathers' output skeletons (ops/gather, ops/gather_nd; docs/generic-kernels.md):
 rows of elements or of 16-byte vectors from an input of static sizes by indices of runtime
 sizes, one element or vector an item (gather_rows) or blocks of a gathered row (gather_blocks);
 an element an item of an 8/16-bit output is a word an item (family/words.py). The input (the

@@ -1,5 +1,5 @@
-"""Generic kernels' lowering helpers: tensors whose sizes are push constants (README "Generic
-kernels").
+"""Generic kernels' lowering helpers: tensors whose sizes are push constants
+(docs/generic-kernels.md).
 
 A generic lowering builds the same IR as the specialized one, with some sizes replaced by PARAM
 nodes (push-constant words the host sets per call). Safety does not depend on the sizes the host

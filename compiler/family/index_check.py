@@ -2,7 +2,7 @@
 
 Two kernels run before the operator's own, over the index tensor's n elements in row-major
 order (which tensor, and the axis each element indexes: the descriptor's index_bounds()):
-  1. check_indices, per element u: if the index is outside its axis (README "Decisions":
+  1. check_indices, per element u: if the index is outside its axis (docs/decisions.md:
      [-dim, dim - 1] signed, [0, dim - 1] unsigned), check_first[0] = max(check_first[0],
      n - u), atomically, so the largest value names the lowest offending position u;
   2. check_report, one invocation: check_value[0] = indices[n - check_first[0]] when set.

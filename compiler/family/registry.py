@@ -113,7 +113,7 @@ def descriptor_classes(directml_only: bool = False) -> tuple[type, ...]:
 
 
 def validate(desc: Any) -> Any:
-    """Check `desc` against every rule of its DirectML page (and README "Decisions"); return
+    """Check `desc` against every rule of its DirectML page (and docs/decisions.md); return
     it with OutputTensor inferred. Operands computed from others (family/computed.py) are
     checked too, and must reach the validated descriptor as they are."""
     computed = computed_fields(desc)

@@ -1,4 +1,4 @@
-"""Generic gather-form kernels by row blocks (README "Generic kernels"): each invocation writes
+"""Generic gather-form kernels by row blocks (docs/generic-kernels.md): each invocation writes
 BLOCK consecutive elements of one row of a packed output (its innermost dimension), so the
 divisions by push constants that give a row's outer coordinates run once per block, not once per
 element; what the family maps per element (a tile's x or a padding's where-chain along the row)

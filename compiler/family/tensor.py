@@ -102,7 +102,7 @@ class TensorDesc:
 class IndexBounds:
     """What checked mode (family/index_check.py) checks of an operator's indices: which tensor holds
     them and the size of the axis each of its elements indexes. Signed indices may count from
-    the end once (README "Decisions"): an element indexing an axis of size n is valid in [-n, n - 1]
+    the end once (docs/decisions.md): an element indexing an axis of size n is valid in [-n, n - 1]
     (signed) or [0, n - 1] (unsigned)."""
 
     field: str

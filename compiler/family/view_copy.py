@@ -1,4 +1,4 @@
-"""The generic copy of a view (README "Generic kernels"): output = a tensor of the input buffer
+"""The generic copy of a view (docs/generic-kernels.md): output = a tensor of the input buffer
 (any non-negative strides and offset), packed, with some sizes push constants. Shared by
 DML_ELEMENT_WISE_IDENTITY (the view is its input) and DML_SLICE1 (the window of its input as
 a view): `view_of(call descriptor)` gives (view, output), for the lowering and every recipe."""

@@ -1,4 +1,4 @@
-"""The tile variants of the generic view copy (family/view_copy.py; README "Generic kernels"):
+"""The tile variants of the generic view copy (family/view_copy.py; docs/generic-kernels.md):
 a view whose innermost dimension is strided while another dimension `a` steps less (a
 transposed input, a slice of one) is copied in tiles of TILE_A x TILE_C elements, one tile per
 invocation, over dimensions a and the innermost. Its loads walk along the input's dimension a

@@ -1,5 +1,5 @@
 """Generic kernels' output stores: one item per element, or per 32-bit word of 8/16-bit elements
-(README "Generic kernels").
+(docs/generic-kernels.md).
 
 A shader stores whole 32-bit words (SPEC: no 8/16-bit storage), and two invocations must never
 write parts of one word. A specialized kernel's element stores become words in

@@ -116,7 +116,7 @@ def load(buf: Buffer, index: IntLike) -> Node:
 
 def index(raw: Node, dim: int, mode: str) -> Node:
     """Normalize an index value (loaded, or computed from loaded values by arith()) against an
-    axis of size `dim` (README "Decisions"):
+    axis of size `dim` (docs/decisions.md):
     a negative signed index counts from the end once; what is still outside [0, dim) is clamped
     to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
     if not isinstance(raw.dtype, DataType) or not raw.dtype.is_index:

@@ -36,7 +36,7 @@ def param_value(n: Node, params: Sequence[int]) -> int:
 
 
 def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
-    """README "Decisions": negative signed indices count from the end once; then clamp to
+    """docs/decisions.md: negative signed indices count from the end once; then clamp to
     [0, dim-1] ("clamp") or map what is still out of range to -1 ("mask")."""
     v = np.asarray(values).view(dtype.numpy)
     if dtype.is_signed_int:

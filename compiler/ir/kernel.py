@@ -145,7 +145,7 @@ class Program:
     output_shape: tuple[int, ...] = field(default=())
     params: tuple[Node, ...] = ()
     """Generic programs: the PARAM nodes, word k at position k (push constants, set by the host
-    per call from the sizes of the call: README "Generic kernels"). Empty: every size is
+    per call from the sizes of the call: docs/generic-kernels.md). Empty: every size is
     baked in."""
 
     def with_kernels(self, kernels: tuple[Kernel, ...]) -> Program:

@@ -23,7 +23,7 @@ class Op(enum.Enum):
     CONST = enum.auto()      # arg: int or bool
     VAR = enum.auto()        # arg: (name, lo, hi)  e.g. the invocation's item id
     PARAM = enum.auto()      # arg: ("p<k>", lo, hi): push-constant word k, a size known only at
-    #                          dispatch, in [lo, hi] (generic kernels: README "Generic kernels")
+    #                          dispatch, in [lo, hi] (generic kernels: docs/generic-kernels.md)
     ADD = enum.auto()
     MUL = enum.auto()
     FLOORDIV = enum.auto()   # rounds towards -inf; divisor a positive constant, or a PARAM

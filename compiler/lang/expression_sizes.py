@@ -1,7 +1,7 @@
 """Tensor expressions of symbolic sizes: `X: float32[N, 4]` (N: one size wherever it appears;
 `?`: any size), elaborated per binding.
 
-Expressions have no generic kernel (README "Generic kernels"): a file of symbolic sizes is
+Expressions have no generic kernel (docs/generic-kernels.md): a file of symbolic sizes is
 checked and compiled at the sizes its data, or the caller's arrays, bind (one specialized
 compile per size); `at(shapes)` gives the units for those sizes. An output's sizes follow from
 its inputs: a declared output may name only sizes its inputs name, never `?`.

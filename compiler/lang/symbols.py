@@ -1,4 +1,4 @@
-"""Symbolic sizes in .dml files (README "Generic kernels"): a size written as a name (one size
+"""Symbolic sizes in .dml files (docs/generic-kernels.md): a size written as a name (one size
 wherever the name appears) or `?` (any size), bound from the data a file or a caller gives.
 
     InputTensor: (Sizes:{B, 4}, DataType:FLOAT32) [[1, 2, 3, 4], [5, 6, 7, 8]]    # B = 2

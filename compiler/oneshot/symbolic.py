@@ -1,4 +1,4 @@
-"""Descriptors with symbolic sizes (README "Generic kernels"): a TensorDesc whose sizes name a
+"""Descriptors with symbolic sizes (docs/generic-kernels.md): a TensorDesc whose sizes name a
 dimension (a str: one size wherever the name appears) or leave it free (None). dmlc.compile of
 such a descriptor returns a SymbolicKernel: each call binds the sizes from its arrays' shapes,
 validates the descriptor of those sizes, and runs the kernel compiled for it with

@@ -1,5 +1,5 @@
-"""`dmlc bench --markdown` prints the tables the README pastes, with date, device and command;
-the in-place update case runs (its speed is the bench's to judge, not a unit test's)."""
+"""`dmlc bench --markdown` prints the tables docs/performance.md pastes, with date, device and
+command; the in-place update case runs (its speed is the bench's to judge, not a unit test's)."""
 from __future__ import annotations
 
 import datetime

@@ -1,4 +1,4 @@
-"""Generic kernels on the device (README "Generic kernels"): the generic and the specialized
+"""Generic kernels on the device (docs/generic-kernels.md): the generic and the specialized
 kernel of one descriptor against each other and numpy over random sizes, bit for bit; guard
 words around every buffer; a new size compiles nothing; the decode loop's compile counts."""
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Generic kernels of DML_SPLIT, DML_PADDING and DML_TILE on the device (README "Generic
-kernels"): forced generic, bit for bit the specialized kernel and numpy over random sizes,
-guard words intact; a new size compiles nothing."""
+"""Generic kernels of DML_SPLIT, DML_PADDING and DML_TILE on the device (docs/generic-kernels.md):
+forced generic, bit for bit the specialized kernel and numpy over random sizes, guard words intact;
+a new size compiles nothing."""
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Generic kernels of the index families on the device (README "Generic kernels"): gather_nd,
+"""Generic kernels of the index families on the device (docs/generic-kernels.md): gather_nd,
 gather_elements and one_hot, the generic and the specialized kernel of one descriptor against
 each other and an independent numpy reference over random sizes, bit for bit, wild index
 values, guard words intact."""

@@ -1,5 +1,5 @@
 """Generic kernels of DML_REVERSE_SUBSEQUENCES and DML_SPACE_TO_DEPTH / DML_DEPTH_TO_SPACE on the
-device (README "Generic kernels"): forced generic, bit for bit the specialized kernel and numpy
+device (docs/generic-kernels.md): forced generic, bit for bit the specialized kernel and numpy
 over random sizes, guard words intact; a new size compiles nothing; views at moving offsets
 are one specialized and one generic kernel; checked mode raises as the specialized kernel."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Generic kernels of DML_SCATTER_ND and DML_SCATTER on the device (README "Generic kernels",
+"""Generic kernels of DML_SCATTER_ND and DML_SCATTER on the device (docs/generic-kernels.md,
 ops/scatter/generic.py): forced generic, bit for bit the specialized kernel and numpy over
 random sizes, colliding and out-of-range indices (dropped), every reduction, guard words
 intact; in place through a view at moving offsets (a KV cache's prefill), the rest of its

@@ -1,4 +1,4 @@
-"""DML_SLICE_GRAD's generic kernels on the device (README "Generic kernels"): forced generic
+"""DML_SLICE_GRAD's generic kernels on the device (docs/generic-kernels.md): forced generic
 over several sizes, bit for bit the specialized kernel and numpy, every data type, guard words
 intact; under `auto` a new batch compiles nothing."""
 from __future__ import annotations

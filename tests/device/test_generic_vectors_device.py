@@ -1,4 +1,4 @@
-"""Vector variants of generic kernels on the device (README "Generic kernels": "Vectors"):
+"""Vector variants of generic kernels on the device (docs/generic-kernels.md: "Vectors"):
 forced generic over sizes that hit and miss each variant's guard, bit for bit the specialized
 kernel and numpy, guard words intact (tests/test_generic_vectors.py draws the cases)."""
 from __future__ import annotations

@@ -58,7 +58,7 @@ def test_a_symbolic_join_file_runs_every_batch_with_one_generic_compile_per_vari
         (got,) = run_module(module, {"InputTensors[0]": a, "InputTensors[1]": b}).values()
         assert got.tobytes() == np.concatenate([a, b], axis=1).tobytes()
     # one generic kernel for every batch; the width too varies, and a symbolic kernel runs the
-    # best variant for its call (README "Generic kernels"): join's "vector" for width 4 (whole
+    # best variant for its call (docs/generic-kernels.md): join's "vector" for width 4 (whole
     # 16-byte vectors, the host checking it), its "scalar" for width 2: one compile each
     assert dmlc.cache_info()["compiles"] == {"DML_JOIN generic": 2}
     assert sorted(name.split()[-2] for name in dmlc.cache_info()["generic"]) == ["scalar",

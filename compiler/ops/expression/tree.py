@@ -4,7 +4,7 @@ Small frozen (hashable) nodes, so that an ExpressionDesc can be memoized like an
 Index arithmetic is affine with constant divisors: + - and * by a constant, // and % by a positive
 constant. A `Load` of an index tensor used as a subscript becomes an `IndexValue`: the loaded
 index normalized against the dimension it selects (negative counts from the end, then clamped,
-as README "Decisions" says for the operators' IndicesTensor). Loaded indices may take part in
+as docs/decisions.md says for the operators' IndicesTensor). Loaded indices may take part in
 the arithmetic of a subscript or a condition (`X[I[i] * 5 + J[i]]`, `where(I[i] == j, ...)`):
 the arithmetic is then computed in 64 bits (int64; uint64 where a load is uint64), wrapping as
 ONNX's integers do, and a subscript's result is normalized like a loaded index.

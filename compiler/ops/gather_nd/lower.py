@@ -1,7 +1,7 @@
 """DML_GATHER_ND(1): gather form, one invocation per output element. The output's real
 coordinates are F = [batch, rest, tail]; the tuple indices[batch, rest, :] gives the
 coordinates after the batch ones, each normalized against its dimension (negative from the end,
-then clamped: README "Decisions")."""
+then clamped: docs/decisions.md)."""
 from __future__ import annotations
 
 from ...family.lowering import address, tensor_buffer, unflatten

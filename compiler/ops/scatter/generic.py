@@ -1,4 +1,4 @@
-"""DML_SCATTER_ND and DML_SCATTER as generic kernels (README "Generic kernels"): the lines form
+"""DML_SCATTER_ND and DML_SCATTER as generic kernels (docs/generic-kernels.md): the lines form
 of kernels.py with sizes as push constants, copying (copy, then lines) or in place (lines
 alone, through the data tensor's view at a pushed offset: a KV cache's prefill of a varying
 number of rows), every reduction.
@@ -12,7 +12,7 @@ vote). No vote here (its scratch would have a runtime size): the generic kernels
 target only (GenericRules.targets), a GPU's scatter compiles specialized. Each item walks
 LINE_BLOCK neighbouring lines in step, a line past the call's last one clamped for its
 addresses and its stores predicated off (a reduction must not combine twice); the last update
-in row-major order wins, as in the specialized lines (README "Decisions").
+in row-major order wins, as in the specialized lines (docs/decisions.md).
 """
 from __future__ import annotations
 

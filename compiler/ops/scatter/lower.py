@@ -15,7 +15,7 @@ with the output as its own original. The data tensor may be any view (an offset,
 any sign: a KV cache's slice, a transpose): the output takes the input's layout, so the updates
 land where the view's elements lie.
 Reductions (reduce.py) combine in order along the lines, copying or in place.
-Either way the last update in row-major order of `updates` wins (README "Decisions").
+Either way the last update in row-major order of `updates` wins (docs/decisions.md).
 Sizes at dispatch (generic.py): the lines form, copying or in place, on the cpu target.
 """
 from __future__ import annotations
