@@ -52,13 +52,63 @@ __version__ = "0.1.0"
 
 def to_device(array):
     """Upload an array to the device (the current backend's): a DeviceTensor that kernels and
-    the one-shot functions accept (and then return one), `.numpy()` to download."""
+    the one-shot functions accept (and then return one), `.numpy()` to download.
+
+    Parameters
+    ----------
+    array : array_like
+        The data (a bool array moves as its bytes).
+
+    Returns
+    -------
+    DeviceTensor
+        On the current backend's device.
+
+    Raises
+    ------
+    DeviceError
+        No usable device.
+
+    Examples
+    --------
+    >>> x = dmlc.to_device(np.array([[1., 2.], [3., 4.]], np.float32))
+    >>> x.shape, x.dtype
+    ((2, 2), dtype('float32'))
+    >>> print(dmlc.take(x, [1], axis=0).numpy())
+    [[3. 4.]]
+    """
     from .ops.copy.tensor import to_device as upload
     return upload(array)
 
 
 def empty(shape, dtype):
-    """A zeroed DeviceTensor, e.g. a kernel's `out=`."""
+    """A zeroed DeviceTensor, e.g. a kernel's `out=`.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        Its shape.
+    dtype : numpy dtype
+        Its element type.
+
+    Returns
+    -------
+    DeviceTensor
+        Zeros, on the current backend's device.
+
+    Raises
+    ------
+    DeviceError
+        No usable device.
+
+    Examples
+    --------
+    >>> y = dmlc.empty((2, 2), np.int32)
+    >>> _ = dmlc.tile(np.array([1, 2], np.int32), (2, 1), out=y)
+    >>> print(y.numpy())
+    [[1 2]
+     [1 2]]
+    """
     from .ops.copy.tensor import empty as new
     return new(shape, dtype)
 
@@ -67,14 +117,46 @@ def set_device(device: int | str) -> None:
     """Choose the current backend's device, before dmlc first uses one: an index into `dmlc
     info`'s list of devices (Vulkan's physical devices, or WebGPU's adapters), or a piece of a
     device's name ("swiftshader", "llvmpipe"). Overrides $DMLC_DEVICE (which takes the same);
-    VK_ICD_FILENAMES chooses which Vulkan drivers are listed."""
+    VK_ICD_FILENAMES chooses which Vulkan drivers are listed.
+
+    Parameters
+    ----------
+    device : int or str
+        An index, or a piece of a device's name.
+
+    Raises
+    ------
+    DeviceError
+        No such device, or another device already in use.
+
+    Examples
+    --------
+    >>> try:
+    ...     dmlc.set_device(-1)
+    ... except dmlc.DeviceError as e:
+    ...     print(e)
+    set_device() must be a device index >= 0, got -1
+    """
     from .runtime import set_device as choose
     choose(device)
 
 
 def close_device() -> None:
     """Release the device (of every backend) and everything on it (device tensors made before
-    then raise DeviceError; kernels rebind to a fresh device on their next call)."""
+    then raise DeviceError; kernels rebind to a fresh device on their next call).
+
+    Examples
+    --------
+    >>> x = dmlc.to_device(np.ones(2, np.float32))
+    >>> dmlc.close_device()
+    >>> try:
+    ...     x.numpy()
+    ... except dmlc.DeviceError:
+    ...     print("closed")
+    closed
+    >>> print(dmlc.tile(np.ones(1, np.float32), 2))
+    [1. 1.]
+    """
     from .runtime import close_device as close
     close()
 
@@ -83,20 +165,69 @@ def set_backend(backend: str) -> None:
     """Run kernels on "vulkan" (Kompute) or "webgpu" (wgpu-py) from now on; overrides
     $DMLC_BACKEND (which takes the same). By default dmlc uses Vulkan where kp and a Vulkan
     device are there, else WebGPU. Device tensors stay on the device they were made on, and a
-    kernel called with device tensors runs on their device."""
+    kernel called with device tensors runs on their device.
+
+    Parameters
+    ----------
+    backend : {"vulkan", "webgpu"}
+        The backend.
+
+    Raises
+    ------
+    DeviceError
+        Another name.
+
+    Examples
+    --------
+    >>> before = dmlc.get_backend()
+    >>> dmlc.set_backend("vulkan")
+    >>> dmlc.get_backend()
+    'vulkan'
+    >>> dmlc.set_backend(before)
+    """
     from .runtime.backend import set_backend as choose
     choose(backend)
 
 
 def use_backend(backend: str) -> Any:
     """set_backend() for a `with` block: `with dmlc.use_backend("webgpu"): ...`, the previous
-    choice restored after it."""
+    choice restored after it.
+
+    Parameters
+    ----------
+    backend : {"vulkan", "webgpu"}
+        The backend within the block.
+
+    Returns
+    -------
+    context manager
+
+    Examples
+    --------
+    >>> before = dmlc.get_backend()
+    >>> with dmlc.use_backend("vulkan"):
+    ...     print(dmlc.get_backend())
+    vulkan
+    >>> dmlc.get_backend() == before
+    True
+    """
     from .runtime.backend import use_backend as within
     return within(backend)
 
 
 def get_backend() -> str:
-    """The backend kernels run on now: "vulkan" or "webgpu" (see set_backend)."""
+    """The backend kernels run on now: "vulkan" or "webgpu" (see set_backend).
+
+    Returns
+    -------
+    str
+        "vulkan" or "webgpu".
+
+    Examples
+    --------
+    >>> dmlc.get_backend() in ("vulkan", "webgpu")
+    True
+    """
     from .runtime.backend import name
     return name()
 
@@ -106,7 +237,21 @@ def cache_info() -> dict[str, dict[str, int]]:
     limits, hits, misses); "compiles", the compiles by operator ("DML_GATHER generic" for
     generic kernels); "generic", each generic kernel (its dynamic dimensions) and how many
     call sizes it served; and "buffers", the device's pool of idle buffers shared by all
-    kernels (idle buffers and bytes, the byte limit; zeros when no device is open)."""
+    kernels (idle buffers and bytes, the byte limit; zeros when no device is open).
+
+    Returns
+    -------
+    dict
+        "kernels", "compiles", "generic" and "buffers", each a dict.
+
+    Examples
+    --------
+    >>> sorted(dmlc.cache_info())
+    ['buffers', 'compiles', 'generic', 'kernels']
+    >>> _ = dmlc.tile(np.ones(1, np.float32), 2)
+    >>> dmlc.cache_info()["compiles"]["DML_TILE"] >= 1
+    True
+    """
     from .compiled import KERNELS
     from .runtime.backend import pool_info  # no kp, and no device opened: None without one
     pool = pool_info()
@@ -118,7 +263,15 @@ def cache_info() -> dict[str, dict[str, int]]:
 
 def clear_cache() -> None:
     """Drop every compiled kernel kept in memory and destroy the device's idle pooled buffers
-    (device tensors and kernels you hold keep working)."""
+    (device tensors and kernels you hold keep working).
+
+    Examples
+    --------
+    >>> _ = dmlc.tile(np.ones(1, np.float32), 2)
+    >>> dmlc.clear_cache()
+    >>> dmlc.cache_info()["kernels"]["entries"]
+    0
+    """
     from .compiled import clear_caches
     from .runtime.backend import pool_info
     clear_caches()
@@ -138,7 +291,39 @@ def compile(desc: Any, **options: Any) -> Any:
     """dmlc.compiled.compile (validate, lower, generate and compile `desc`: its docstring
     says the options); a descriptor whose tensors have symbolic sizes (a name, or None, for a
     dimension) gives a SymbolicKernel (dmlc/oneshot/symbolic.py), compiled for the sizes each
-    call brings (generic kernels: one compile for every size)."""
+    call brings (generic kernels: one compile for every size).
+
+    Parameters
+    ----------
+    desc : descriptor
+        One of the descriptors (GatherDesc, ..., ExpressionDesc).
+    **options
+        dump_after, check_indices, guard_words, target, limits, dynamic: see
+        dmlc.compiled.compile.
+
+    Returns
+    -------
+    CompiledKernel or SymbolicKernel
+        Call it with the operator's tensors, in the descriptor's order.
+
+    Raises
+    ------
+    ValidationError
+        A descriptor that breaks its operator's rules.
+    ShaderCompileError
+        A generated shader rejected (a dmlc bug).
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.TileDesc(
+    ...     input=dmlc.TensorDesc(data_type="INT32", sizes=(2,)), repeats=(3,)))
+    >>> print(kernel(np.array([1, 2], np.int32)))
+    [1 2 1 2 1 2]
+    >>> print(kernel.reference(np.array([1, 2], np.int32)))
+    [1 2 1 2 1 2]
+    >>> "void main" in kernel.glsl
+    True
+    """
     from .oneshot.symbolic import SymbolicKernel, has_symbols
     if has_symbols(desc):
         return SymbolicKernel(desc, options)

@@ -34,7 +34,28 @@ class CompiledKernel:
     """A compiled operator. Call it with numpy arrays in the descriptor's order (input, indices,
     updates as the operator has them); it returns the output as a new numpy array. Device
     tensors in (or out=) keep the result on the device. Everything but the call itself (`ir`,
-    `glsl`, `spirv`, `stages`, `reference()`, ...) is the wrapped CompiledProgram's."""
+    `glsl`, `spirv`, `stages`, `reference()`, ...) is the wrapped CompiledProgram's.
+
+    Parameters
+    ----------
+    compiled : CompiledProgram
+        What the compiler made; dmlc.compile builds a CompiledKernel around it.
+    in_place, replan : callable, optional
+        Used by dmlc.compile: the kernel's in-place form, and a replanning for other limits.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.Slice1Desc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(4,)),
+    ...     offsets=(0,), sizes=(4,), strides=(-1,)))
+    >>> isinstance(kernel, dmlc.CompiledKernel)
+    True
+    >>> x = dmlc.to_device(np.array([1., 2., 3., 4.], np.float32))
+    >>> y = dmlc.empty((4,), np.float32)
+    >>> _ = kernel(x, out=y)
+    >>> print(y.numpy())
+    [4. 3. 2. 1.]
+    """
 
     def __init__(self, compiled: CompiledProgram,
                  in_place: Callable[[], CompiledKernel] | None = None,

@@ -10,7 +10,15 @@ from .errors import ValidationError
 
 
 class DataType(enum.Enum):
-    """DML_TENSOR_DATA_TYPE: the 11 element types a DML_BUFFER_TENSOR_DESC may hold."""
+    """DML_TENSOR_DATA_TYPE: the 11 element types a DML_BUFFER_TENSOR_DESC may hold.
+
+    Examples
+    --------
+    >>> dmlc.DataType.FLOAT16.name
+    'FLOAT16'
+    >>> len(dmlc.DataType)
+    11
+    """
 
     FLOAT64 = "float64"
     FLOAT32 = "float32"

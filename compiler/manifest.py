@@ -152,7 +152,42 @@ def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None
     A manifest of another program already there under NAME is not overwritten (a
     ValidationError names it; overwrite=True replaces it): one of the same `source` (`dmlc
     compile`'s FILE#UNIT), or without a source of the same operator, descriptor and form, is
-    the same program recompiled, and is replaced."""
+    the same program recompiled, and is replaced.
+
+    Parameters
+    ----------
+    kernel : CompiledKernel or CompiledProgram
+        What to write.
+    folder : str or os.PathLike
+        Where (created if missing).
+    name : str, optional
+        The files' NAME (default: the program's name).
+    source : str, optional
+        Where the program came from (`dmlc compile`'s FILE#UNIT).
+    overwrite : bool, default False
+        Replace another program's manifest of this NAME.
+
+    Returns
+    -------
+    str
+        The manifest's path.
+
+    Raises
+    ------
+    ValidationError
+        Another program's manifest already there under NAME (without overwrite=True).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> kernel = dmlc.compile(dmlc.TileDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,)), repeats=(2,)))
+    >>> folder = tempfile.mkdtemp()
+    >>> print(os.path.basename(dmlc.write_manifest(kernel, folder)))
+    tile.manifest.json
+    >>> sorted(os.listdir(folder))
+    ['tile.manifest.json', 'tile.spv']
+    """
     compiled = getattr(kernel, "compiled", kernel)
     if not isinstance(compiled, CompiledProgram):
         raise TypeError(f"write_manifest: expected a compiled kernel or program, got "

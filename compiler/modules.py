@@ -58,7 +58,34 @@ def compile_module(module: Module, dump_after: set[str] | None = None,
     """Every unit compiled, by output name (memoized per descriptor unless dump_after asks for
     the IR after some passes); target: dmlc.compile's. A unit of symbolic sizes (Sizes:{B, 4})
     gives a SymbolicKernel (one generic kernel for every size); tensor expressions of symbolic
-    sizes have no generic kernel: compile them at sizes (`module.at(shapes)`)."""
+    sizes have no generic kernel: compile them at sizes (`module.at(shapes)`).
+
+    Parameters
+    ----------
+    module : dmlc.lang.Module
+        A parsed .dml file.
+    dump_after : set of str, optional
+        Passes to print the IR after.
+    target : str, optional
+        "cpu" or "gpu", as dmlc.compile takes it.
+
+    Returns
+    -------
+    dict of str to kernel
+        A compiled kernel per output name.
+
+    Raises
+    ------
+    ValidationError
+        A unit that breaks its operator's rules.
+
+    Examples
+    --------
+    >>> module = dmlc.lang.parse_module("X: float32[4]\\nY[i] = X[3 - i]")
+    >>> kernels = dmlc.compile_module(module)
+    >>> print(kernels["Y"](np.array([1., 2., 3., 4.], np.float32)))
+    [4. 3. 2. 1.]
+    """
     if module.symbolic is not None:
         d = next(d for d in module.symbolic.inputs() if is_symbolic(d.sizes))
         raise ValidationError("expression", f"{d.name} sizes", "integers: tensor expressions "
@@ -99,7 +126,37 @@ def run_module(module: Module, inputs: Mapping[str, np.ndarray] | None = None,
     each its own name: OutputTensors[0], ...). `inputs` (by the file's tensor names, or the
     operators' argument names input/indices/updates) adds to or replaces the file's data.
     check_indices: operators with an IndicesTensor raise IndexOutOfRangeError for an index
-    outside its axis instead of clamping or dropping it."""
+    outside its axis instead of clamping or dropping it.
+
+    Parameters
+    ----------
+    module : dmlc.lang.Module
+        A parsed .dml file.
+    inputs : mapping of str to ndarray, optional
+        Tensors by name, adding to or replacing the file's data.
+    check_indices : bool, default False
+        Raise for an index out of range.
+
+    Returns
+    -------
+    dict of str to ndarray
+        Every output, by name.
+
+    Raises
+    ------
+    ValidationError
+        A unit that breaks its operator's rules, or data missing.
+    IndexOutOfRangeError
+        An index out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> module = dmlc.lang.parse_module("X: float32[4] = [1, 2, 3, 4]\\nY[i] = X[3 - i]")
+    >>> print(dmlc.run_module(module)["Y"])
+    [4. 3. 2. 1.]
+    >>> print(dmlc.run_module(module, {"X": np.array([5., 6., 7., 8.], np.float32)})["Y"])
+    [8. 7. 6. 5.]
+    """
     if inputs is not None and not isinstance(inputs, Mapping):
         raise ValidationError("dmlc.run_module", "inputs", "a mapping of tensor names to arrays",
                               type(inputs).__name__)

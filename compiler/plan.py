@@ -194,7 +194,37 @@ class PlanLimits:
     (ops/join/lower.py: a tree of narrower joins under 8); maxComputeWorkGroupInvocations, the
     workgroup size (passes/schedule.py: at most 64, under every device's 128); the dispatch grid
     is the runtime's, within its device's maxComputeWorkGroupCount (2-D, so 65,535 per axis
-    covers any buffer); maxPushConstantsSize bounds the push constants a kernel may take."""
+    covers any buffer); maxPushConstantsSize bounds the push constants a kernel may take.
+
+    Parameters
+    ----------
+    maxPerStageDescriptorStorageBuffers, maxComputeWorkGroupInvocations : int
+        Vulkan's limits of those names.
+    maxComputeWorkGroupCount : tuple of int
+        Vulkan's limit, three axes.
+    maxPushConstantsSize : int
+        Vulkan's limit, bytes.
+    source : str, default ""
+        Where the values came from.
+    maxStorageBufferRange : int, default 134217728
+        Vulkan's limit, bytes.
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile given these limits: a value under Vulkan's required minimum.
+
+    Examples
+    --------
+    >>> limits = dmlc.PlanLimits(maxPerStageDescriptorStorageBuffers=4,
+    ...                          maxComputeWorkGroupInvocations=128,
+    ...                          maxComputeWorkGroupCount=(65535, 65535, 65535),
+    ...                          maxPushConstantsSize=128)
+    >>> t = dmlc.TensorDesc(data_type="FLOAT32", sizes=(1,))
+    >>> kernel = dmlc.compile(dmlc.JoinDesc(inputs=(t,) * 6, axis=0), limits=limits)
+    >>> print(kernel(*[np.full(1, k, np.float32) for k in range(6)]))
+    [0. 1. 2. 3. 4. 5.]
+    """
 
     maxPerStageDescriptorStorageBuffers: int
     maxComputeWorkGroupInvocations: int

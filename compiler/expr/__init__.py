@@ -3,8 +3,19 @@ its tree's nodes (they live in dmlc.ops.expression.tree; import them from here).
 
 `Y[i, j] = X[I[i], 2 - j]` (rows of X picked by the index tensor I, columns reversed) is one
 ExpressionDesc whose body is a Load of X with two subscripts: a Load of I (a loaded index:
-negative counts from the end, then clamped, as the operators' indices) and 2 - j:
+negative counts from the end, then clamped, as the operators' indices) and 2 - j (see the
+example below).
 
+The nodes: Var (an index variable), Const, Add, Mul (by a constant), FloorDiv and Mod (by a
+positive constant), Load (a tensor read; as a subscript, an index tensor's value), Compare and
+And (conditions), Literal (a constant element, written as in a .dml file), Select (where) and
+IndexValue (a loaded index normalized against a dimension; validation makes it from a Load),
+and whatever node kinds the tree gains: every node class of dmlc.ops.expression.tree is
+exported here (tests/test_expr_module.py keeps the two in step). The .dml notation of the same
+statement is docs/dml-language.md.
+
+Examples
+--------
 >>> import numpy as np
 >>> import dmlc
 >>> from dmlc.expr import Add, Const, ExpressionDesc, Load, Mul, Var
@@ -19,14 +30,6 @@ negative counts from the end, then clamped, as the operators' indices) and 2 - j
 >>> ids = np.array([3, -4], np.int32)
 >>> kernel.reference(x, ids).tolist()     # the IR interpreter; kernel(x, ids) runs on the device
 [[11.0, 10.0, 9.0], [2.0, 1.0, 0.0]]
-
-The nodes: Var (an index variable), Const, Add, Mul (by a constant), FloorDiv and Mod (by a
-positive constant), Load (a tensor read; as a subscript, an index tensor's value), Compare and
-And (conditions), Literal (a constant element, written as in a .dml file), Select (where) and
-IndexValue (a loaded index normalized against a dimension; validation makes it from a Load),
-and whatever node kinds the tree gains: every node class of dmlc.ops.expression.tree is
-exported here (tests/test_expr_module.py keeps the two in step). The .dml notation of the same
-statement is docs/dml-language.md.
 """
 from __future__ import annotations
 

@@ -23,7 +23,27 @@ def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class TensorDesc:
-    """DML_BUFFER_TENSOR_DESC."""
+    """DML_BUFFER_TENSOR_DESC.
+
+    Parameters
+    ----------
+    data_type : DataType or str
+        The element type ("FLOAT32" or DataType.FLOAT32, ...).
+    sizes : tuple of int
+        Sizes, one per dimension.
+    strides : tuple of int, optional
+        Strides in elements (None: packed).
+    total_bytes : int, optional
+        TotalTensorSizeInBytes (None: computed).
+    offset : int, default 0
+        Elements before element 0 (dmlc's extension).
+
+    Examples
+    --------
+    >>> t = dmlc.TensorDesc(data_type="FLOAT16", sizes=(2, 3), strides=(1, 2))
+    >>> t.sizes, t.strides
+    ((2, 3), (1, 2))
+    """
 
     data_type: DataType
     """Element type; one of the 11 DataType members."""

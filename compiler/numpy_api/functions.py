@@ -69,7 +69,41 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
     out=, as numpy's: a numpy array of the result's shape, of a dtype `a`'s casts to safely
     from it (numpy's rule; the values are then cast as numpy casts them), or a DeviceTensor
     (any view of one) of the result's shape and dtype, written on the device; written and
-    returned, and left as it was when an index raises (numpy buffers its out= so too)."""
+    returned, and left as it was when an index raises (numpy buffers its out= so too).
+
+    Parameters
+    ----------
+    a : array_like or DeviceTensor
+        The source.
+    indices : array_like or DeviceTensor
+        Integer indices, any shape.
+    axis : int, optional
+        The axis to take along (None: a flattened).
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+    mode : {"raise", "wrap", "clip"}, default "raise"
+        What an out-of-range index does.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        a.shape[:axis] + indices.shape + a.shape[axis + 1:].
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        An index out of range, with mode="raise".
+
+    Examples
+    --------
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> print(dmlc.take(x, [[2, -1]], axis=1))
+    [[[2. 2.]]
+    <BLANKLINE>
+     [[5. 5.]]]
+    >>> print(dmlc.take(x, [7], mode="wrap"))
+    [1.]
+    """
     fn = "take"
     if not isinstance(mode, str) or mode not in _MODES:
         raise ValidationError(fn, "mode", "'raise', 'wrap' or 'clip'", repr(mode),
@@ -113,7 +147,34 @@ def take(a: Any, indices: Any, axis: int | None = None, out: Any = None,
 def take_along_axis(arr: Any, indices: Any, axis: int | None) -> Any:
     """numpy.take_along_axis: out[..., j, ...] = arr[..., indices[..., j, ...], ...] along
     `axis` (None: of arr flattened, with 1-D indices). indices and arr broadcast against each
-    other in every dimension but `axis`, as in numpy."""
+    other in every dimension but `axis`, as in numpy.
+
+    Parameters
+    ----------
+    arr : array_like or DeviceTensor
+        The source.
+    indices : array_like or DeviceTensor
+        Integer indices, broadcasting against arr but along `axis`.
+    axis : int or None
+        The axis to take along (None: arr flattened).
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        As numpy.take_along_axis returns it.
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        An index outside [-n, n).
+
+    Examples
+    --------
+    >>> x = np.array([[10., 30., 20.], [60., 40., 50.]], np.float32)
+    >>> print(dmlc.take_along_axis(x, np.argsort(x, axis=1), axis=1))
+    [[10. 20. 30.]
+     [40. 50. 60.]]
+    """
     fn = "take_along_axis"
     x, i = as_data(fn, "arr", arr), as_indices(fn, indices)
     x, ax = (flat(fn, "arr", x), 0) if axis is None else (x, norm_axis(fn, axis, x.ndim))
@@ -141,7 +202,36 @@ def put_along_axis(arr: Any, indices: Any, values: Any, axis: int | None) -> Non
     indices hit one element, the last in C order wins (numpy's rule and DML_SCATTER's).
 
     An out-of-range index raises IndexOutOfRangeError and leaves arr unchanged (a DeviceTensor
-    too: the in-place scatter writes nothing when its check finds a bad index)."""
+    too: the in-place scatter writes nothing when its check finds a bad index).
+
+    Parameters
+    ----------
+    arr : ndarray or DeviceTensor
+        Written in place.
+    indices : array_like or DeviceTensor
+        Integer indices, broadcasting against arr but along `axis`.
+    values : array_like or DeviceTensor
+        The values written, broadcasting to the indices' result.
+    axis : int or None
+        The axis to put along (None: arr flattened).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    IndexOutOfRangeError
+        An index outside [-n, n); arr is left unchanged.
+
+    Examples
+    --------
+    >>> x = np.zeros((2, 3), np.float32)
+    >>> dmlc.put_along_axis(x, np.array([[2], [0]]), 5.0, axis=1)
+    >>> print(x)
+    [[0. 0. 5.]
+     [5. 0. 0.]]
+    """
     fn = "put_along_axis"
     target = _target(fn, arr)
     i = as_indices(fn, indices)

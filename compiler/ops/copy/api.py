@@ -17,7 +17,34 @@ from .desc import IdentityDesc
 def copy(x: Any, out: Any = None) -> Any:
     """DML_ELEMENT_WISE_IDENTITY: `x` made contiguous. A strided numpy view (x.T,
     x.transpose(0, 3, 1, 2), np.broadcast_to(...), x[::2]) or a device-tensor view is read in
-    place, its strides folded into the kernel: one pass, no host copy."""
+    place, its strides folded into the kernel: one pass, no host copy.
+
+    Parameters
+    ----------
+    x : array_like or DeviceTensor
+        Any view.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned (any view of a device tensor).
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        x's elements, contiguous.
+
+    Raises
+    ------
+    ValidationError
+        An `out` of another shape or dtype.
+
+    Examples
+    --------
+    >>> x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    >>> y = dmlc.copy(x.T)
+    >>> print(y, y.flags["C_CONTIGUOUS"])
+    [[0. 3.]
+     [1. 4.]
+     [2. 5.]] True
+    """
     a = as_array(IdentityDesc.operator, "InputTensor", x)
     desc = IdentityDesc(input=tensor_of(a))
     if is_empty(a):

@@ -18,6 +18,33 @@ class ExpressionDesc:
     a Select (where) choosing per element between such reads and constants. Operators compose
     into one expression, which is how dmlc fuses them: `W[i, j] = X[I[i // 2, j], 2 - j]`
     reads X once per element.
+
+    Parameters
+    ----------
+    name : str
+        The output's name.
+    index_vars : tuple of str
+        The output's index variables, one per dimension.
+    body : Value
+        The value of output[index_vars] (a tree of dmlc.expr's nodes).
+    tensors : tuple of (str, TensorDesc)
+        The tensors the body reads, by name.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> from dmlc.expr import Add, Const, Load, Mul, Var
+    >>> desc = dmlc.expr.ExpressionDesc(
+    ...     name="Y", index_vars=("i",), body=Load("X", (Add(Const(3), Mul(Var("i"), -1)),)),
+    ...     tensors=(("X", dmlc.TensorDesc(data_type="FLOAT32", sizes=(4,))),))
+    >>> print(dmlc.compile(desc)(np.array([1., 2., 3., 4.], np.float32)))
+    [4. 3. 2. 1.]
     """
 
     name: str

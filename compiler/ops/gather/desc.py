@@ -9,7 +9,35 @@ from ...family.tensor import IndexBounds, TensorDesc, axis_bounds
 
 @dataclass(frozen=True, kw_only=True)
 class GatherDesc:
-    """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along `axis`."""
+    """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along `axis`.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor.
+    axis : int
+        Axis.
+    index_dimensions : int
+        IndexDimensions.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.GatherDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 3)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 2)),
+    ...     axis=1, index_dimensions=1))
+    >>> print(kernel(np.array([[10., 20., 30.]], np.float32), np.array([[2, 1]], np.int32)))
+    [[30. 20.]]
+    """
 
     input: TensorDesc
     """InputTensor: the tensor to read from."""
@@ -36,7 +64,32 @@ class GatherDesc:
 
 @dataclass(frozen=True, kw_only=True)
 class GatherElementsDesc:
-    """DML_GATHER_ELEMENTS_OPERATOR_DESC: output[i,j,k] = input[indices[i,j,k], j, k] (axis 0)."""
+    """DML_GATHER_ELEMENTS_OPERATOR_DESC: output[i,j,k] = input[indices[i,j,k], j, k] (axis 0).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor.
+    axis : int
+        Axis.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.GatherElementsDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2, 2)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 2)), axis=0))
+    >>> print(kernel(np.array([[1., 2.], [3., 4.]], np.float32), np.array([[1, 0]], np.int32)))
+    [[3. 2.]]
+    """
 
     input: TensorDesc
     """InputTensor: the tensor to read from."""

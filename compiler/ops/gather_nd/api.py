@@ -29,7 +29,42 @@ def gather_nd(x: Any, indices: Any, batch_dims: int = 0, check_indices: bool = F
     """DML_GATHER_ND1 (ONNX GatherND): out[b..., i...] = x[b..., *indices[b..., i..., :]],
     of shape indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:]. Negative indices
     count from the end; others out of range are clamped (IndexOutOfRangeError with
-    check_indices=True)."""
+    check_indices=True).
+
+    Parameters
+    ----------
+    x : array_like or DeviceTensor
+        The tensor to read from.
+    indices : array_like or DeviceTensor
+        Integer index tuples along its last axis.
+    batch_dims : int, default 0
+        Leading dimensions that x and indices share.
+    check_indices : bool, default False
+        Raise for an out-of-range index instead of clamping it.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        Of shape indices.shape[:-1] + x.shape[batch_dims + indices.shape[-1]:].
+
+    Raises
+    ------
+    ValidationError
+        Arguments that break DML_GATHER_ND1's rules.
+    IndexOutOfRangeError
+        An index out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> x = np.array([[1., 2.], [3., 4.]], np.float32)
+    >>> print(dmlc.gather_nd(x, np.array([[1, 0], [0, 1]], np.int64)))
+    [3. 2.]
+    >>> print(dmlc.gather_nd(x, np.array([[1], [-2]], np.int64)))
+    [[3. 4.]
+     [1. 2.]]
+    """
     op = GatherND1Desc.operator
     a, i = as_array(op, "InputTensor", x), as_array(op, "IndicesTensor", indices)
     batch_dims = as_int(batch_dims)

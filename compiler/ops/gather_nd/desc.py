@@ -13,6 +13,33 @@ class GatherND1Desc:
     output[batch, ..., tail] = input[batch, indices[batch, ..., :], tail].
 
     The three tensors share one DimensionCount D (leading 1s pad the smaller ranks).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor.
+    input_dimension_count, indices_dimension_count : int, optional
+        InputDimensionCount and IndicesDimensionCount (default: the DimensionCount).
+    batch_dimension_count : int, default 0
+        BatchDimensionCount.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.GatherND1Desc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2, 2)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(2, 2))))
+    >>> x = np.array([[1., 2.], [3., 4.]], np.float32)
+    >>> print(kernel(x, np.array([[1, 1], [0, 1]], np.int32)))
+    [[4. 2.]]
     """
 
     input: TensorDesc
@@ -54,7 +81,35 @@ class GatherND1Desc:
 
 @dataclass(frozen=True, kw_only=True)
 class GatherNDDesc(GatherND1Desc):
-    """DML_GATHER_ND_OPERATOR_DESC: DML_GATHER_ND1 without batch dimensions."""
+    """DML_GATHER_ND_OPERATOR_DESC: DML_GATHER_ND1 without batch dimensions.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor.
+    input_dimension_count, indices_dimension_count : int, optional
+        InputDimensionCount and IndicesDimensionCount (default: the DimensionCount).
+    batch_dimension_count : int, default 0
+        0: DML_GATHER_ND has no batch dimensions.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.GatherNDDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2, 2)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(2, 1))))
+    >>> print(kernel(np.array([[1., 2.], [3., 4.]], np.float32), np.array([[1], [0]], np.int32)))
+    [[3. 4.]
+     [1. 2.]]
+    """
 
     operator = "DML_GATHER_ND"
     dml_fields: ClassVar[dict[str, str | None]] = {

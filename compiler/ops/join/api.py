@@ -25,7 +25,35 @@ from .validate import MAX_TENSORS
 def join(tensors: Sequence[Any], axis: int = 0, out: Any = None) -> Any:
     """DML_JOIN: the tensors concatenated along `axis` (numpy.concatenate; a negative axis
     counts from the end). All share one data type and ndim, and their sizes but along `axis`.
-    An array (numpy's or a DeviceTensor) is the sequence of its rows, as numpy takes it."""
+    An array (numpy's or a DeviceTensor) is the sequence of its rows, as numpy takes it.
+
+    Parameters
+    ----------
+    tensors : sequence of array_like or DeviceTensor
+        The tensors, in order.
+    axis : int, default 0
+        The axis they are joined along.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        The tensors concatenated.
+
+    Raises
+    ------
+    ValidationError
+        Data types, ndims or sizes that differ.
+
+    Examples
+    --------
+    >>> a, b = np.ones((1, 2), np.float32), np.zeros((2, 2), np.float32)
+    >>> print(dmlc.join([a, b], axis=0))
+    [[1. 1.]
+     [0. 0.]
+     [0. 0.]]
+    """
     op = JoinDesc.operator
     if isinstance(tensors, np.ndarray) or is_device_tensor(tensors):
         rows: Any = tensors
@@ -58,7 +86,36 @@ def split(input: Any, sizes: int | Sequence[int], axis: int = 0) -> tuple[Any, .
     """DML_SPLIT: `input` cut along `axis` into pieces of `sizes` (consecutive, summing to the
     axis), or into `sizes` equal pieces when it is an integer (numpy.split's rule: they must
     divide the axis). One kernel writes every piece; each returned array (or device-tensor view)
-    is a region of the one buffer they share."""
+    is a region of the one buffer they share.
+
+    Parameters
+    ----------
+    input : array_like or DeviceTensor
+        The tensor to cut.
+    sizes : int or sequence of int
+        The pieces' sizes along `axis`, or how many equal pieces.
+    axis : int, default 0
+        The axis to cut along.
+
+    Returns
+    -------
+    tuple of ndarray or DeviceTensor
+        The pieces, in order.
+
+    Raises
+    ------
+    ValidationError
+        Sizes that do not sum to the axis (or a count that does not divide it).
+
+    Examples
+    --------
+    >>> x = np.arange(5, dtype=np.float32)
+    >>> first, rest = dmlc.split(x, [2, 3])
+    >>> print(first, rest)
+    [0. 1.] [2. 3. 4.]
+    >>> print(len(dmlc.split(np.zeros((4, 2), np.float32), 2)))
+    2
+    """
     op = SplitDesc.operator
     x = as_array(op, "input", input)
     ax = axis_of(op, axis, x.ndim)

@@ -9,7 +9,30 @@ from ...family.tensor import TensorDesc, as_tuple
 
 @dataclass(frozen=True, kw_only=True)
 class JoinDesc:
-    """DML_JOIN_OPERATOR_DESC: the inputs concatenated along `axis` (ONNX Concat)."""
+    """DML_JOIN_OPERATOR_DESC: the inputs concatenated along `axis` (ONNX Concat).
+
+    Parameters
+    ----------
+    inputs : tuple of TensorDesc
+        InputTensors.
+    axis : int
+        Axis.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> t = dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2))
+    >>> kernel = dmlc.compile(dmlc.JoinDesc(inputs=(t, t), axis=0))
+    >>> print(kernel(np.ones((1, 2), np.float32), np.zeros((1, 2), np.float32)))
+    [[1. 1.]
+     [0. 0.]]
+    """
 
     inputs: tuple[TensorDesc, ...]
     """InputTensors (InputCount of them, at least 1): one data type, one DimensionCount, equal
@@ -32,7 +55,35 @@ class JoinDesc:
 class SplitDesc:
     """DML_SPLIT_OPERATOR_DESC: the input cut along `axis` into consecutive pieces (ONNX
     Split). The outputs are written by one kernel into one buffer, one after another: each is a
-    contiguous region of it (dmlc returns them as arrays or device-tensor views of it)."""
+    contiguous region of it (dmlc returns them as arrays or device-tensor views of it).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    outputs : tuple of TensorDesc
+        OutputTensors, their sizes along `axis` summing to the input's.
+    axis : int
+        Axis.
+    output : TensorDesc, optional
+        Not used by DML_SPLIT (None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.SplitDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 3)),
+    ...     outputs=(dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 1)),
+    ...              dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2))), axis=1))
+    >>> for piece in kernel(np.array([[1., 2., 3.]], np.float32)):
+    ...     print(piece)
+    [[1.]]
+    [[2. 3.]]
+    """
 
     input: TensorDesc
     """InputTensor: the tensor to cut."""

@@ -20,7 +20,42 @@ def one_hot(indices: Any, values: Any, depth: int, axis: int = -1,
             check_indices: bool = False, out: Any = None) -> Any:
     """DML_ONE_HOT (ONNX OneHot): indices.shape with `depth` classes inserted at `axis`;
     values[1] where the class is the index (negative counts from the end), else values[0]. An
-    index outside [-depth, depth) selects no class."""
+    index outside [-depth, depth) selects no class.
+
+    Parameters
+    ----------
+    indices : array_like or DeviceTensor
+        Integer class indices.
+    values : array_like or DeviceTensor
+        Two elements: the off value, then the on value.
+    depth : int
+        The number of classes.
+    axis : int, default -1
+        Where the classes' dimension goes in the output.
+    check_indices : bool, default False
+        Raise for an index outside [-depth, depth).
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        values' dtype, indices.shape with `depth` inserted at `axis`.
+
+    Raises
+    ------
+    ValidationError
+        Arguments that break DML_ONE_HOT's rules.
+    IndexOutOfRangeError
+        An index out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> print(dmlc.one_hot(np.array([0, 2, -1], np.int32), np.array([0., 1.], np.float32), 3))
+    [[1. 0. 0.]
+     [0. 0. 1.]
+     [0. 0. 1.]]
+    """
     op = OneHotDesc.operator
     i = as_array(op, "IndicesTensor", indices)
     v = as_array(op, "ValuesTensor", values)

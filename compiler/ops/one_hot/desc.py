@@ -10,7 +10,34 @@ from ...family.tensor import IndexBounds, TensorDesc
 @dataclass(frozen=True, kw_only=True)
 class OneHotDesc:
     """DML_ONE_HOT_OPERATOR_DESC: output[c] = values[1] where indices (at c, with c[axis] = 0)
-    equals c[axis], else values[0]."""
+    equals c[axis], else values[0].
+
+    Parameters
+    ----------
+    indices : TensorDesc
+        IndicesTensor.
+    values : TensorDesc
+        ValuesTensor: two elements, off then on.
+    output : TensorDesc
+        OutputTensor (required: its size along `axis` is the depth).
+    axis : int
+        Axis.
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.OneHotDesc(
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(2, 1)),
+    ...     values=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2)),
+    ...     output=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2, 3)), axis=1))
+    >>> print(kernel(np.array([[1], [2]], np.int32), np.array([[0., 1.]], np.float32)))
+    [[0. 1. 0.]
+     [0. 0. 1.]]
+    """
 
     indices: TensorDesc
     """IndicesTensor: int32/int64/uint32/uint64, the output's sizes but 1 along Axis."""

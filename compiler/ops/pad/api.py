@@ -33,7 +33,45 @@ def pad(x: Any, start: Any, end: Any = None, mode: str = "constant", value: Any 
 
     numpy's form too: pad(x, pad_width, mode, constant_values=...), pad_width an integer, a
     (before, after) pair for every dimension, or one pair per dimension; constant_values one
-    value (DML_PADDING has one; pairs of it are taken when they are all the same)."""
+    value (DML_PADDING has one; pairs of it are taken when they are all the same).
+
+    Parameters
+    ----------
+    x : array_like or DeviceTensor
+        The tensor to pad.
+    start : int or sequence of int
+        Elements before x on each dimension (numpy's form: its pad_width).
+    end : int or sequence of int, optional
+        Elements after x on each dimension.
+    mode : str, default "constant"
+        "constant", "edge", "reflect", "symmetric" or "wrap".
+    value : scalar, default 0
+        The constant mode's fill.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+    constant_values : scalar, optional
+        numpy's name for `value`.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        x padded, x's dtype.
+
+    Raises
+    ------
+    ValidationError
+        Paddings or a mode that DML_PADDING1 refuses (a mirror wider than x).
+
+    Examples
+    --------
+    >>> x = np.array([1., 2., 3.], np.float32)
+    >>> print(dmlc.pad(x, [1], [2], value=9))
+    [9. 1. 2. 3. 9. 9.]
+    >>> print(dmlc.pad(x, 2, mode="reflect"))
+    [3. 2. 1. 2. 3. 2. 1.]
+    >>> print(dmlc.pad(x, (1, 0), "edge"))
+    [1. 1. 2. 3.]
+    """
     op = PaddingDesc.operator
     a = as_array(op, "InputTensor", x)
     if isinstance(end, str):  # numpy's positional mode: pad(x, pad_width, "edge")

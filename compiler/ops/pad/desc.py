@@ -27,7 +27,37 @@ class PaddingDesc:
     end_padding[d] after it along each dimension d, filled as `mode` says: CONSTANT with
     `value`; EDGE repeats the border element; REFLECTION mirrors without repeating the border
     (numpy's "reflect"); SYMMETRIC mirrors repeating it; WRAP continues from the other side
-    (feature level 6.4)."""
+    (feature level 6.4).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    mode : str
+        PaddingMode: "DML_PADDING_MODE_CONSTANT", "..._EDGE", "..._REFLECTION", "..._SYMMETRIC"
+        or "..._WRAP" (the short names too).
+    start_padding, end_padding : tuple of int
+        StartPadding and EndPadding.
+    value : int or float, default 0
+        PaddingValue.
+    value_type : str, optional
+        PaddingValueDataType (default: the input's).
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.PaddingDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(3,)), mode="DML_PADDING_MODE_EDGE",
+    ...     start_padding=(1,), end_padding=(2,)))
+    >>> print(kernel(np.array([1., 2., 3.], np.float32)))
+    [1. 1. 2. 3. 3. 3.]
+    """
 
     input: TensorDesc
     """InputTensor."""
@@ -61,7 +91,37 @@ class PaddingDesc:
 @dataclass(frozen=True, kw_only=True)
 class Padding0Desc(PaddingDesc):
     """DML_PADDING_OPERATOR_DESC: DML_PADDING1 with a FLOAT PaddingValue (converted to the
-    input's type)."""
+    input's type).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    mode : str
+        PaddingMode: "DML_PADDING_MODE_CONSTANT", "..._EDGE", "..._REFLECTION", "..._SYMMETRIC"
+        or "..._WRAP" (the short names too).
+    start_padding, end_padding : tuple of int
+        StartPadding and EndPadding.
+    value : int or float, default 0
+        PaddingValue.
+    value_type : str, optional
+        PaddingValueDataType (default: the input's).
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.Padding0Desc(
+    ...     input=dmlc.TensorDesc(data_type="INT32", sizes=(2,)), mode="DML_PADDING_MODE_CONSTANT",
+    ...     start_padding=(1,), end_padding=(1,), value=7.0))
+    >>> print(kernel(np.array([1, 2], np.int32)))
+    [7 1 2 7]
+    """
 
     operator = "DML_PADDING"
     dml_fields: ClassVar[dict[str, str | None]] = {

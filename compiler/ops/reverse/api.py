@@ -20,7 +20,40 @@ def reverse_subsequences(x: Any, lengths: Any, axis: int, check_indices: bool = 
     """DML_REVERSE_SUBSEQUENCES: along `axis`, the first lengths[...] elements of each
     sequence reversed. `lengths` has x's shape with 1 along `axis`, or broadcasts to it (ONNX
     ReverseSequence's [batch] lengths: reshape them to 1s but the batch axis). A length is a
-    position in [0, n]: negative counts from the end, larger is clamped to n."""
+    position in [0, n]: negative counts from the end, larger is clamped to n.
+
+    Parameters
+    ----------
+    x : array_like or DeviceTensor
+        The sequences.
+    lengths : array_like or DeviceTensor
+        Integer lengths, x's shape with 1 along `axis` (or broadcasting to it).
+    axis : int
+        The sequences' axis.
+    check_indices : bool, default False
+        Raise for a length outside [-n, n] instead of clamping it.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        x's shape and dtype.
+
+    Raises
+    ------
+    ValidationError
+        Arguments that break DML_REVERSE_SUBSEQUENCES' rules.
+    IndexOutOfRangeError
+        A length out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> x = np.array([[1., 2., 3., 4.], [5., 6., 7., 8.]], np.float32)
+    >>> print(dmlc.reverse_subsequences(x, np.array([[3], [2]], np.int32), axis=1))
+    [[3. 2. 1. 4.]
+     [6. 5. 7. 8.]]
+    """
     op = ReverseSubsequencesDesc.operator
     a, n = as_array(op, "InputTensor", x), as_array(op, "SequenceLengthsTensor", lengths)
     ax = axis_of(op, axis, a.ndim)

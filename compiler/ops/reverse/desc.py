@@ -10,7 +10,32 @@ from ...family.tensor import IndexBounds, TensorDesc
 @dataclass(frozen=True, kw_only=True)
 class ReverseSubsequencesDesc:
     """DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC (ONNX ReverseSequence): along `axis`, the first
-    lengths[...] elements of each sequence reversed, the rest as they are."""
+    lengths[...] elements of each sequence reversed, the rest as they are.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    sequence_lengths : TensorDesc
+        SequenceLengthsTensor: the input's sizes with 1 along `axis`.
+    axis : int
+        Axis.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.ReverseSubsequencesDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4)),
+    ...     sequence_lengths=dmlc.TensorDesc(data_type="INT32", sizes=(1, 1)), axis=1))
+    >>> print(kernel(np.array([[1., 2., 3., 4.]], np.float32), np.array([[3]], np.int32)))
+    [[3. 2. 1. 4.]]
+    """
 
     input: TensorDesc
     """InputTensor."""

@@ -64,7 +64,46 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     (or raises IndexOutOfRangeError with check_indices=True); when tuples repeat, the update
     last in row-major order wins. out= the data tensor (a DeviceTensor) updates it in place.
     reduction (ONNX's): "add", "mul", "max" or "min" combine colliding updates in row-major
-    order, as numpy would one at a time (the same bits on any device)."""
+    order, as numpy would one at a time (the same bits on any device).
+
+    Parameters
+    ----------
+    input : array_like or DeviceTensor
+        The data tensor.
+    indices : array_like or DeviceTensor
+        Integer index tuples along its last axis.
+    updates : array_like or DeviceTensor
+        Of shape indices.shape[:-1] + input.shape[k:].
+    input_dimension_count, indices_dimension_count : int, optional
+        DirectML's InputDimensionCount and IndicesDimensionCount.
+    reduction : {"none", "add", "mul", "max", "min"}, default "none"
+        How colliding updates combine.
+    check_indices : bool, default False
+        Raise for an out-of-range coordinate instead of dropping its update.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        The input's shape and dtype.
+
+    Raises
+    ------
+    ValidationError
+        Arguments that break DML_SCATTER_ND's rules.
+    IndexOutOfRangeError
+        A coordinate out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> x = np.zeros((3, 2), np.float32)
+    >>> print(dmlc.scatter_nd(x, np.array([[2], [0]], np.int64), np.array([[1., 2.], [3., 4.]],
+    ...                                                                  np.float32)))
+    [[3. 4.]
+     [0. 0.]
+     [1. 2.]]
+    """
     op = ScatterNDDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = _updates(op, updates)
@@ -151,7 +190,49 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
     (or raise IndexOutOfRangeError with check_indices=True). Negative axes count from the end.
     out= the data tensor (a DeviceTensor) updates it in place: only the updates are written.
     reduction (ONNX's): "add", "mul", "max" or "min" combine each update into its target, in
-    row-major order of `updates`, as numpy would one at a time (the same bits on any device)."""
+    row-major order of `updates`, as numpy would one at a time (the same bits on any device).
+
+    Parameters
+    ----------
+    input : array_like or DeviceTensor
+        The data tensor.
+    indices : array_like or DeviceTensor
+        Integer indices, of updates' shape.
+    updates : array_like or DeviceTensor
+        The values written.
+    axis : int
+        The axis the indices address.
+    reduction : {"none", "add", "mul", "max", "min"}, default "none"
+        How an update combines with its target.
+    check_indices : bool, default False
+        Raise for an out-of-range index instead of dropping its update.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned (the data tensor itself: updated in place).
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        The input's shape and dtype.
+
+    Raises
+    ------
+    ValidationError
+        Arguments that break DML_SCATTER's rules.
+    IndexOutOfRangeError
+        An index out of range, with check_indices=True.
+
+    Examples
+    --------
+    >>> x = np.zeros((2, 3), np.float32)
+    >>> print(dmlc.scatter(x, np.array([[1, 0, 1]], np.int32), np.array([[5., 6., 7.]], np.float32),
+    ...                    axis=0))
+    [[0. 6. 0.]
+     [5. 0. 7.]]
+    >>> print(dmlc.scatter(x, np.array([[0, 0], [2, 2]], np.int32),
+    ...                    np.array([[1., 2.], [3., 4.]], np.float32), axis=1, reduction="add"))
+    [[3. 0. 0.]
+     [0. 0. 7.]]
+    """
     op = ScatterDesc.operator
     x, i = as_array(op, "input", input), as_array(op, "indices", indices)
     u = as_array(op, "updates", updates)
@@ -174,3 +255,14 @@ def scatter(input: Any, indices: Any, updates: Any, *, axis: int, reduction: str
 
 
 scatter_elements = scatter
+"""dmlc.scatter under ONNX's name, ScatterElements: the same function (its parameters, returns
+and raises are scatter's).
+
+Examples
+--------
+>>> dmlc.scatter_elements is dmlc.scatter
+True
+>>> x = np.zeros((1, 3), np.int32)
+>>> print(dmlc.scatter_elements(x, np.array([[2]], np.int32), np.array([[9]], np.int32), axis=1))
+[[0 0 9]]
+"""

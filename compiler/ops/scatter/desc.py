@@ -14,7 +14,41 @@ class ScatterNDDesc:
     every index tuple b (the last dimension of `indices` holds a tuple's k coordinates, which
     address the first k of the input's InputDimensionCount dimensions; the rest is the slice
     the update row fills). Collisions: the update last in row-major order of `updates` wins;
-    an update whose tuple has an out-of-range coordinate is dropped."""
+    an update whose tuple has an out-of-range coordinate is dropped.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor.
+    updates : TensorDesc
+        UpdatesTensor.
+    input_dimension_count : int
+        InputDimensionCount.
+    indices_dimension_count : int
+        IndicesDimensionCount.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+    reduction : {"none", "add", "mul", "max", "min"}, default "none"
+        ONNX's reduction, dmlc's extension.
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.ScatterNDDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(2, 1)),
+    ...     updates=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2)),
+    ...     input_dimension_count=1, indices_dimension_count=2))
+    >>> print(kernel(np.zeros((1, 4), np.float32), np.array([[1], [3]], np.int32),
+    ...              np.array([[5., 6.]], np.float32)))
+    [[0. 5. 0. 6.]]
+    """
 
     input: TensorDesc
     """InputTensor: the values the output starts from."""
@@ -64,7 +98,38 @@ class ScatterNDDesc:
 class ScatterDesc:
     """DML_SCATTER_OPERATOR_DESC (ScatterElements): output = input, then
     output[indices[i,j,k], j, k] = updates[i,j,k] (axis 0). Collisions: the update last in
-    row-major order of `updates` wins; out-of-range updates are dropped."""
+    row-major order of `updates` wins; out-of-range updates are dropped.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    indices : TensorDesc
+        IndicesTensor, of updates' sizes.
+    updates : TensorDesc
+        UpdatesTensor.
+    axis : int
+        Axis.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+    reduction : {"none", "add", "mul", "max", "min"}, default "none"
+        ONNX's reduction, dmlc's extension.
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.ScatterDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4)),
+    ...     indices=dmlc.TensorDesc(data_type="INT32", sizes=(1, 2)),
+    ...     updates=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2)), axis=1))
+    >>> print(kernel(np.zeros((1, 4), np.float32), np.array([[3, 0]], np.int32),
+    ...              np.array([[1., 2.]], np.float32)))
+    [[2. 0. 0. 1.]]
+    """
 
     input: TensorDesc
     """InputTensor: the values the output starts from."""

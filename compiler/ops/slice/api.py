@@ -21,7 +21,38 @@ from .desc import Slice1Desc, SliceGradDesc
 def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Sequence[int],
           output_sizes: Sequence[int] | None = None, out: Any = None) -> Any:
     """DML_SLICE1: per dimension, the window [offset, offset + size) read with a signed stride
-    (negative: from the window's end). output_sizes=None takes the most each window allows."""
+    (negative: from the window's end). output_sizes=None takes the most each window allows.
+
+    Parameters
+    ----------
+    input : array_like or DeviceTensor
+        The tensor to read from.
+    offsets, sizes : sequence of int
+        Each dimension's window.
+    strides : sequence of int
+        Each dimension's step, negative to read from the window's end.
+    output_sizes : sequence of int, optional
+        The output's sizes (by default the most each window allows).
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        The elements read, input's dtype.
+
+    Raises
+    ------
+    ValidationError
+        A window outside the input, a stride of 0.
+
+    Examples
+    --------
+    >>> x = np.arange(8, dtype=np.float32).reshape(2, 4)
+    >>> print(dmlc.slice(x, offsets=[0, 1], sizes=[2, 3], strides=[1, -2]))
+    [[3. 1.]
+     [7. 5.]]
+    """
     op = Slice1Desc.operator
     x = as_array(op, "input", input)
     output = None
@@ -41,7 +72,36 @@ def slice(input: Any, offsets: Sequence[int], sizes: Sequence[int], strides: Seq
 def slice_grad(dy: Any, input_shape: Sequence[int], offsets: Sequence[int],
                sizes: Sequence[int], strides: Sequence[int], out: Any = None) -> Any:
     """DML_SLICE_GRAD: zeros of `input_shape` with `dy` written where dmlc.slice(x, offsets,
-    sizes, strides) read x (the same window arguments; a window of size 0 reads nothing)."""
+    sizes, strides) read x (the same window arguments; a window of size 0 reads nothing).
+
+    Parameters
+    ----------
+    dy : array_like or DeviceTensor
+        The slice's output gradient.
+    input_shape : sequence of int
+        The sliced tensor's shape.
+    offsets, sizes, strides : sequence of int
+        The slice's window, as dmlc.slice takes it.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        Of `input_shape`, dy's dtype.
+
+    Raises
+    ------
+    ValidationError
+        A window outside `input_shape`, a dy of the wrong shape.
+
+    Examples
+    --------
+    >>> dy = np.array([[1., 2.]], np.float32)
+    >>> print(dmlc.slice_grad(dy, (2, 4), offsets=[1, 0], sizes=[1, 4], strides=[1, 2]))
+    [[0. 0. 0. 0.]
+     [1. 0. 2. 0.]]
+    """
     op = SliceGradDesc.operator
     g = as_array(op, "InputGradientTensor", dy)
     shape = as_ints(input_shape)

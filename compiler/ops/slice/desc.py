@@ -11,7 +11,30 @@ from ...family.tensor import TensorDesc, as_tuple
 @dataclass(frozen=True, kw_only=True)
 class Slice1Desc:
     """DML_SLICE1_OPERATOR_DESC: output[c] = input[start + stride * c] per dimension, where
-    start = offset, or offset + size - 1 for a negative stride."""
+    start = offset, or offset + size - 1 for a negative stride.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    offsets, sizes, strides : tuple of int
+        InputWindowOffsets, InputWindowSizes, InputWindowStrides.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.Slice1Desc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(5,)),
+    ...     offsets=(1,), sizes=(4,), strides=(-2,)))
+    >>> print(kernel(np.arange(5, dtype=np.float32)))
+    [4. 2.]
+    """
 
     input: TensorDesc
     """InputTensor: the tensor to read from."""
@@ -40,7 +63,30 @@ class Slice1Desc:
 @dataclass(frozen=True, kw_only=True)
 class SliceDesc:
     """DML_SLICE_OPERATOR_DESC: output[c] = input[offsets + strides * c], with `sizes` the
-    output's sizes and strides >= 1 (DML_SLICE1 generalizes it)."""
+    output's sizes and strides >= 1 (DML_SLICE1 generalizes it).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    offsets, sizes, strides : tuple of int
+        Offsets, Sizes (the output's) and Strides (at least 1).
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.SliceDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(5,)),
+    ...     offsets=(1,), sizes=(2,), strides=(2,)))
+    >>> print(kernel(np.arange(5, dtype=np.float32)))
+    [1. 3.]
+    """
 
     input: TensorDesc
     """InputTensor."""
@@ -67,7 +113,31 @@ class SliceDesc:
 @dataclass(frozen=True, kw_only=True)
 class SliceGradDesc:
     """DML_SLICE_GRAD_OPERATOR_DESC: the gradient of a DML_SLICE1 with this window: zeros of the
-    sliced tensor's sizes, with input_gradient written back where the slice read."""
+    sliced tensor's sizes, with input_gradient written back where the slice read.
+
+    Parameters
+    ----------
+    input_gradient : TensorDesc
+        InputGradientTensor: the slice's output gradient.
+    output_gradient : TensorDesc
+        OutputGradientTensor: the sliced tensor's sizes.
+    offsets, sizes, strides : tuple of int
+        The slice's window, as Slice1Desc's.
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.SliceGradDesc(
+    ...     input_gradient=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,)),
+    ...     output_gradient=dmlc.TensorDesc(data_type="FLOAT32", sizes=(5,)),
+    ...     offsets=(1,), sizes=(4,), strides=(2,)))
+    >>> print(kernel(np.array([1., 2.], np.float32)))
+    [0. 1. 0. 2. 0.]
+    """
 
     input_gradient: TensorDesc
     """InputGradientTensor: the slice's output sizes (the gradient arriving from it)."""

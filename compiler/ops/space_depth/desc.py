@@ -14,7 +14,31 @@ DEPTH_SPACE_ORDERS = ("DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW",
 @dataclass(frozen=True, kw_only=True)
 class SpaceToDepthDesc:
     """DML_SPACE_TO_DEPTH1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C*b*b, H/b, W/b], each
-    b x b block of space moved into channels in `order`."""
+    b x b block of space moved into channels in `order`.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor, NCHW.
+    block_size : int
+        BlockSize.
+    order : str, default "DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW"
+        Order (DCR; or "DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH", CRD).
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.SpaceToDepthDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 2)), block_size=2))
+    >>> print(kernel(np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)).shape)
+    (1, 4, 1, 1)
+    """
 
     input: TensorDesc
     """InputTensor: 4 dimensions, H and W multiples of block_size."""
@@ -36,7 +60,32 @@ class SpaceToDepthDesc:
 @dataclass(frozen=True, kw_only=True)
 class DepthToSpaceDesc(SpaceToDepthDesc):
     """DML_DEPTH_TO_SPACE1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C/(b*b), H*b, W*b], the
-    inverse of SPACE_TO_DEPTH1 of the same order."""
+    inverse of SPACE_TO_DEPTH1 of the same order.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor, NCHW.
+    block_size : int
+        BlockSize.
+    order : str, default "DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW"
+        Order (DCR; or "DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH", CRD).
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.DepthToSpaceDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4, 1, 1)), block_size=2))
+    >>> print(kernel(np.arange(4, dtype=np.float32).reshape(1, 4, 1, 1))[0, 0])
+    [[0. 1.]
+     [2. 3.]]
+    """
 
     operator = "DML_DEPTH_TO_SPACE1"
     to_depth: ClassVar[bool] = False
@@ -48,7 +97,31 @@ _V0_FIELDS: dict[str, str | None] = {"InputTensor": "input", "OutputTensor": "ou
 
 @dataclass(frozen=True, kw_only=True)
 class SpaceToDepth0Desc(SpaceToDepthDesc):
-    """DML_SPACE_TO_DEPTH_OPERATOR_DESC: SPACE_TO_DEPTH1 in DCR order."""
+    """DML_SPACE_TO_DEPTH_OPERATOR_DESC: SPACE_TO_DEPTH1 in DCR order.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor, NCHW.
+    block_size : int
+        BlockSize.
+    order : str, default "DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW"
+        DCR, the only order of DML_SPACE_TO_DEPTH.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.SpaceToDepth0Desc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 1, 2, 2)), block_size=2))
+    >>> print(kernel(np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2)).reshape(-1))
+    [0. 1. 2. 3.]
+    """
 
     operator = "DML_SPACE_TO_DEPTH"
     dml_fields: ClassVar[dict[str, str | None]] = _V0_FIELDS
@@ -56,7 +129,32 @@ class SpaceToDepth0Desc(SpaceToDepthDesc):
 
 @dataclass(frozen=True, kw_only=True)
 class DepthToSpace0Desc(DepthToSpaceDesc):
-    """DML_DEPTH_TO_SPACE_OPERATOR_DESC: DEPTH_TO_SPACE1 in DCR order."""
+    """DML_DEPTH_TO_SPACE_OPERATOR_DESC: DEPTH_TO_SPACE1 in DCR order.
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor, NCHW.
+    block_size : int
+        BlockSize.
+    order : str, default "DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW"
+        DCR, the only order of DML_DEPTH_TO_SPACE.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.DepthToSpace0Desc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 4, 1, 1)), block_size=2))
+    >>> print(kernel(np.arange(4, dtype=np.float32).reshape(1, 4, 1, 1))[0, 0])
+    [[0. 1.]
+     [2. 3.]]
+    """
 
     operator = "DML_DEPTH_TO_SPACE"
     dml_fields: ClassVar[dict[str, str | None]] = _V0_FIELDS

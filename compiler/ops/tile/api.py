@@ -15,7 +15,33 @@ from .desc import TileDesc
 def tile(x: Any, repeats: Any, out: Any = None) -> Any:
     """DML_TILE: `x` repeated `repeats[d]` times along each dimension, as numpy.tile: fewer
     repeats than dimensions apply to the last ones (an integer: the last dimension), more add
-    leading dimensions to x."""
+    leading dimensions to x.
+
+    Parameters
+    ----------
+    x : array_like or DeviceTensor
+        The tensor to repeat.
+    repeats : int or sequence of int
+        Repeats per dimension, as numpy.tile's `reps`.
+    out : ndarray or DeviceTensor, optional
+        Written with the result and returned.
+
+    Returns
+    -------
+    ndarray or DeviceTensor
+        x tiled, x's dtype.
+
+    Raises
+    ------
+    ValidationError
+        A negative repeat.
+
+    Examples
+    --------
+    >>> print(dmlc.tile(np.array([[1., 2.]], np.float32), (2, 2)))
+    [[1. 2. 1. 2.]
+     [1. 2. 1. 2.]]
+    """
     op = TileDesc.operator
     a = as_array(op, "InputTensor", x)
     reps = int_arguments(op, "Repeats", repeats, None)

@@ -10,7 +10,30 @@ from ...family.tensor import TensorDesc, as_tuple
 @dataclass(frozen=True, kw_only=True)
 class TileDesc:
     """DML_TILE_OPERATOR_DESC: the input repeated `repeats[d]` times along each dimension d
-    (ONNX Tile, numpy.tile)."""
+    (ONNX Tile, numpy.tile).
+
+    Parameters
+    ----------
+    input : TensorDesc
+        InputTensor.
+    repeats : tuple of int
+        Repeats, one per dimension.
+    output : TensorDesc, optional
+        OutputTensor (inferred when None).
+
+    Raises
+    ------
+    ValidationError
+        From dmlc.compile: a descriptor that breaks the operator's rules.
+
+    Examples
+    --------
+    >>> kernel = dmlc.compile(dmlc.TileDesc(
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(1, 2)), repeats=(2, 1)))
+    >>> print(kernel(np.array([[1., 2.]], np.float32)))
+    [[1. 2.]
+     [1. 2.]]
+    """
 
     input: TensorDesc
     """InputTensor."""
