@@ -143,3 +143,54 @@ def test_shell_blocks_name_make_targets_that_exist():
     for body in blocks("sh"):
         for target in re.findall(r"^make (\S+)", body, flags=re.M):
             assert re.search(rf"^{re.escape(target)}:", makefile, flags=re.M), target
+
+
+def dmlc_commands() -> list[tuple[str, str]]:
+    """(page, command) of each `dmlc ...` line of the pages' shell blocks, comment dropped."""
+    found = []
+    for page, page_blocks in BLOCKS.items():
+        for lang, body, _ in page_blocks:
+            for line in body.split("\n") if lang == "sh" else []:
+                command = re.split(r"\s+#\s", line, maxsplit=1)[0].strip()
+                if command.startswith("dmlc "):
+                    found.append((page, command))
+    return found
+
+
+def runnable(command: str) -> str | None:
+    """None where the command runs as written; else why not: a synopsis (brackets, |, a
+    placeholder in capitals) or a file the reader brings (model.onnx)."""
+    words = command.split()[1:]
+    if any(c in command for c in "[]|;") or any(re.fullmatch(r"[A-Z][A-Z0-9_.=,-]*", w)
+                                                 for w in words):
+        return "a synopsis"
+    for word in words:
+        if word.endswith((".dml", ".onnx")) and not (ROOT / word).exists():
+            return f"the reader's file {word}"
+    return None
+
+
+@pytest.mark.vulkan
+def test_dmlc_commands_of_the_shell_blocks_run_as_written(tmp_path):
+    """Each `dmlc` line that is not a synopsis and names only files of this repository runs,
+    exit code 0, in the repository (its -o output redirected to a temporary folder)."""
+    import subprocess
+    import sys
+    exe = pathlib.Path(sys.executable).parent / "dmlc"
+    ran, skipped = [], []
+    for page, command in dmlc_commands():
+        why = runnable(command)
+        if why:
+            skipped.append((page, command, why))
+            continue
+        words = command.split()[1:]
+        if "-o" in words:
+            words[words.index("-o") + 1] = str(tmp_path / words[words.index("-o") + 1])
+        done = subprocess.run([str(exe), *words], cwd=ROOT, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, (page, command, done.stderr[-2000:])
+        ran.append(command)
+    print(f"\n{len(ran)} dmlc commands of the shell blocks run; {len(skipped)} not: "
+          + "; ".join(f"{p}: {c!r} ({w})" for p, c, w in skipped))
+    assert "dmlc info" in ran
+    assert any(c.startswith("dmlc compile examples/") for c in ran), ran
