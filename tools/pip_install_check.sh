@@ -29,7 +29,7 @@ check_kept() {  # check_kept DIR NUMPY_VERSION: numpy unchanged, pip check clean
   "$1/bin/python" -m pip check >&2
   info=$("$1/bin/dmlc" info 2>/dev/null)
   grep -E "^(Vulkan binding|device )" <<<"$info" >&2
-  grep -q "built into dmlc's wheel" <<<"$info" \
+  grep -q "built by dmlc's setup.py" <<<"$info" \
     || { log "$1: dmlc info does not name the wheel's binding"; exit 1; }
 }
 

@@ -32,7 +32,7 @@ def describe() -> str:
     import importlib.metadata
     name = origin()
     if name == BUILT_IN:
-        return f"{BUILT_IN} (kp 0.9.0, patched for portability drivers, built into dmlc's wheel)"
+        return f"{BUILT_IN} (kp 0.9.0, patched for portability drivers, built by dmlc's setup.py)"
     if name == "kp":
         try:
             return f"kp {importlib.metadata.version('kp')} (an installed package)"

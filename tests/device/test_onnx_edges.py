@@ -231,11 +231,14 @@ def one_hot(indices, depth, values, **attrs):
     indices uncast: the oracle casts them to int64, and Where selects the values by the
     evaluator's 0/1 one-hot."""
     off, on = values.a
+    # the oracle's depth is 0-d: ONNX's evaluator (onnx 1.23) fails on a 1-element depth under
+    # numpy 2.4 (int() of a 1-d array), which the spec makes the same depth; dmlc gets the case's
+    depth0 = K(np.asarray(depth.a).reshape(()))
     oracle = graph([node("Cast", ["in0"], "i", to=INT64),
                     node("OneHot", ["i", "in1", "zo"], "m", **attrs),
                     node("Cast", ["m"], "b", to=TensorProto.BOOL),
                     node("Where", ["b", "on", "off"], "out0")],
-                   {"in0": indices, "in1": depth, "zo": K([0, 1]), "on": K(on), "off": K(off)},
+                   {"in0": indices, "in1": depth0, "zo": K([0, 1]), "on": K(on), "off": K(off)},
                    ["out0"])[0]
     return judged_by(one("OneHot", indices, depth, values, **attrs), oracle)
 
