@@ -194,3 +194,47 @@ def test_dmlc_commands_of_the_shell_blocks_run_as_written(tmp_path):
           + "; ".join(f"{p}: {c!r} ({w})" for p, c, w in skipped))
     assert "dmlc info" in ran
     assert any(c.startswith("dmlc compile examples/") for c in ran), ran
+
+
+SCRIPT_COMMANDS = ("dmlc ", "cc ", "python3 ", "./")
+
+
+def script_blocks() -> list[tuple[str, str]]:
+    """(page, body) of each shell block made only of commands a reader runs in the repository
+    as written (dmlc, cc, python3, a program it built) with no synopsis or reader's file."""
+    found = []
+    for page, page_blocks in BLOCKS.items():
+        for lang, body, _ in page_blocks:
+            lines = [ln for ln in body.split("\n") if ln.strip()]
+            if lang == "sh" and lines and all(ln.startswith(SCRIPT_COMMANDS) for ln in lines) \
+                    and not any(runnable(ln) for ln in lines if ln.startswith("dmlc ")) \
+                    and len(lines) > 1:
+                found.append((page, body))
+    return found
+
+
+@pytest.mark.vulkan
+def test_shell_scripts_of_the_pages_run_as_written(tmp_path):
+    """A block of several such commands (the manifest runner's: compile, build the C runner,
+    write the input, run) runs whole, with bash -e, in a folder holding the repository's
+    examples/, on this machine's PATH with the venv first."""
+    import os
+    import subprocess
+    import sys
+    scripts = script_blocks()
+    assert any("run_manifest" in body for _, body in scripts), scripts
+    for i, (page, body) in enumerate(scripts):
+        work = tmp_path / f"block{i}"
+        work.mkdir()
+        (work / "examples").symlink_to(ROOT / "examples")
+        env = {**os.environ, "PATH": f"{pathlib.Path(sys.executable).parent}{os.pathsep}"
+                                     f"{os.environ['PATH']}"}
+        done = subprocess.run(["bash", "-e", "-c", body], cwd=work, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, (page, body, done.stdout[-1000:], done.stderr[-2000:])
+        if "split_heads" in body:  # the manifest runner's output: DML_SPLIT's three parts
+            x = np.arange(8, dtype=np.int64).reshape(2, 4)  # of in.bin, in one buffer
+            parts = np.split(x, [2, 3], axis=1)
+            got = np.fromfile(work / "result.bin", np.int64)
+            assert got.tolist() == np.concatenate([p.ravel() for p in parts]).tolist(), got
+    print(f"\n{len(scripts)} shell scripts of the pages run whole")
