@@ -89,7 +89,7 @@ def _available() -> str:
 def vulkan_problem() -> str | None:
     """Why the Vulkan backend cannot run here (kp missing, no Vulkan device), or None."""
     if kompute.origin() is None:
-        return ("the Vulkan binding (kp) is not installed: pip install dmlc builds it where "
+        return ("the Vulkan binding (kp) is not installed: dmlc's pip install builds it where "
                 "the Vulkan SDK is found (docs/install.md)")
     found = vulkan.probe()
     return f"no usable Vulkan device: {found.problem}" if found.problem else None

@@ -63,9 +63,9 @@ def _import_kp() -> Any:
             if "vulkan" in str(e).lower():
                 raise DeviceError(f"the Vulkan loader is missing ({e}): apt-get install "
                                   "libvulkan1") from e
-            raise DeviceError(f"the Vulkan binding (kp) is not installed ({e}): pip install "
-                              "dmlc builds it where the Vulkan SDK is found (docs/install.md); "
-                              "'dmlc[webgpu]' runs the WebGPU backend; or run `make install`"
+            raise DeviceError(f"the Vulkan binding (kp) is not installed ({e}): dmlc's pip "
+                              "install builds it where the Vulkan SDK is found (docs/install.md); "
+                              "dmlc's webgpu extra runs the WebGPU backend; or run `make install`"
                               ) from e
         finally:
             root.handlers[:], root.level = handlers, level

@@ -37,7 +37,7 @@ def test_auto_says_what_is_missing_and_builds_a_pure_wheel(monkeypatch, capsys):
     assert kompute.wanted({}) is False
     said = capsys.readouterr().err
     assert "needs a C++ compiler: brew install molten-vk vulkan-loader vulkan-headers" in said
-    assert "pip install 'dmlc[webgpu]'" in said
+    assert "the WebGPU backend (its webgpu extra)" in said
 
 
 def test_on_stops_saying_what_is_missing(monkeypatch):

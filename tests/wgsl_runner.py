@@ -33,7 +33,7 @@ def wgpu_problem() -> str | None:
     try:
         import wgpu
     except ImportError as e:
-        return f"wgpu-py is not installed ({e}): pip install 'dmlc[webgpu]'"
+        return f"wgpu-py is not installed ({e}): pip install wgpu"
     try:
         adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
     except Exception as e:  # no adapter, no Vulkan driver

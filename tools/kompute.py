@@ -189,7 +189,7 @@ def wanted(environ: Mapping[str, str]) -> bool:
     if mode == "on":
         raise SystemExit(f"dmlc: DMLC_VULKAN=on, but {message}")
     log(f"not building it: {message}. This wheel runs the WebGPU backend "
-        "(pip install 'dmlc[webgpu]'), or the Vulkan one with an installed kp")
+        "(its webgpu extra), or the Vulkan one with an installed kp")
     return False
 
 

@@ -1,5 +1,6 @@
 """`dmlc bench --plot FILE.png`: the report's ratios as a picture, one bar per case, targets
-marked. matplotlib is an optional extra (`pip install dmlc[plot]`); only this module needs it."""
+marked. matplotlib is an optional extra (`plot`: `pip install matplotlib`); only this module
+needs it."""
 from __future__ import annotations
 
 import datetime
@@ -16,7 +17,7 @@ def plot(report: dict[str, Any], path: str) -> None:
         matplotlib.use("Agg")  # files only: no display needed
         import matplotlib.pyplot as plt
     except ImportError:
-        raise UsageError("--plot needs matplotlib: pip install 'dmlc[plot]'") from None
+        raise UsageError("--plot needs matplotlib: pip install matplotlib") from None
     cases = report["cases"]
     names = [c["case"] for c in cases]
     ratios = [c["vs_copy_shader"] for c in cases]

@@ -135,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run only the cases whose name contains TEXT (repeatable; skips the "
                        "compile-latency and call-overhead sections)")
     bench.add_argument("--plot", metavar="FILE.png", help="also draw the ratios per case, "
-                       "targets marked (needs matplotlib: pip install 'dmlc[plot]')")
+                       "targets marked (needs matplotlib: pip install matplotlib)")
     bench.add_argument("--backend", choices=("vulkan", "webgpu", "both"),
                        help="the backend to time (default: DMLC_BACKEND, else the available "
                        "one); both: each case on both, side by side, WebGPU's speed as a ratio "

@@ -1,5 +1,5 @@
 """`dmlc run model.onnx` and `dmlc compile model.onnx`: ONNX graphs from the command line (the
-onnx package: pip install 'dmlc[onnx]')."""
+onnx package: pip install onnx, dmlc's onnx extra)."""
 from __future__ import annotations
 
 import os

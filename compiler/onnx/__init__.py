@@ -1,5 +1,5 @@
 """ONNX models in: data-movement graphs run as dmlc kernels (an optional extra: the `onnx`
-package, `pip install 'dmlc[onnx]'`).
+package, `pip install onnx`, dmlc's `onnx` extra).
 
     import dmlc.onnx
     program = dmlc.onnx.load_program("model.onnx")

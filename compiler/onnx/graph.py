@@ -80,7 +80,7 @@ def _onnx() -> Any:
         import onnx
     except ImportError:
         raise ValidationError("dmlc.onnx", "onnx", "the onnx package (pip install "
-                              "'dmlc[onnx]')", "not installed") from None
+                              "onnx, dmlc's onnx extra)", "not installed") from None
     return onnx
 
 

@@ -12,7 +12,7 @@ from ...errors import DeviceError
 from ..limits import Limits
 from ..validation_log import before_instance
 
-INSTALL_HINT = "pip install 'dmlc[webgpu]' (wgpu-py), and a GPU driver (Vulkan, Metal or D3D12)"
+INSTALL_HINT = "pip install wgpu (dmlc's webgpu extra), and a GPU driver (Vulkan, Metal or D3D12)"
 NATIVE = ("Vulkan", "Metal", "D3D12")
 """The APIs wgpu offers WebGPU on in full; its OpenGL backend is "downlevel" (fewer limits and
 features), taken only when named."""

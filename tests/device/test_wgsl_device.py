@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-pytest.importorskip("wgpu", reason="wgpu-py is not installed (pip install 'dmlc[webgpu]'): "
+pytest.importorskip("wgpu", reason="wgpu-py is not installed (pip install wgpu): "
                     "no WebGPU to run WGSL on")
 
 import cases
