@@ -237,28 +237,33 @@ def cache_info() -> dict[str, dict[str, int]]:
     limits, hits, misses); "compiles", the compiles by operator ("DML_GATHER generic" for
     generic kernels); "generic", each generic kernel (its dynamic dimensions) and how many
     call sizes it served; and "buffers", the device's pool of idle buffers shared by all
-    kernels (idle buffers and bytes, the byte limit; zeros when no device is open).
+    kernels (idle buffers and bytes, the byte limit; zeros when no device is open); "objects",
+    what the open device has made since it opened, for seeing what a loop creates once warm
+    (Vulkan: "tensors" (buffers), "algorithms" (a pipeline and a descriptor set each) and
+    "sequences"; WebGPU: "tensors", "pipelines" and "bind_groups"; empty when no device is
+    open).
 
     Returns
     -------
     dict
-        "kernels", "compiles", "generic" and "buffers", each a dict.
+        "kernels", "compiles", "generic", "buffers" and "objects", each a dict.
 
     Examples
     --------
     >>> sorted(dmlc.cache_info())
-    ['buffers', 'compiles', 'generic', 'kernels']
+    ['buffers', 'compiles', 'generic', 'kernels', 'objects']
     >>> _ = dmlc.tile(np.ones(1, np.float32), 2)
     >>> dmlc.cache_info()["compiles"]["DML_TILE"] >= 1
     True
     """
     from .compiled import KERNELS
-    from .runtime.backend import pool_info  # no kp, and no device opened: None without one
+    from .runtime.backend import objects_info, pool_info  # no kp, no device opened
     pool = pool_info()
     return {"kernels": KERNELS.info(), "compiles": dict(KERNELS.compiles),
             "generic": KERNELS.generic.info(),
             "buffers": pool or {"idle_buffers": 0, "idle_bytes": 0, "limit_bytes": 0,
-                                "created": 0, "reused": 0}}
+                                "created": 0, "reused": 0},
+            "objects": objects_info() or {}}
 
 
 def clear_cache() -> None:

@@ -151,6 +151,11 @@ def pool_info(clear: bool = False) -> dict[str, int] | None:
     return module(known() or "vulkan").pool_info(clear)
 
 
+def objects_info() -> dict[str, int] | None:
+    """What the current backend's open device has made (device.objects_info), or None."""
+    return module(known() or "vulkan").objects_info()
+
+
 def device_kind() -> str | None:
     """"cpu" or "gpu": what the current backend's selected device is, without opening it."""
     return module().device_kind()

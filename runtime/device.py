@@ -169,6 +169,16 @@ def pool_info(clear: bool = False) -> dict[str, int] | None:
             return _device.pool.info()
 
 
+def objects_info() -> dict[str, int] | None:
+    """What the open device has made since it opened (None with none open): kp tensors (a
+    device buffer and its staging buffer each), algorithms (a pipeline and a descriptor set
+    each: kp binds an algorithm's tensors when it makes it) and sequences (command buffers)."""
+    with _lock:
+        if _device is None or _device.closed:
+            return None
+        return {k: _device.created[k] for k in ("tensors", "algorithms", "sequences")}
+
+
 def dispatch_grid(invocations: int, local_size: int,
                   max_groups: Sequence[int]) -> tuple[int, int, int]:
     """A 2-D grid of at least `invocations` invocations within the per-axis group limits

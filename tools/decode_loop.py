@@ -14,6 +14,9 @@ import time
 
 import numpy as np
 
+WARM_UP = 20
+"""Steps before the objects the device makes are counted (issue 35's measure)."""
+
 
 def run(steps: int, mode: str, seed: int = 0, dtype: str = "float32") -> dict[str, object]:
     """The loop under DMLC_DYNAMIC=mode, checked against numpy at every step."""
@@ -36,8 +39,10 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
     table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(dtype))
     host_cache = np.zeros((heads, width, window), dtype)
     cache = dmlc.to_device(host_cache)
-    times = []
+    times, warm_objects = [], None
     for t in range(1, steps + 1):
+        if t == WARM_UP + 1:
+            warm_objects = dict(dmlc.cache_info()["objects"])
         start = time.perf_counter()
         ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
         emb = dmlc.gather(table, ids, axis=0)                     # [n, width], n varies
@@ -55,8 +60,10 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
         assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
     info = dmlc.cache_info()
     warm = times[10:]
+    made = {k: n - warm_objects.get(k, 0) for k, n in info["objects"].items()
+            if n != warm_objects.get(k, 0)} if warm_objects is not None else None
     return {"mode": mode, "dtype": dtype.name, "steps": steps, "compiles": info["compiles"],
-            "generic": info["generic"],
+            "generic": info["generic"], "objects_made_after_warm_up": made,
             "host_ms_per_step": {"median": 1e3 * float(np.median(warm)),
                                  "mean": 1e3 * float(np.mean(warm))}}
 
@@ -79,6 +86,8 @@ def main() -> None:
               f"compiles={r['compiles']}")
         print(f"    per-step host time after 10 warm-up steps: median {host['median']:.2f} ms, "
               f"mean {host['mean']:.2f} ms; generic kernels: {r['generic']}")
+        print(f"    device objects made after {WARM_UP} warm-up steps "
+              f"(dmlc.cache_info()['objects']): {r['objects_made_after_warm_up']}")
 
 
 if __name__ == "__main__":

@@ -97,6 +97,15 @@ def pool_info(clear: bool = False) -> dict[str, int] | None:
             return _device.pool.info()
 
 
+def objects_info() -> dict[str, int] | None:
+    """What the open device has made since it opened (None with none open): buffers
+    ("tensors"), compute pipelines and bind groups."""
+    with _lock:
+        if _device is None or _device.closed:
+            return None
+        return {k: _device.created[k] for k in ("tensors", "pipelines", "bind_groups")}
+
+
 def device_kind() -> str | None:
     """"cpu" or "gpu" (the adapter's type), asked without opening a device."""
     try:
@@ -265,6 +274,7 @@ class Device:
     def bind_group(self, layout: Any, entries: list[dict[str, Any]]) -> Any:
         """A bind group of a pipeline's layout (every one dmlc makes is made here: tests see
         what each kernel binds)."""
+        self.created["bind_groups"] += 1
         return self.device.create_bind_group(layout=layout, entries=entries)
 
     def uniform(self, words: tuple[int, ...]) -> Any:
