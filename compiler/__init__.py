@@ -253,7 +253,7 @@ def cache_info() -> dict[str, dict[str, int]]:
     >>> sorted(dmlc.cache_info())
     ['buffers', 'compiles', 'generic', 'kernels', 'objects']
     >>> _ = dmlc.tile(np.ones(1, np.float32), 2)
-    >>> dmlc.cache_info()["compiles"]["DML_TILE"] >= 1
+    >>> any(name.startswith("DML_TILE") for name in dmlc.cache_info()["compiles"])
     True
     """
     from .compiled import KERNELS

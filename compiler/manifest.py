@@ -180,8 +180,8 @@ def write_manifest(kernel: Any, folder: str | os.PathLike[str], name: str | None
     Examples
     --------
     >>> import os, tempfile
-    >>> kernel = dmlc.compile(dmlc.TileDesc(
-    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,)), repeats=(2,)))
+    >>> kernel = dmlc.compile(dmlc.TileDesc(  # a manifest's sizes are fixed: never generic
+    ...     input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(2,)), repeats=(2,)), dynamic=False)
     >>> folder = tempfile.mkdtemp()
     >>> print(os.path.basename(dmlc.write_manifest(kernel, folder)))
     tile.manifest.json
