@@ -211,8 +211,14 @@ def check_family(family: str, examples: int, **overrides: Any) -> int:
 
 @pytest.mark.parametrize("family", sorted(cases.ALL_CASES))
 def test_descriptors_of_one_key_lower_to_one_program(family):
-    compared = check_family(family, 20)
-    assert compared >= max(2, budget(20) // 10), f"only {compared} comparisons of two descriptors"
+    # Random draws may compare few pairs in one run (scatter_nd: 1 of 20 once); a family whose
+    # strategies never give two descriptors of one key still fails after five runs.
+    needed, compared = max(2, budget(20) // 10), 0
+    for _ in range(5):
+        compared += check_family(family, 20)
+        if compared >= needed:
+            break
+    assert compared >= needed, f"only {compared} comparisons of two descriptors"
 
 
 MUTATIONS = {  # family: (the key's component dropped, what it is)
