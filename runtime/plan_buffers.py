@@ -1,0 +1,177 @@
+"""What both backends' executables do alike with a launch plan's buffers: find every buffer of a
+call (the caller's device tensors, the executable's own, or the pool's, given back after), keep
+a Binding per set of buffers (the last BINDINGS), check the caller's tensors, read the status
+buffers and the guard words. runtime/executable.py (Vulkan: kp) and runtime/webgpu/executable.py
+(wgpu) subclass PlanBuffers with their own Binding, buffer making and run."""
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..errors import DeviceError
+from ..plan import LaunchPlan, PlanBuffer
+from .buffers import from_words
+from .pool import Slot
+
+
+def guard_pattern(words: int) -> np.ndarray:
+    """Words no kernel writes by accident: distinct, and neither 0 nor small."""
+    return (np.arange(words, dtype=np.uint32) * np.uint32(0x9E3779B1)) ^ np.uint32(0xA5C3E10F)
+
+
+def flat(values: Any) -> list[Any]:
+    """Buffers in binding order: a chunked buffer's tuple is its chunks, in order."""
+    out: list[Any] = []
+    for v in values:
+        out.extend(v if isinstance(v, tuple) else (v,))
+    return out
+
+
+class PlanBuffers:
+    """The backend-neutral part of an Executable. A subclass sets `binding_type` (its Binding:
+    made from the executable, a tensor per buffer by name, and host; with `tensors` and
+    `alive()`), makes `self._own` in its __init__ (after `_init_buffers`), and runs."""
+
+    BINDINGS = 8
+    """Bindings kept per executable (each names its tensors; pooled ones keep theirs)."""
+
+    binding_type: Any
+
+    def _init_buffers(self, device: Any, plan: LaunchPlan) -> None:
+        self.device, self.plan, self.guard = device, plan, plan.guard_words
+        self._dtypes = {b.name: np.dtype(b.dtype) for b in plan.buffers}
+        self._bindings: OrderedDict[tuple, Any] = OrderedDict()
+        self._own: dict[str, list[Slot]] = {}
+
+    @staticmethod
+    def _tensor_of(slots: Sequence[Slot]) -> Any:
+        """What a binding holds for a buffer: its tensor, or the tuple of a chunked one's."""
+        return slots[0].tensor if len(slots) == 1 else tuple(s.tensor for s in slots)
+
+    @property
+    def owned_bytes(self) -> int:
+        """Memory this executable holds between calls (status buffers; every buffer when
+        guarded)."""
+        return sum(s.nbytes for slots in self._own.values() for s in slots)
+
+    def _chunk_data(self, tensors: Any, buf: PlanBuffer) -> list[np.ndarray]:
+        """The host views of a buffer's words in its tensors (one per chunk), past the front
+        guard."""
+        g, each = self.guard, tensors if isinstance(tensors, tuple) else (tensors,)
+        return [t.data()[g:g + words] for t, words in zip(each, buf.chunks)]
+
+    def _slots(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
+        """Tensors for every buffer: those given, the executable's own, and the rest from the
+        pool (scratch zeroed; output and temp buffers as the last user left them). Returns
+        them with the pooled slots to give back, in the reverse order of taking (so the next
+        call takes the same ones: same binding) and whether each is left zeroed (scratch: the
+        kernels zero it again)."""
+        tensors, taken = {}, []
+        pool = self.device.pool
+        for b in self.plan.buffers:
+            if b.name in given:
+                tensors[b.name] = given[b.name]
+            elif b.name in self._own:
+                tensors[b.name] = self._tensor_of(self._own[b.name])
+            else:
+                slots = [pool.take(words, zeroed=b.zeroed) for words in b.chunks]
+                tensors[b.name] = self._tensor_of(slots)
+                taken += [(slot, b.zeroed) for slot in slots]
+        return tensors, taken[::-1]
+
+    @contextlib.contextmanager
+    def bound(self, given: dict[str, Any], host: bool) -> Iterator[Any]:
+        """The binding for the `given` tensors and the rest of the plan's buffers (its own, or
+        borrowed from the pool and given back on leaving; caller holds the device)."""
+        tensors, taken = self._slots(given)
+        try:
+            yield self.binding(tensors, host)
+        finally:
+            for slot, clean in taken:
+                self.device.pool.give(slot, clean, self.plan.name)
+
+    def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
+        """The tensors of device tensors passed for the inputs and the output, by buffer."""
+        return {n: self._fit(t, self.plan.buffer(n))
+                for n, t in zip((*self.plan.inputs, self.plan.output), (*inputs, out))}
+
+    def _fit(self, t: Any, buf: PlanBuffer) -> Any:
+        """The tensors of device tensor `t` bound for `buf`: a chunked tensor's first chunks
+        (a tensor may be larger than the plan's buffer), chunked as the plan's."""
+        tensors = t.kp_tensor
+        if not isinstance(tensors, tuple):
+            if buf.chunk_words:
+                raise DeviceError(f"{self.plan.name}: buffer {buf.name} was compiled as chunks "
+                                  f"of {buf.chunk_words} words, but its tensor is one buffer: "
+                                  "compile for this device's limits (the default)")
+            return tensors
+        if buf.chunk_words not in (0, t.chunk_words):
+            raise DeviceError(f"{self.plan.name}: buffer {buf.name} was compiled as chunks of "
+                              f"{buf.chunk_words} words, its tensor has chunks of "
+                              f"{t.chunk_words}: compile for this device's limits (the default)")
+        return tensors[0] if len(buf.chunks) == 1 else tensors[:len(buf.chunks)]
+
+    def binding(self, tensors: dict[str, Any], host: bool) -> Any:
+        """The binding for these tensors, made on first use (caller holds the device)."""
+        key = (host, *(id(t) for t in flat(tensors.values())))
+        found = self._bindings.get(key)
+        if found is not None and found.alive():
+            self._bindings.move_to_end(key)
+            return found
+        for old in [k for k, b in self._bindings.items() if not b.alive()]:
+            del self._bindings[old]  # a tensor destroyed since: never dispatch it again
+        found = self._bindings[key] = self.binding_type(self, tensors, host)
+        if len(self._bindings) > self.BINDINGS:
+            self._bindings.popitem(last=False)
+        return found
+
+    def _check(self, inputs: Sequence[Any], out: Any) -> None:
+        """Refuse the caller's device tensors where the kernels cannot bind them on this device
+        (they may be of any size), or where one is smaller than its plan buffer (a generic
+        kernel's pushed extents too)."""
+        names = (*self.plan.inputs, self.plan.output)
+        for k in self.plan.kernels:
+            self.device.check_launch(self.plan.name, k.local_size, [
+                (n, 4 * min(t.words, t.chunk_words or t.words))
+                for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+        for n, t in zip(names, (*inputs, out)):
+            if t.words < self.plan.buffer(n).words:
+                raise DeviceError(f"{self.plan.name}: buffer {n} needs "
+                                  f"{self.plan.buffer(n).words} words, the tensor bound "
+                                  f"to it has {t.words}")
+
+    def _take_status(self) -> dict[str, np.ndarray]:
+        """The status buffers as the last run read them back (caller holds the device); any
+        that it set are zeroed again on the device for the next call."""
+        status = {}
+        g = self.guard
+        for b in self.plan.status:
+            slot = self._own[b.name][0]  # a few words: never chunked
+            data = slot.tensor.data()[g:g + b.words]
+            status[b.name] = from_words(data, self._dtypes[b.name], (b.count,))
+            if data.any():
+                data[:] = 0
+                slot.sync(self.device, "up")
+        return status
+
+    def guard_damage(self) -> list[str]:
+        """Guard words that differ from the pattern after the last run(), as 'buffer before[k]'
+        or 'buffer after[k]' (k counts from the buffer's edge); empty when nothing strayed."""
+        g, damage = self.guard, []
+        for b in self.plan.buffers:
+            for j, (slot, words) in enumerate(zip(self._own[b.name], b.chunks)):
+                data, pattern = slot.tensor.data(), guard_pattern(words + 2 * g)
+                name = f"{b.name} chunk {j}" if b.chunk_words else b.name
+                for where, lo in (("before", 0), ("after", g + words)):
+                    bad = np.nonzero(data[lo:lo + g] != pattern[lo:lo + g])[0]
+                    edge = g - 1 - bad[::-1] if where == "before" else bad
+                    damage += [f"{name} {where}[{int(k)}]" for k in edge]
+        return damage
+
+    def slot_tensor(self, name: str) -> Any:
+        """The tensor of an owned buffer (guarded executables: tests corrupt guards)."""
+        return self._own[name][0].tensor
