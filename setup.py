@@ -1,6 +1,6 @@
 """dmlc's build: everything is in pyproject.toml but the Vulkan backend's binding.
 
-kp (Kompute) 0.9.0, patched for portability drivers, is compiled into dmlc's wheel as
+kp (Kompute) 0.9.0, with dmlc's patches, is compiled into dmlc's wheel as
 `dmlc.runtime.kompute.kp` (tools/kompute.py), so that `pip install .` needs no kp from PyPI
 (whose metadata pins numpy<2) and never changes the numpy a user has. $DMLC_VULKAN chooses:
   auto (default)  build it where CMake, a C++ compiler and the Vulkan SDK (headers and loader)

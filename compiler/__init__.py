@@ -236,8 +236,10 @@ def cache_info() -> dict[str, dict[str, int]]:
     """What dmlc holds between calls: "kernels", the in-memory compile cache (entries, bytes,
     limits, hits, misses); "compiles", the compiles by operator ("DML_GATHER generic" for
     generic kernels); "generic", each generic kernel (its dynamic dimensions) and how many
-    call sizes it served; and "buffers", the device's pool of idle buffers shared by all
-    kernels (idle buffers and bytes, the byte limit; zeros when no device is open); "objects",
+    call sizes it served; and "buffers", the device's pool of buffers shared by all kernels
+    (idle buffers and bytes, the byte limit; on Vulkan also its arenas: "arenas",
+    "arena_bytes", "live_bytes", "free_bytes", "floor_bytes"; zeros when no device is open:
+    docs/python-api.md); "objects",
     what the open device has made since it opened, for seeing what a loop creates once warm
     (Vulkan: "tensors" (buffers), "algorithms" (a pipeline and a descriptor set each) and
     "sequences"; WebGPU: "tensors", "pipelines" and "bind_groups"; empty when no device is

@@ -269,6 +269,7 @@ class KernelCache:
         """By (descriptor, options, generic)."""
         self._lock = threading.Lock()
         self.hits = self.misses = 0
+        self._added = self._held = 0
         self.policy = ShapePolicy()
         self.generic = GenericKernels(self._lock)
         self._no_generic: set[tuple[OperatorDesc, CompileOptions, str | tuple[int, ...]]] = set()
@@ -327,15 +328,20 @@ class KernelCache:
         return _generic_artifact(generic, checked, options)
 
     def _trim(self) -> None:
-        held = sum(k.held_bytes for k in self._kernels.values())
+        """Drop the least recently used while over ENTRIES or BYTES (bytes summed every 16th
+        entry, else the newest's added: a loop of new sizes must not walk the cache each step)."""
+        self._added += 1
+        newest = next(reversed(self._kernels.values()))
+        self._held = sum(k.held_bytes for k in self._kernels.values()) if self._added % 16 \
+            == 0 else self._held + newest.held_bytes
         while len(self._kernels) > 1 and (len(self._kernels) > self.ENTRIES
-                                          or held > self.BYTES):
-            _, dropped = self._kernels.popitem(last=False)
-            held -= dropped.held_bytes
+                                          or self._held > self.BYTES):
+            self._held -= self._kernels.popitem(last=False)[1].held_bytes
 
     def clear(self) -> None:
         with self._lock:
             self._kernels.clear()
+            self._held = 0
             self.generic.clear()
             self.policy.clear()
             self.compiles.clear()

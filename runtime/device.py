@@ -11,8 +11,9 @@ this module works around (PLATFORM.md):
   and every launch is checked against the limits read from Vulkan (limits.py).
 - A destroyed tensor or manager used again is a SIGSEGV: all work goes through Device.use(),
   which refuses a closed device, and released tensors refuse before that.
-- A new tensor, algorithm or sequence per call grows kp's bookkeeping: repeated paths reuse
-  pre-recorded sequences, and buffers are pooled (pool.py) with the pipelines bound to them.
+- A new tensor, algorithm or sequence per call grows kp's bookkeeping: buffers are views of a
+  few arenas (arena.py), a kernel's algorithms are bound again to other buffers and sizes
+  (plan_buffers.py), and sequences are recorded again (dmlc's patch to kp: tools/kompute.py).
 """
 from __future__ import annotations
 
@@ -30,7 +31,9 @@ import numpy as np
 from ..errors import DeviceError
 from ..plan import PlanLimits
 from . import kompute
+from .arena import ArenaPool
 from .limits import CPU_TYPE, Limits, device_limits, probe
+from .plan_buffers import SharedKernels
 from .pool import BufferPool
 from .validation_log import before_instance
 
@@ -166,6 +169,7 @@ def pool_info(clear: bool = False) -> dict[str, int] | None:
         with _device.use("dmlc.cache_info"):
             if clear:
                 _device.pool.clear()
+                _device.clear_syncs()
             return _device.pool.info()
 
 
@@ -226,8 +230,18 @@ class Device:
         self.closed = False
         self._lock = threading.RLock()
         self.created: collections.Counter[str] = collections.Counter()
-        self.pool = BufferPool(self)
-        """Idle buffers shared by every kernel and device tensor (pool.py)."""
+        self.rebound = 0
+        """Algorithms bound again (no object made: not in `created`)."""
+        self.rebinds = hasattr(kp.Algorithm, "rebind") and hasattr(kp.Tensor, "view")
+        """kp has dmlc's patch (tools/kompute.py): views of arenas, algorithms bound again,
+        sequences recorded again. Without it (a kp from elsewhere) every buffer is a kp tensor
+        of its own, and a new buffer set or size makes an algorithm."""
+        self.pool: ArenaPool | BufferPool = ArenaPool(self) if self.rebinds else BufferPool(self)
+        """Buffers shared by every kernel and device tensor (arena.py, pool.py)."""
+        self.kernels = SharedKernels()
+        """Bindings and status buffers per kernel code (plan_buffers.py)."""
+        self._syncs: collections.OrderedDict[tuple[int, str], tuple[Any, Any]] = \
+            collections.OrderedDict()
 
     @contextlib.contextmanager
     def use(self, what: str) -> Iterator[Device]:
@@ -261,14 +275,50 @@ class Device:
         self.created["sequences"] += 1
         return self.manager.sequence(0, timestamps) if timestamps else self.manager.sequence()
 
-    def sync_sequence(self, tensor: Any, direction: str) -> Any:
-        """A sequence that copies a tensor's staging memory to the device ("up") or back
-        ("down"), recorded once to be evaluated again."""
+    SYNCS = 16
+    """Recorded upload and download sequences kept (the most recently used)."""
+
+    def sync(self, tensor: Any, direction: str) -> None:
+        """Copy a tensor's staging memory to the device ("up") or back ("down") (caller holds
+        the device): by the sequence recorded for it, else the least recently used one
+        recorded again once SYNCS exist."""
+        key = (id(tensor), direction)
+        found = self._syncs.get(key)
+        if found is not None and found[0] is tensor:
+            self._syncs.move_to_end(key)
+            found[1].eval()
+            return
+        if found is not None:
+            del self._syncs[key]
         kp = _import_kp()
-        seq = self.sequence()
+        if len(self._syncs) >= self.SYNCS and self.rebinds:
+            _, (_, seq) = self._syncs.popitem(last=False)
+            seq.clear()
+        else:
+            if len(self._syncs) >= self.SYNCS:
+                self._syncs.popitem(last=False)
+            seq = self.sequence()
         seq.record((kp.OpTensorSyncDevice if direction == "up" else kp.OpTensorSyncLocal)(
             [tensor]))
-        return seq
+        self._syncs[key] = (tensor, seq)
+        seq.eval()
+
+    def clear_syncs(self) -> None:
+        """Drop the recorded sync sequences (and the buffers they name)."""
+        self._syncs.clear()
+
+    def rebind(self, algorithm: Any, tensors: list[Any], grid: tuple[int, int, int],
+               push: Sequence[int] = ()) -> None:
+        """Bind an algorithm to other tensors, grid and push words, keeping its pipeline
+        (dmlc's patch to kp); the sequences that record it must be recorded again."""
+        self.rebound += 1
+        algorithm.rebind(tensors, grid, np.array(push, dtype=np.uint32))
+
+    def shared(self, code: tuple) -> Any:
+        return self.kernels.shared(code)
+
+    def signature(self, names: tuple) -> int:
+        return self.kernels.signature(names)
 
     def run_op(self, op: Any) -> None:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused

@@ -2,11 +2,13 @@
 and pre-recorded sequences.
 
 An Executable owns no tensor-sized memory: each call takes its input, output and scratch buffers
-from the device's buffer pool (pool.py) or uses the caller's device tensors, and gives pooled
-ones back afterwards; only the status buffers (a few words) are its own. A kp algorithm is bound
-to fixed tensors, so each distinct set of buffers gets a Binding (algorithms and recorded
-sequences, cheap: kp shares the pipeline's SPIR-V), and the last BINDINGS are kept: the pool
-hands the same buffers back to a repeated call, so a repeated call creates no Vulkan object.
+from the device's buffer pool (arena.py) or uses the caller's device tensors, and gives pooled
+ones back afterwards; only the status buffers (a few words) are kept, shared by the executables
+of the same kernels. A kp algorithm is bound to fixed tensors, so a set of buffers gets a
+Binding (algorithms and recorded sequences), and the last BINDINGS of a kernel's are kept
+(plan_buffers.py): the pool hands the same buffers back to a repeated call, which replays what
+was recorded; a call on other buffers or at another size binds the least recently used one
+again (Binding.rebind), so no call after the first few makes a Vulkan object.
 kp records no barrier between dispatches in one sequence, so each kernel gets its own sequence:
 separate eval()s are ordered.
 
@@ -35,29 +37,43 @@ class Binding:
     __slots__ = ("tensors", "algorithms", "sequences")
 
     def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
-        kp, device, plan = _import_kp(), exe.device, exe.plan
-        self.tensors = tensors
+        device, plan = exe.device, exe.plan
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size), k.push)
                            for k in plan.kernels]
+        self.sequences = [device.sequence() for _ in plan.kernels]
+        self._record(exe, tensors, host)
+
+    def rebind(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+        """The same kernels bound to other tensors, sizes and push words (another executable's
+        of the same code: a generic kernel at another size), keeping their pipelines."""
+        device = exe.device
+        for algo, k in zip(self.algorithms, exe.plan.kernels):
+            device.rebind(algo, flat(tensors[n] for n in k.buffers),
+                          device.grid(k.invocations, k.local_size), k.push)
+        for seq in self.sequences:
+            seq.clear()
+        self._record(exe, tensors, host)
+
+    def _record(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+        kp, plan = _import_kp(), exe.plan
+        self.tensors = tensors
         # guards are read back from the buffers a kernel binds: one none binds (an input no
         # kernel reads) was only uploaded, and reading it back in the same sequence, with no
         # dispatch's barrier between, is a read-after-write hazard of two copies
         bound = {n for k in plan.kernels for n in k.buffers}
-        self.sequences = []
-        for i, algo in enumerate(self.algorithms):
-            seq = device.sequence()
+        last = len(self.algorithms) - 1
+        for i, (algo, seq) in enumerate(zip(self.algorithms, self.sequences)):
             if host and i == 0:
                 seq.record(kp.OpTensorSyncDevice(flat(tensors[n] for n in plan.inputs)))
             seq.record(kp.OpAlgoDispatch(algo))
-            if i == len(self.algorithms) - 1:
+            if i == last:
                 back = [b.name for b in plan.status]
                 if host:
                     back = [b.name for b in plan.buffers if b.name in bound] if exe.guard \
                         else [plan.output, *back]
                 if back:
                     seq.record(kp.OpTensorSyncLocal(flat(tensors[n] for n in back)))
-            self.sequences.append(seq)
 
     def alive(self) -> bool:
         """No tensor was destroyed since (a released device tensor, a pooled buffer dropped)."""
@@ -82,8 +98,7 @@ class Executable(PlanBuffers):
             device.check_launch(plan.name, k.local_size, [  # a binding per chunk
                 (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
         with device.use(plan.name):
-            own = plan.buffers if self.guard else plan.status
-            self._own = {b.name: self._new_slots(b) for b in own}
+            self._share(tuple(k.spirv for k in plan.kernels), self._new_slots)
 
     def _new_slots(self, buf: PlanBuffer) -> list[Slot]:
         """A buffer of the executable's own (one Slot per chunk), zeroed (status, scratch) or

@@ -6,6 +6,7 @@ buffers and the guard words. runtime/executable.py (Vulkan: kp) and runtime/webg
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -31,21 +32,91 @@ def flat(values: Any) -> list[Any]:
     return out
 
 
+class Shared:
+    """What every executable of the same kernels shares on a device (Device.shared): the last
+    BINDINGS bindings, whichever executable made them (a generic kernel's calls at each size
+    are executables of their own), and the status buffers."""
+
+    __slots__ = ("bindings", "status")
+
+    def __init__(self) -> None:
+        self.bindings: OrderedDict[tuple, Any] = OrderedDict()
+        self.status: dict[tuple, dict[str, list[Slot]]] = {}
+
+
+class SharedKernels:
+    """A device's Shared per kernel code, the most recently used KERNELS of them (an
+    executable keeps its own after that), and the signatures of executables as small ints
+    (a binding's key hashes one int, not the plan's names)."""
+
+    KERNELS = 256
+
+    def __init__(self) -> None:
+        self._shared: OrderedDict[tuple, Shared] = OrderedDict()
+        self._signatures: dict[tuple, int] = {}
+        self._numbers = itertools.count()
+
+    def shared(self, code: tuple) -> Shared:
+        found = self._shared.get(code)
+        if found is None:
+            found = self._shared[code] = Shared()
+            if len(self._shared) > self.KERNELS:
+                self._shared.popitem(last=False)
+        else:
+            self._shared.move_to_end(code)
+        return found
+
+    def signature(self, names: tuple) -> int:
+        found = self._signatures.get(names)
+        if found is None:
+            if len(self._signatures) > 64 * self.KERNELS:
+                self._signatures.clear()  # later ones get new numbers: none is reused
+            found = self._signatures[names] = next(self._numbers)
+        return found
+
+
 class PlanBuffers:
     """The backend-neutral part of an Executable. A subclass sets `binding_type` (its Binding:
-    made from the executable, a tensor per buffer by name, and host; with `tensors` and
-    `alive()`), makes `self._own` in its __init__ (after `_init_buffers`), and runs."""
+    made from the executable, a tensor per buffer by name, and host; with `tensors`, `alive()`
+    and, where the backend can bind its objects again, `rebind()`), calls `_share` in its
+    __init__ (after `_init_buffers`), and runs."""
 
-    BINDINGS = 8
-    """Bindings kept per executable (each names its tensors; pooled ones keep theirs)."""
+    BINDINGS = 3
+    """Bindings kept per kernel (each names its tensors; pooled ones keep theirs). A call on
+    other tensors binds the least recently used one again where the backend can (a kp
+    algorithm keeps its pipeline: Binding.rebind), so a kernel holds at most this many
+    pipelines' worth of objects, whatever sizes and buffers it meets."""
+    BINDINGS_NEW = 8
+    """Bindings kept per kernel where the backend makes a new one for other buffers (WebGPU's
+    bind groups, a kp without dmlc's patch): more, so that fewer calls make one."""
 
     binding_type: Any
 
     def _init_buffers(self, device: Any, plan: LaunchPlan) -> None:
         self.device, self.plan, self.guard = device, plan, plan.guard_words
         self._dtypes = {b.name: np.dtype(b.dtype) for b in plan.buffers}
-        self._bindings: OrderedDict[tuple, Any] = OrderedDict()
         self._own: dict[str, list[Slot]] = {}
+        self._shared = Shared()
+        self._signature = 0
+
+    def _share(self, code: tuple[Any, ...], own: Any) -> None:
+        """Find this executable's kernels' Shared on the device (by their code), and its own
+        buffers: status buffers shared with the executables of the same kernels (made by
+        `own(buffer)` the first time), every buffer its own when guarded. The signature names
+        what a binding records beside its tensors (the plan's roles, grids, push words)."""
+        plan = self.plan
+        self._shared = self.device.shared((self.guard, *code))
+        if self.guard:
+            self._own = {b.name: own(b) for b in plan.buffers}
+        else:
+            layout = tuple((b.name, b.chunks, b.zeroed) for b in plan.status)
+            found = self._shared.status.get(layout)
+            if found is None:
+                found = self._shared.status[layout] = {b.name: own(b) for b in plan.status}
+            self._own = found
+        self._signature = self.device.signature((
+            code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
+            tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels)))
 
     @staticmethod
     def _tensor_of(slots: Sequence[Slot]) -> Any:
@@ -116,17 +187,28 @@ class PlanBuffers:
         return tensors[0] if len(buf.chunks) == 1 else tensors[:len(buf.chunks)]
 
     def binding(self, tensors: dict[str, Any], host: bool) -> Any:
-        """The binding for these tensors, made on first use (caller holds the device)."""
-        key = (host, *(id(t) for t in flat(tensors.values())))
-        found = self._bindings.get(key)
+        """The binding for these tensors (caller holds the device): the one recorded for them,
+        else a dead or the least recently used one bound again (Binding.rebind, where the
+        backend has it), else a new one."""
+        bindings = self._shared.bindings
+        key = (self._signature, host, *(id(t) for t in flat(tensors.values())))
+        found = bindings.get(key)
         if found is not None and found.alive():
-            self._bindings.move_to_end(key)
+            bindings.move_to_end(key)
             return found
-        for old in [k for k, b in self._bindings.items() if not b.alive()]:
-            del self._bindings[old]  # a tensor destroyed since: never dispatch it again
-        found = self._bindings[key] = self.binding_type(self, tensors, host)
-        if len(self._bindings) > self.BINDINGS:
-            self._bindings.popitem(last=False)
+        # one whose tensor was destroyed since is never dispatched again: bound anew
+        old = key if found is not None else next(
+            (k for k, b in bindings.items() if not b.alive()), None)
+        rebinds = self.device.rebinds
+        if old is None and len(bindings) >= (self.BINDINGS if rebinds else self.BINDINGS_NEW):
+            old = next(iter(bindings))
+        if old is not None:
+            found = bindings.pop(old)
+            if rebinds:
+                found.rebind(self, tensors, host)
+                bindings[key] = found
+                return found
+        found = bindings[key] = self.binding_type(self, tensors, host)
         return found
 
     def _check(self, inputs: Sequence[Any], out: Any) -> None:

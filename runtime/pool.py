@@ -5,9 +5,9 @@ here (host arrays are written into a buffer's staging memory and synced; outputs
 come from here too) and gives them back when done; a device tensor's buffer comes back when its
 last reference goes. So memory follows the work in flight, not the number of shapes seen.
 
-kp 0.9 ties a staging buffer to each device buffer (a copy between tensors must be of equal
-size), so the staging pool is this pool: a pooled buffer keeps its staging memory and its
-recorded upload and download sequences. Idle buffers are kept per exact size, the most recently
+This is the WebGPU backend's pool, and the Vulkan backend's with a kp that lacks dmlc's views
+(the Vulkan backend suballocates arenas instead: arena.py, whose buffers follow the same rules).
+A pooled buffer keeps its staging memory. Idle buffers are kept per exact size, the most recently
 used first, up to LIMIT bytes in all, and dropped after IDLE_SECONDS unused: dropped buffers are
 destroyed at once (their memory freed even where a binding still names them; bindings check
 is_init() before use).
@@ -33,7 +33,7 @@ class Device(Protocol):
     """What the pool needs of device.Device (which owns the pool: no import back)."""
 
     def tensor(self, words: np.ndarray) -> Any: ...
-    def sync_sequence(self, tensor: Any, direction: str) -> Any: ...
+    def sync(self, tensor: Any, direction: str) -> None: ...
 
 
 POISON_WORD = 0xA5A5A5A5
@@ -47,18 +47,19 @@ def poisoning() -> bool:
 
 
 class Slot:
-    """A kp tensor (a device buffer with its staging memory), with its upload and download
-    sequences, recorded on first use and evaluated again after (re-recording a sequence is
-    invalid Vulkan)."""
+    """A device buffer (a kp tensor, or a view of an arena's: arena.py) with its staging
+    memory. Synced by the device's recorded sequences (Device.sync)."""
 
-    __slots__ = ("tensor", "words", "up", "down", "clean", "idle_since")
+    __slots__ = ("tensor", "words", "clean", "idle_since", "home")
 
     def __init__(self, tensor: Any, words: int) -> None:
-        self.tensor, self.words, self.up, self.down = tensor, words, None, None
+        self.tensor, self.words = tensor, words
         self.clean = False
         """The device copy is known to hold zeros (scratch given back by kernels that leave
         it zeroed)."""
         self.idle_since = 0.0
+        self.home: Any = None
+        """(arena, block) of a view (arena.py)."""
 
     @property
     def nbytes(self) -> int:
@@ -67,11 +68,7 @@ class Slot:
 
     def sync(self, device: Device, direction: str) -> None:
         """"up": staging to device; "down": device to staging (caller holds the device)."""
-        seq = getattr(self, direction)
-        if seq is None:
-            seq = device.sync_sequence(self.tensor, direction)
-            setattr(self, direction, seq)
-        seq.eval()
+        device.sync(self.tensor, direction)
         if direction == "up":
             self.clean = False
 

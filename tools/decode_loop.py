@@ -62,7 +62,9 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
     warm = times[10:]
     made = {k: n - warm_objects.get(k, 0) for k, n in info["objects"].items()
             if n != warm_objects.get(k, 0)} if warm_objects is not None else None
+    live = (table, cache, emb, window_copy)  # what the loop holds at its end
     return {"mode": mode, "dtype": dtype.name, "steps": steps, "compiles": info["compiles"],
+            "pool": info["buffers"], "live_tensor_bytes": sum(t.nbytes for t in live),
             "generic": info["generic"], "objects_made_after_warm_up": made,
             "host_ms_per_step": {"median": 1e3 * float(np.median(warm)),
                                  "mean": 1e3 * float(np.mean(warm))}}
@@ -88,6 +90,12 @@ def main() -> None:
               f"mean {host['mean']:.2f} ms; generic kernels: {r['generic']}")
         print(f"    device objects made after {WARM_UP} warm-up steps "
               f"(dmlc.cache_info()['objects']): {r['objects_made_after_warm_up']}")
+        pool = r["pool"]
+        assert isinstance(pool, dict)
+        if "arena_bytes" in pool:
+            print(f"    pool at the end: {pool['arenas']} arena(s), {pool['arena_bytes']} bytes "
+                  f"(device and staging) for {pool['live_bytes']} live; the loop's tensors: "
+                  f"{r['live_tensor_bytes']} bytes")
 
 
 if __name__ == "__main__":

@@ -7,15 +7,23 @@ binding itself, two ways, from the same patched source:
   system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
   requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
   compiler, and no requirement on numpy beyond dmlc's own;
-- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc2` in the development venv.
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc3` in the development venv.
 
-One patch to kp's source (PATCHES, small enough to offer upstream): since Vulkan loader 1.3.216 a
-portability driver (MoltenVK: macOS) is listed only to an instance that enables
-VK_KHR_portability_enumeration with VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR, and a
-device that lists VK_KHR_portability_subset must have it enabled. kp 0.9.0 does neither, and its
-Python API reaches neither, so Manager::createInstance asks for the enumeration where the loader
-offers it and Manager::createDevice enables the subset where the device lists it. Everything else
-is kp's, unchanged. Each edit must apply exactly once, or the build stops.
+dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
+- Portability: since Vulkan loader 1.3.216 a portability driver (MoltenVK: macOS) is listed only
+  to an instance that enables VK_KHR_portability_enumeration with
+  VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR, and a device that lists
+  VK_KHR_portability_subset must have it enabled. kp 0.9.0 does neither, and its Python API
+  reaches neither, so Manager::createInstance asks for the enumeration where the loader offers it
+  and Manager::createDevice enables the subset where the device lists it.
+- The hot path (no Vulkan object per call): `Tensor.view(offset, size)`, a tensor of `size`
+  elements at element `offset` of another's buffers (bound, copied and synced at its offset; it
+  owns nothing), so the runtime suballocates tensors from a few large buffers;
+  `Algorithm.rebind(tensors, workgroup, push)`, which writes the algorithm's descriptor set
+  for other tensors and sets its grid and push constants, so one pipeline serves every buffer
+  set and size of a kernel; and command pools made with RESET_COMMAND_BUFFER, so a sequence may
+  be recorded again (Vulkan forbids re-beginning a command buffer of a pool without it).
+Everything else is kp's, unchanged. Each edit must apply exactly once, or the build stops.
 
 This file is imported by setup.py, so it uses the standard library only.
 """
@@ -70,7 +78,211 @@ PATCHES = {"src/Manager.cpp": [(INSTANCE, INSTANCE + """
         validExtensions.push_back("VK_KHR_portability_subset");
     }
 
-""" + DEVICE)]}
+""" + DEVICE)],
+    # the hot path: tensor views at an offset of another tensor's buffers
+    "src/include/kompute/Tensor.hpp": [("""\
+    vk::DescriptorBufferInfo constructDescriptorBufferInfo();
+""", """    vk::DescriptorBufferInfo constructDescriptorBufferInfo();
+
+    /**
+     * dmlc: a tensor of `size` elements at element `offset` of `parent`'s
+     * buffers. It owns nothing: it is bound, copied and synced at its offset,
+     * its data() is its part of the parent's, and it is no longer init once
+     * the parent is destroyed.
+     */
+    static std::shared_ptr<Tensor> view(const std::shared_ptr<Tensor>& parent,
+                                        uint32_t offset,
+                                        uint32_t size);
+"""), ("""    std::shared_ptr<vk::PhysicalDevice> mPhysicalDevice;
+""", """    std::shared_ptr<vk::PhysicalDevice> mPhysicalDevice;
+    // dmlc: a view's tensor (that owns the buffers) and its byte offset there
+    std::shared_ptr<Tensor> mParent;
+    vk::DeviceSize mOffset = 0;
+    Tensor(const std::shared_ptr<Tensor>& parent, uint32_t offset, uint32_t size);
+""")],
+    "src/Tensor.cpp": [("""\
+    return this->mDevice && this->mPrimaryBuffer && this->mPrimaryMemory &&
+           this->mRawData;
+""", """    return this->mDevice && this->mPrimaryBuffer && this->mPrimaryMemory &&
+           this->mRawData && (!this->mParent || this->mParent->isInit());
+"""), ("""    vk::BufferCopy copyRegion(0, 0, bufferSize);
+
+    KP_LOG_DEBUG("Kompute Tensor recordCopyFrom data size {}.", bufferSize);
+""", """    vk::BufferCopy copyRegion(copyFromTensor->mOffset, this->mOffset, bufferSize);
+
+    KP_LOG_DEBUG("Kompute Tensor recordCopyFrom data size {}.", bufferSize);
+"""), ("""Tensor::recordCopyFromStagingToDevice(const vk::CommandBuffer& commandBuffer)
+{
+    vk::DeviceSize bufferSize(this->memorySize());
+    vk::BufferCopy copyRegion(0, 0, bufferSize);
+""", """Tensor::recordCopyFromStagingToDevice(const vk::CommandBuffer& commandBuffer)
+{
+    vk::DeviceSize bufferSize(this->memorySize());
+    vk::BufferCopy copyRegion(this->mOffset, this->mOffset, bufferSize);
+"""), ("""Tensor::recordCopyFromDeviceToStaging(const vk::CommandBuffer& commandBuffer)
+{
+    vk::DeviceSize bufferSize(this->memorySize());
+    vk::BufferCopy copyRegion(0, 0, bufferSize);
+""", """Tensor::recordCopyFromDeviceToStaging(const vk::CommandBuffer& commandBuffer)
+{
+    vk::DeviceSize bufferSize(this->memorySize());
+    vk::BufferCopy copyRegion(this->mOffset, this->mOffset, bufferSize);
+"""), ("""    bufferMemoryBarrier.size = bufferSize;
+""", """    bufferMemoryBarrier.offset = this->mOffset;
+    bufferMemoryBarrier.size = bufferSize;
+"""), ("""                                    0, // offset
+""", """                                    this->mOffset, // offset (dmlc: a view's)
+"""), ("""    this->mRawData = nullptr;
+    this->mSize = 0;
+    this->mDataTypeMemorySize = 0;
+""", """    this->mRawData = nullptr;
+    this->mSize = 0;
+    this->mDataTypeMemorySize = 0;
+
+    if (this->mParent) { // dmlc: a view frees nothing (its parent owns it all)
+        this->mPrimaryBuffer = nullptr;
+        this->mStagingBuffer = nullptr;
+        this->mPrimaryMemory = nullptr;
+        this->mStagingMemory = nullptr;
+        this->mParent = nullptr;
+        this->mDevice = nullptr;
+        return;
+    }
+"""), ("""vk::BufferUsageFlags
+Tensor::getPrimaryBufferUsageFlags()
+""", """Tensor::Tensor(const std::shared_ptr<Tensor>& parent,
+               uint32_t offset,
+               uint32_t size)
+{
+    vk::DeviceSize bytes = (vk::DeviceSize)offset * parent->mDataTypeMemorySize;
+    this->mPhysicalDevice = parent->mPhysicalDevice;
+    this->mDevice = parent->mDevice;
+    this->mDataType = parent->mDataType;
+    this->mTensorType = parent->mTensorType;
+    this->mSize = size;
+    this->mDataTypeMemorySize = parent->mDataTypeMemorySize;
+    this->mPrimaryBuffer = parent->mPrimaryBuffer;
+    this->mStagingBuffer = parent->mStagingBuffer;
+    this->mPrimaryMemory = parent->mPrimaryMemory;
+    this->mStagingMemory = parent->mStagingMemory;
+    this->mParent = parent->mParent ? parent->mParent : parent;
+    this->mOffset = parent->mOffset + bytes;
+    this->mRawData = (char*)parent->mRawData + bytes;
+}
+
+std::shared_ptr<Tensor>
+Tensor::view(const std::shared_ptr<Tensor>& parent,
+             uint32_t offset,
+             uint32_t size)
+{
+    if (!parent->isInit()) {
+        throw std::runtime_error("Kompute Tensor view of a destroyed tensor");
+    }
+    if (parent->tensorType() != TensorTypes::eDevice || size == 0 ||
+        (uint64_t)offset + size > parent->size()) {
+        throw std::runtime_error(
+          "Kompute Tensor view of " + std::to_string(size) + " elements at " +
+          std::to_string(offset) + " does not fit a device tensor of " +
+          std::to_string(parent->size()));
+    }
+    return std::shared_ptr<Tensor>(new Tensor(parent, offset, size));
+}
+
+vk::BufferUsageFlags
+Tensor::getPrimaryBufferUsageFlags()
+""")],
+    # the hot path: an algorithm bound again to other tensors, grid and push constants
+    "src/include/kompute/Algorithm.hpp": [("""\
+    const std::vector<std::shared_ptr<Tensor>>& getTensors();
+""", """    const std::vector<std::shared_ptr<Tensor>>& getTensors();
+
+    /**
+     * dmlc: write the descriptor set for other tensors (as many as before)
+     * and set the grid and push constants (as many words as before), keeping
+     * the pipeline. No submitted work may use the algorithm, and sequences
+     * recorded with it must be recorded again before they run.
+     */
+    void rebind(const std::vector<std::shared_ptr<Tensor>>& tensors,
+                const Workgroup& workgroup,
+                const std::vector<uint32_t>& pushConstants);
+""")],
+    "src/Algorithm.cpp": [("""void
+Algorithm::setWorkgroup(""", """void
+Algorithm::rebind(const std::vector<std::shared_ptr<Tensor>>& tensors,
+                  const Workgroup& workgroup,
+                  const std::vector<uint32_t>& pushConstants)
+{
+    if (!this->isInit() || tensors.size() != this->mTensors.size()) {
+        throw std::runtime_error(fmt::format(
+          "Kompute Algorithm rebind with {} tensors, bound to {}",
+          tensors.size(),
+          this->mTensors.size()));
+    }
+    std::vector<vk::DescriptorBufferInfo> infos;
+    for (const std::shared_ptr<Tensor>& tensor : tensors) {
+        if (!tensor->isInit()) {
+            throw std::runtime_error(
+              "Kompute Algorithm rebind to a destroyed tensor");
+        }
+        infos.push_back(tensor->constructDescriptorBufferInfo());
+    }
+    std::vector<vk::WriteDescriptorSet> writes;
+    for (size_t i = 0; i < infos.size(); i++) {
+        writes.push_back(vk::WriteDescriptorSet(*this->mDescriptorSet,
+                                                i,
+                                                0,
+                                                1,
+                                                vk::DescriptorType::eStorageBuffer,
+                                                nullptr,
+                                                &infos[i]));
+    }
+    this->mDevice->updateDescriptorSets(writes, nullptr);
+    this->mTensors = tensors;
+    this->setWorkgroup(workgroup, 1);
+    if (this->mPushConstantsSize || pushConstants.size()) {
+        this->setPushConstants((void*)pushConstants.data(),
+                               pushConstants.size(),
+                               sizeof(uint32_t));
+    }
+}
+
+void
+Algorithm::setWorkgroup(""")],
+    # the hot path: a sequence recorded again (the pool must allow resetting its buffer)
+    "src/Sequence.cpp": [("""\
+vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
+                          """vk::CommandPoolCreateInfo commandPoolInfo(
+      vk::CommandPoolCreateFlagBits::eResetCommandBuffer, // dmlc: re-recording""")],
+    "python/src/main.cpp": [("""\
+      .def("is_init", &kp::Algorithm::isInit, DOC(kp, Algorithm, isInit));
+""", """      .def("is_init", &kp::Algorithm::isInit, DOC(kp, Algorithm, isInit))
+      .def(
+        "rebind",
+        [](kp::Algorithm& self,
+           const std::vector<std::shared_ptr<kp::Tensor>>& tensors,
+           const kp::Workgroup& workgroup,
+           const py::array_t<uint32_t, py::array::c_style | py::array::forcecast>&
+             push) {
+            std::vector<uint32_t> words(push.data(), push.data() + push.size());
+            self.rebind(tensors, workgroup, words);
+        },
+        "dmlc: bind the algorithm to other tensors, grid and push constants "
+        "(uint32), keeping its pipeline; record its sequences again after.",
+        py::arg("tensors"),
+        py::arg("workgroup"),
+        py::arg("push_consts"));
+"""), ("""      .def("destroy", &kp::Tensor::destroy, DOC(kp, Tensor, destroy));
+""", """      .def("destroy", &kp::Tensor::destroy, DOC(kp, Tensor, destroy))
+      .def(
+        "view",
+        [](const std::shared_ptr<kp::Tensor>& self,
+           uint32_t offset,
+           uint32_t size) { return kp::Tensor::view(self, offset, size); },
+        "dmlc: a tensor of `size` elements at element `offset` of this one's "
+        "buffers (owning nothing; bound, copied and synced at its offset).",
+        py::arg("offset"),
+        py::arg("size"));
+""")]}
 """kp's source edits: file -> (exact text, replacement), each found exactly once."""
 
 
@@ -239,7 +451,7 @@ def build_binding(build: pathlib.Path, out_dir: pathlib.Path, jobs: int | None =
     for key in ("RELEASE", "DEBUG", "RELWITHDEBINFO", "MINSIZEREL"):  # multi-config (MSVC)
         args.append(f"-DCMAKE_LIBRARY_OUTPUT_DIRECTORY_{key}={out_dir}")
     tool = cmake() or "cmake"
-    log(f"building kp {KP}'s binding (patched for portability drivers) with {tool}")
+    log(f"building kp {KP}'s binding (with dmlc's patches) with {tool}")
     subprocess.run([tool, "-S", str(source), "-B", str(work), *args], check=True,
                    stdout=sys.stderr)
     subprocess.run([tool, "--build", str(work), "--config", "Release", "--target", "kp",

@@ -1,6 +1,6 @@
 """kp (Kompute), the Vulkan backend's binding: the one built into dmlc's wheel (`pip install .`
-compiles kp 0.9.0, patched for portability drivers, as dmlc.runtime.kompute.kp: setup.py), or
-else an installed `kp` (`make install` builds kp 0.9.0+dmlc2: tools/kp_wheel.py).
+compiles kp 0.9.0, with dmlc's patches, as dmlc.runtime.kompute.kp: setup.py), or
+else an installed `kp` (`make install` builds kp 0.9.0+dmlc3: tools/kp_wheel.py).
 
 Finding it imports nothing, so that `dmlc info` and backend choice stay cheap."""
 from __future__ import annotations
@@ -32,7 +32,7 @@ def describe() -> str:
     import importlib.metadata
     name = origin()
     if name == BUILT_IN:
-        return f"{BUILT_IN} (kp 0.9.0, patched for portability drivers, built by dmlc's setup.py)"
+        return f"{BUILT_IN} (kp 0.9.0, with dmlc's patches, built by dmlc's setup.py)"
     if name == "kp":
         try:
             return f"kp {importlib.metadata.version('kp')} (an installed package)"

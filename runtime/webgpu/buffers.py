@@ -1,8 +1,8 @@
 """WgpuTensor: a wgpu buffer of 32-bit words with a host copy, what a kp tensor is to the
 Vulkan backend, so that the buffer pool (runtime/pool.py) and device tensors
 (runtime/tensor.py) work on either backend unchanged: `data()` is the host copy (kp's staging
-memory), synced by the device's sync sequences ("up": queue.write_buffer, "down": a read
-back), `destroy()` frees the buffer, `is_init()` says it was not.
+memory), synced by Device.sync ("up": queue.write_buffer, "down": a read back),
+`destroy()` frees the buffer, `is_init()` says it was not.
 
 A new buffer holds zeros (WebGPU zero-fills every buffer it creates), so the host copy of a
 buffer made from zeros is not uploaded. The host copy is the array the buffer was made from,
@@ -42,19 +42,3 @@ class WgpuTensor:
     @property
     def nbytes(self) -> int:
         return 4 * self.words
-
-
-class Sync:
-    """A tensor's upload ("up") or download ("down"), run by eval() (kp's recorded sync
-    sequence, for pool.Slot)."""
-
-    __slots__ = ("device", "tensor", "direction")
-
-    def __init__(self, device: Any, tensor: WgpuTensor, direction: str) -> None:
-        self.device, self.tensor, self.direction = device, tensor, direction
-
-    def eval(self) -> None:
-        if self.direction == "up":
-            self.device.upload(self.tensor)
-        else:
-            self.device.download([self.tensor])

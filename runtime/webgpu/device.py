@@ -27,9 +27,10 @@ from ...errors import DeviceError
 from ...plan import PlanLimits
 from ..device import dispatch_grid
 from ..limits import Limits
+from ..plan_buffers import SharedKernels
 from ..pool import BufferPool
 from .adapters import adapter_limits, find_device, import_wgpu, open_adapter, probed
-from .buffers import Sync, WgpuTensor
+from .buffers import WgpuTensor
 
 STAGING_KEPT = 1 << 20
 """Read-back buffers up to this size are kept for the next read-back (status words, small
@@ -156,6 +157,8 @@ class Device:
         self.closed = False
         self._lock = threading.RLock()
         self.created: collections.Counter[str] = collections.Counter()
+        self.kernels = SharedKernels()
+        """Bindings and status buffers per kernel code (plan_buffers.py)."""
         self._pipelines: collections.OrderedDict[tuple[str, tuple[str, ...]], Any] = \
             collections.OrderedDict()
         self._uniforms: dict[tuple[int, ...], Any] = {}
@@ -184,8 +187,21 @@ class Device:
             self.upload(t)
         return t
 
-    def sync_sequence(self, tensor: WgpuTensor, direction: str) -> Sync:
-        return Sync(self, tensor, direction)
+    def sync(self, tensor: WgpuTensor, direction: str) -> None:
+        """Upload a tensor's host copy ("up") or read its buffer back ("down")."""
+        if direction == "up":
+            self.upload(tensor)
+        else:
+            self.download([tensor])
+
+    rebinds = False
+    """WebGPU binds buffers per bind group: a new buffer set makes a bind group (cheap)."""
+
+    def shared(self, code: tuple) -> Any:
+        return self.kernels.shared(code)
+
+    def signature(self, names: tuple) -> int:
+        return self.kernels.signature(names)
 
     def upload(self, t: WgpuTensor) -> None:
         self.queue.write_buffer(t.buffer, 0, t.data())

@@ -116,8 +116,8 @@ class Executable(PlanBuffers):
             self.uniforms = [device.uniform(k.push) if "uniform" in t else None
                              for k, t in zip(plan.kernels, self.types)]
             self.grids = [device.grid(k.invocations, k.local_size) for k in plan.kernels]
-            own = plan.buffers if self.guard else plan.status
-            self._own = {b.name: self._new_slots(b) for b in own}
+            self._share(tuple((k.wgsl, t) for k, t in zip(plan.kernels, self.types)),
+                        self._new_slots)
 
     def _new_slots(self, buf: PlanBuffer) -> list[Slot]:
         """A buffer of the executable's own (one Slot per chunk), zeroed (status, scratch) or

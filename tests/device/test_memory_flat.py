@@ -116,8 +116,22 @@ def test_the_compile_cache_is_bounded_by_bytes(monkeypatch):
 def test_the_pool_is_bounded_and_drops_idle_buffers(monkeypatch):
     pool = get_device().pool
     dmlc.clear_cache()
+    if hasattr(pool, "ARENA_WORDS"):  # Vulkan: arenas (arena.py)
+        words = pool.ARENA_WORDS + 1  # each its own arena (1.25x the floor), none kept now
+        before = pool.info()
+        held = [dmlc.empty((words,), np.float32) for _ in range(3)]
+        assert pool.created - before["created"] == 3
+        one = 2 * 4 * (5 * pool.ARENA_WORDS // 4)
+        monkeypatch.setattr(type(pool), "LIMIT", one)
+        del held  # three arenas idle at once: two are over the limit, destroyed
+        info = dmlc.cache_info()["buffers"]
+        assert info["idle_bytes"] == one and info["arenas"] == before["arenas"] + 1, info
+        monkeypatch.setattr(type(pool), "IDLE_SECONDS", 0.0)
+        dmlc.empty((1,), np.float32)  # the next take drops every idle arena
+        assert dmlc.cache_info()["buffers"]["idle_bytes"] <= info["floor_bytes"]
+        return
     monkeypatch.setattr(type(pool), "LIMIT", 4 * MiB)
-    for n in range(1, 40):  # 39 buffers of 8 KiB to 312 KiB (6.1 MiB), released at once
+    for n in range(1, 40):  # 39 buffers of 4 KiB to 156 KiB (3 MiB), released at once
         dmlc.empty((n, 1024), np.float32)
     assert 0 < dmlc.cache_info()["buffers"]["idle_bytes"] <= 4 * MiB
     monkeypatch.setattr(type(pool), "IDLE_SECONDS", 0.0)

@@ -115,7 +115,7 @@ def test_a_buffer_bound_writable_is_read_through_a_copy_in_the_same_dispatch(web
     t = dmlc.to_device(x)
     exe = kernel._in_place().executable()  # bound as it is, not through call.py's copy
     exe.run_device([dmlc.to_device(idx), t], t)
-    (binding,) = exe._bindings.values()
+    (binding,) = exe._shared.bindings.values()
     assert [len(c) for c in binding.copies] == [1]
     expected = x.copy()
     np.put_along_axis(expected, idx, x, axis=0)
