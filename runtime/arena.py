@@ -26,8 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DeviceError
-from .pool import Device, Slot, poisoning
+from .pool import Device, Pooled, Slot
 
 ALIGN = 64
 """Words between block offsets (256 bytes)."""
@@ -95,7 +94,7 @@ def _forget(block: Block, idle: dict[int, list[Slot]]) -> None:
         block.slot = None
 
 
-class ArenaPool:
+class ArenaPool(Pooled):
     """Buffers as views of arenas, for one device (the interface of pool.BufferPool). take()
     and trim() run under the device's lock; give() may run in a finalizer and only appends to
     a queue."""
@@ -116,13 +115,6 @@ class ArenaPool:
         self.reused = 0   # buffers taken back as they were (their view and bindings)
         self.carved = 0   # buffers made of free blocks (a new view)
 
-    def give(self, slot: Slot, clean: bool = False, what: str = "") -> None:
-        if clean and poisoning() and not slot.holds_zeros(self.device):
-            raise DeviceError(f"{what}: gave back a buffer of {slot.words} words as zeroed, "
-                              "but it holds non-zero words (a kernel did not clear its scratch)")
-        slot.clean = clean
-        self._returned.append(slot)  # atomic: safe from __del__ without the lock
-
     def take(self, words: int, zeroed: bool = False) -> Slot:
         """A buffer of exactly `words` words; zeroed: its device copy holds zeros (else its
         contents are whatever the last user left)."""
@@ -136,13 +128,7 @@ class ArenaPool:
         arena, block = slot.home
         block.free = False
         arena.live += 1
-        if zeroed:
-            slot.zero(self.device)
-            return slot
-        if poisoning():
-            slot.poison(self.device)
-        slot.clean = False
-        return slot
+        return self._ready(slot, zeroed)
 
     def _reuse(self, words: int) -> Slot | None:
         same = self._idle.get(words)

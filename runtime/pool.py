@@ -90,7 +90,33 @@ class Slot:
         return not self.tensor.data().any()
 
 
-class BufferPool:
+class Pooled:
+    """What both pools (this one, arena.py's) do alike with a buffer given back or taken."""
+
+    device: Device
+    _returned: collections.deque[Slot]
+
+    def give(self, slot: Slot, clean: bool = False, what: str = "") -> None:
+        """Return a buffer nobody uses any more; clean: its device copy holds zeros (`what`
+        left it so: checked under DMLC_POISON, with the device held)."""
+        if clean and poisoning() and not slot.holds_zeros(self.device):
+            raise DeviceError(f"{what}: gave back a buffer of {slot.words} words as zeroed, "
+                              "but it holds non-zero words (a kernel did not clear its scratch)")
+        slot.clean = clean
+        self._returned.append(slot)  # atomic: safe from __del__ without the lock
+
+    def _ready(self, slot: Slot, zeroed: bool) -> Slot:
+        """A taken buffer, zeroed if asked (else poisoned under DMLC_POISON)."""
+        if zeroed:
+            slot.zero(self.device)
+            return slot
+        if poisoning():
+            slot.poison(self.device)
+        slot.clean = False  # the taker writes it
+        return slot
+
+
+class BufferPool(Pooled):
     """Idle buffers by size, for one device. take() and trim() run under the device's lock;
     give() may run in a finalizer and only appends to a queue."""
 
@@ -108,15 +134,6 @@ class BufferPool:
         self.created = 0
         self.reused = 0
 
-    def give(self, slot: Slot, clean: bool = False, what: str = "") -> None:
-        """Return a buffer nobody uses any more; clean: its device copy holds zeros (`what`
-        left it so: checked under DMLC_POISON, with the device held)."""
-        if clean and poisoning() and not slot.holds_zeros(self.device):
-            raise DeviceError(f"{what}: gave back a buffer of {slot.words} words as zeroed, "
-                              "but it holds non-zero words (a kernel did not clear its scratch)")
-        slot.clean = clean
-        self._returned.append(slot)  # atomic: safe from __del__ without the lock
-
     def take(self, words: int, zeroed: bool = False) -> Slot:
         """A buffer of exactly `words` words, idle or new; zeroed: its device copy holds
         zeros (else its contents are whatever the last user left)."""
@@ -131,13 +148,7 @@ class BufferPool:
         else:
             slot = Slot(self.device.tensor(np.zeros(words, np.uint32)), words)
             self.created += 1
-        if zeroed:
-            slot.zero(self.device)
-            return slot
-        if poisoning():
-            slot.poison(self.device)
-        slot.clean = False  # the taker writes it
-        return slot
+        return self._ready(slot, zeroed)
 
     def _settle(self) -> None:
         """File the buffers given back since, then drop what is past the limits (checked

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.offset_cases import FAMILIES, draw_calls
+from tests.onnx_models import gather_slice_concat
 from tests.strategies import budget, random_bits
 
 import dmlc
@@ -145,21 +146,9 @@ def test_onnx_model_with_a_symbolic_batch_compiles_each_kernel_once():
     dim_param: five batch sizes run, each kernel compiled once (generic from the first run:
     the model says its sizes vary), every result as onnx's reference evaluator's."""
     pytest.importorskip("onnx")
-    from onnx import TensorProto, helper, numpy_helper
     from onnx.reference import ReferenceEvaluator
     table = np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32)
-    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
-             helper.make_node("Slice", ["g", "starts", "ends", "axes"], ["s"]),
-             helper.make_node("Concat", ["s", "x"], ["y"], axis=1)]
-    inits = [numpy_helper.from_array(table, "table"),
-             numpy_helper.from_array(np.array([1], np.int64), "starts"),
-             numpy_helper.from_array(np.array([3], np.int64), "ends"),
-             numpy_helper.from_array(np.array([1], np.int64), "axes")]
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 3]),
-                     helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = gather_slice_concat(table)
     import dmlc.onnx
     program = dmlc.onnx.load_program(model)
     dmlc.clear_cache()

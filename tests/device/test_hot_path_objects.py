@@ -9,6 +9,7 @@ import sys
 
 import numpy as np
 import pytest
+from tests.onnx_models import gather_slice_concat
 
 import dmlc
 from dmlc.runtime.pool import poisoning
@@ -95,23 +96,11 @@ def test_an_onnx_model_at_twenty_batch_sizes_makes_no_object_after_the_first_few
     if not vulkan_rebinds():
         pytest.skip("needs Vulkan with dmlc's patch to kp")
     pytest.importorskip("onnx")
-    from onnx import TensorProto, helper, numpy_helper
     from onnx.reference import ReferenceEvaluator
 
     import dmlc.onnx
     table = np.random.default_rng(0).standard_normal((16, 8)).astype(np.float32)
-    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
-             helper.make_node("Slice", ["g", "starts", "ends", "axes"], ["s"]),
-             helper.make_node("Concat", ["s", "x"], ["y"], axis=1)]
-    inits = [numpy_helper.from_array(table, "table"),
-             numpy_helper.from_array(np.array([1], np.int64), "starts"),
-             numpy_helper.from_array(np.array([3], np.int64), "ends"),
-             numpy_helper.from_array(np.array([1], np.int64), "axes")]
-    graph = helper.make_graph(
-        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 3]),
-                     helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    model = gather_slice_concat(table)
     reference = ReferenceEvaluator(model)
     rng = np.random.default_rng(1)
     made_per_run = []

@@ -1,0 +1,24 @@
+"""Small ONNX models built in code, shared by the device tests."""
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def gather_slice_concat(table: np.ndarray) -> Any:
+    """Gather (ids [B, 3] from `table`, a [16, 8] float32 initializer) -> Slice (rows 1:3) ->
+    Concat with x [B, 2, 8] on axis 1, B a dim_param: y [B, 4, 8]."""
+    from onnx import TensorProto, helper, numpy_helper
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
+             helper.make_node("Slice", ["g", "starts", "ends", "axes"], ["s"]),
+             helper.make_node("Concat", ["s", "x"], ["y"], axis=1)]
+    inits = [numpy_helper.from_array(table, "table"),
+             numpy_helper.from_array(np.array([1], np.int64), "starts"),
+             numpy_helper.from_array(np.array([3], np.int64), "ends"),
+             numpy_helper.from_array(np.array([1], np.int64), "axes")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B", 3]),
+                     helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
