@@ -113,7 +113,6 @@ class ArenaPool(Pooled):
         self._returned: collections.deque[Slot] = collections.deque()
         self.created = 0  # arenas made
         self.reused = 0   # buffers taken back as they were (their view and bindings)
-        self.carved = 0   # buffers made of free blocks (a new view)
 
     def take(self, words: int, zeroed: bool = False) -> Slot:
         """A buffer of exactly `words` words; zeroed: its device copy holds zeros (else its
@@ -141,15 +140,11 @@ class ArenaPool(Pooled):
     def _carve(self, words: int, only: Arena | None = None) -> Slot | None:
         """A new buffer at the start of the smallest free block that holds `words`."""
         need = aligned(words)
-        best: tuple[Arena, int] | None = None
-        for arena in [only] if only is not None else self.arenas:
-            for i, b in enumerate(arena.blocks):
-                if b.free and b.words >= need and (
-                        best is None or b.words < best[0].blocks[best[1]].words):
-                    best = (arena, i)
-        if best is None:
+        fits = [(b.words, i, arena) for arena in ([only] if only else self.arenas)
+                for i, b in enumerate(arena.blocks) if b.free and b.words >= need]
+        if not fits:
             return None
-        arena, i = best
+        _, i, arena = min(fits, key=lambda f: f[0])
         block = arena.blocks[i]
         _forget(block, self._idle)
         if block.words > need:
@@ -159,7 +154,6 @@ class ArenaPool(Pooled):
         slot = Slot(arena.tensor.view(block.offset, words), words)
         slot.home = (arena, block)
         block.slot = slot
-        self.carved += 1
         return slot
 
     def _new_arena(self, words: int) -> Arena:

@@ -230,8 +230,6 @@ class Device:
         self.closed = False
         self._lock = threading.RLock()
         self.created: collections.Counter[str] = collections.Counter()
-        self.rebound = 0
-        """Algorithms bound again (no object made: not in `created`)."""
         self.rebinds = hasattr(kp.Algorithm, "rebind") and hasattr(kp.Tensor, "view")
         """kp has dmlc's patch (tools/kompute.py): views of arenas, algorithms bound again,
         sequences recorded again. Without it (a kp from elsewhere) every buffer is a kp tensor
@@ -311,14 +309,8 @@ class Device:
                push: Sequence[int] = ()) -> None:
         """Bind an algorithm to other tensors, grid and push words, keeping its pipeline
         (dmlc's patch to kp); the sequences that record it must be recorded again."""
-        self.rebound += 1
         algorithm.rebind(tensors, grid, np.array(push, dtype=np.uint32))
 
-    def shared(self, code: tuple) -> Any:
-        return self.kernels.shared(code)
-
-    def signature(self, names: tuple) -> int:
-        return self.kernels.signature(names)
 
     def run_op(self, op: Any) -> None:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused

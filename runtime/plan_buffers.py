@@ -33,9 +33,9 @@ def flat(values: Any) -> list[Any]:
 
 
 class Shared:
-    """What every executable of the same kernels shares on a device (Device.shared): the last
-    BINDINGS bindings, whichever executable made them (a generic kernel's calls at each size
-    are executables of their own), and the status buffers."""
+    """What every executable of the same kernels shares on a device (its `kernels`, a
+    SharedKernels): the last BINDINGS bindings, whichever executable made them (a generic
+    kernel's calls at each size are executables of their own), and the status buffers."""
 
     __slots__ = ("bindings", "status")
 
@@ -105,7 +105,7 @@ class PlanBuffers:
         `own(buffer)` the first time), every buffer its own when guarded. The signature names
         what a binding records beside its tensors (the plan's roles, grids, push words)."""
         plan = self.plan
-        self._shared = self.device.shared((self.guard, *code))
+        self._shared = self.device.kernels.shared((self.guard, *code))
         if self.guard:
             self._own = {b.name: own(b) for b in plan.buffers}
         else:
@@ -114,7 +114,7 @@ class PlanBuffers:
             if found is None:
                 found = self._shared.status[layout] = {b.name: own(b) for b in plan.status}
             self._own = found
-        self._signature = self.device.signature((
+        self._signature = self.device.kernels.signature((
             code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
             tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels)))
 

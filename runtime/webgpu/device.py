@@ -197,11 +197,6 @@ class Device:
     rebinds = False
     """WebGPU binds buffers per bind group: a new buffer set makes a bind group (cheap)."""
 
-    def shared(self, code: tuple) -> Any:
-        return self.kernels.shared(code)
-
-    def signature(self, names: tuple) -> int:
-        return self.kernels.signature(names)
 
     def upload(self, t: WgpuTensor) -> None:
         self.queue.write_buffer(t.buffer, 0, t.data())
