@@ -78,15 +78,16 @@ def test_generic_padding_equals_specialized(data):
         owner = tuple(n + data.draw(st.integers(0, 1)) for n in shape)
         x = random_bits(data.draw(st.integers(0, 99)), owner, dtype.numpy)
         strides = tuple(int(np.prod(owner[i + 1:])) for i in range(3))
+        value = data.draw(st.integers(0, 9))
         desc = validate(dmlc.PaddingDesc(
             input=TensorDesc(data_type=dtype, sizes=shape, strides=strides), mode=mode,
-            start_padding=start, end_padding=end, value=data.draw(st.integers(0, 9))))
+            start_padding=start, end_padding=end, value=value))
         generic = dmlc.compile(desc, dynamic=True, guard_words=16)
         assert generic.compiled.params
         got = generic(x.reshape(-1))
         special = dmlc.compile(desc, dynamic=False)(x.reshape(-1))
         want = pad(x[tuple(slice(0, n) for n in shape)], start, end, mode,
-                   fill_bits(desc.value, dtype.numpy))  # numpy's, not dmlc's padding_bits
+                   fill_bits(value, dtype.numpy))  # numpy's, not dmlc's padding_bits
         assert got.tobytes() == special.tobytes() == want.tobytes()
         assert generic.executable().guard_damage() == []
 

@@ -142,6 +142,20 @@ def test_the_issues_one_hot_case():
         dmlc.one_hot(np.array([[0, 5]]), np.array([0, 1.0]), 3, axis=1, check_indices=True)
 
 
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+def test_negative_and_positive_zero_padding_are_two_kernels(dtype):
+    """-0.0 == 0.0 in Python: the cache (keyed by the validated descriptor, which holds the
+    value as its bits) must not hand the first's kernel to the second, in either order, on
+    the host path and on device tensors."""
+    x = np.ones(2, dtype)
+    for order in ((0.0, -0.0, 0.0), (-0.0, 0.0, -0.0)):
+        dmlc.clear_cache()
+        for v in order:
+            want = np.signbit(np.pad(x, 1, constant_values=dtype(v)))
+            assert (np.signbit(dmlc.pad(x, 1, value=v)) == want).all(), (order, v)
+            assert (np.signbit(dmlc.pad(dmlc.to_device(x), 1, value=v).numpy()) == want).all()
+
+
 def test_a_nan_padding_value_keeps_its_payload():
     """dmlc.pad with a numpy float NaN: its bits fill the border (PaddingValue as raw bits:
     ElementBits), a signaling one too; the same value twice is one compile."""

@@ -56,7 +56,7 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
             or value_type.removeprefix("DML_TENSOR_DATA_TYPE_") != inp.data_type.name):
         raise ValidationError(op, "PaddingValueDataType", f"the input's, {inp.data_type.name}",
                               value_type)
-    padding_bits(op, desc.value, inp.data_type)
+    bits = padding_bits(op, desc.value, inp.data_type)
     # A mirror reaches at most one input's width beyond the edge (DirectML's rule): further
     # would need several reflections, which DirectML leaves undefined.
     limit = {"DML_PADDING_MODE_REFLECTION": (-1, "the dimension's size - 1"),
@@ -76,4 +76,6 @@ def validate_padding(desc: PaddingDesc) -> PaddingDesc:
     sizes = [n + s + e for n, s, e in zip(inp.sizes, start, end)]
     check_total(op, sizes)
     out = resolve_output(op, desc, sizes, inp.data_type)
-    return dataclasses.replace(desc, start_padding=start, end_padding=end, output=out)
+    # the value as its bits: -0.0 == 0.0 (and Decimal("-0") == 0) would share one kernel
+    return dataclasses.replace(desc, start_padding=start, end_padding=end, output=out,
+                               value=ElementBits(inp.data_type.value, bits))
