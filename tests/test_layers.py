@@ -2,10 +2,10 @@
 imports no other) -> the one-shot helpers and the compile driver -> the families' common ground
 (dmlc.family) -> IR -> passes -> codegen -> toolchain -> runtime. Read from the source (an AST
 scan of every import, lazy ones included), so a new module that breaks a layer fails here,
-without Vulkan. Only call.py (binding a compiled program to the
-device at its first call) and target.py (asking the loader what the device is, when no target is
-given) reach into the runtime from the compiler, both lazily; test_compile_artifact.py checks
-that compiling for a named target loads no runtime module."""
+without Vulkan. The compiler reaches the runtime from the modules RUNTIME_USERS names (call.py
+binding a compiled program to the device at its first call, target.py asking what the device
+is...), lazily but for ops/copy/tensor.py, which nothing loads eagerly;
+test_compile_artifact.py checks that compiling for a named target loads no runtime module."""
 from __future__ import annotations
 
 import ast
@@ -31,11 +31,13 @@ def _modules() -> dict[str, pathlib.Path]:
     return {_module_name(p): p for top in PACKAGES for p in (ROOT / top).rglob("*.py")}
 
 
-def _imports(name: str, path: pathlib.Path, known: set[str]) -> set[str]:
-    """The dmlc modules (and kp, wgpu) that module `name` imports anywhere in its body."""
+def _imports(name: str, path: pathlib.Path, known: set[str], eager: bool = False) -> set[str]:
+    """The dmlc modules (and kp, wgpu) that module `name` imports anywhere in its body (eager:
+    at its top level, what loading it loads)."""
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text())):
+    tree = ast.parse(path.read_text())
+    for node in (tree.body if eager else ast.walk(tree)):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -134,6 +136,34 @@ def test_a_family_imports_no_other_family(family):
     bad = [(s, t) for s in starts for t in GRAPH for o in others
            if (t == o or t.startswith(o + ".")) and _reaches(s, t)]
     assert not bad, f"family {family} reaches another: {bad[:3]}"
+
+
+def _eager(name: str) -> set[str]:
+    return _imports(name, _modules()[name], set(_modules()), eager=True)
+
+
+RUNTIME_USERS = {
+    "dmlc": "dmlc.to_device, dmlc.empty, cache_info() and the device functions, lazily",
+    "dmlc.call": "a compiled kernel's first call binds it to the device, lazily",
+    "dmlc.target": "the device's kind when no target is given, lazily",
+    "dmlc.cli": "`dmlc info` and `dmlc run`, lazily",
+    "dmlc.bench": "the bench times the device, lazily", "dmlc.bench.backends": "likewise",
+    "dmlc.bench.refs": "likewise",
+    "dmlc.ops.copy.tensor": "dmlc's DeviceTensor subclasses the runtime's, at load: this "
+                            "module is itself imported lazily, when a device tensor is made"}
+
+
+def test_the_compiler_reaches_the_runtime_from_these_modules_only():
+    """Where the compiler side reaches the runtime (RUNTIME_USERS says why each does), and
+    that only ops/copy/tensor.py does so when it loads, which no module loads at its own
+    load: compiling (test_compile_artifact.py) never loads the runtime."""
+    users = {m for m, deps in GRAPH.items() if not m.startswith("dmlc.runtime")
+             and any(d.startswith("dmlc.runtime") for d in deps)}
+    assert users == set(RUNTIME_USERS), users ^ set(RUNTIME_USERS)
+    eager = {m for m in users if any(d.startswith("dmlc.runtime") for d in _eager(m))}
+    assert eager == {"dmlc.ops.copy.tensor"}, eager
+    loaders = {m for m in GRAPH if "dmlc.ops.copy.tensor" in _eager(m)}
+    assert loaders == set(), loaders
 
 
 def test_the_compiler_root_holds_the_driver_and_the_public_face_only():

@@ -1,5 +1,6 @@
-"""Review of the shape-generic kernels on the device (tests/test_generic_review.py's cases):
-bit for bit numpy and the specialized kernel, guard words intact."""
+"""Generic kernels' keys, variants and push-word limits on the device
+(tests/test_generic_keys_and_limits.py's cases): bit for bit numpy and the specialized kernel,
+guard words intact."""
 from __future__ import annotations
 
 import numpy as np
@@ -7,7 +8,7 @@ import pytest
 from tests import reference
 from tests.reference_nd import reverse_subsequences
 from tests.strategies import random_bits
-from tests.test_generic_review import _join, _reverse_batch
+from tests.test_generic_keys_and_limits import _join, _reverse_batch
 
 import dmlc
 from dmlc import DataType, TensorDesc

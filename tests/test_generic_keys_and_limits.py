@@ -1,6 +1,7 @@
-"""Review of the shape-generic kernels (docs/generic-kernels.md), CPU: regressions for the
-defects an adversarial pass found, and the cases it tried that held (the interpreter checks
-every address)."""
+"""Generic kernels' keys, variants and push-word limits (docs/generic-kernels.md), CPU: a join
+needing more push words than a shader has, the fallback to a variant that builds, a bounded
+number of kernels over windows of mixed alignment, a size of one keying every later size
+(regressions of defects a review found; the interpreter checks every address)."""
 from __future__ import annotations
 
 import numpy as np
