@@ -181,7 +181,7 @@ class CompiledKernel:
             check_out(self.descriptor.operator, out, self.output)
         device = _device_of(self.descriptor.operator, [*checked, out])
         tensor = type(next(a for a in (*checked, out) if is_device_tensor(a)))
-        checked = [a if is_device_tensor(a) else tensor.from_array(a, device) for a in checked]
+        checked = _on_device(tensor, device, checked)
         exe = self.executable(device)
         if out is None:
             return exe.run_device(checked, self._empty(tensor, device))
@@ -210,7 +210,7 @@ class CompiledKernel:
         checked = self.compiled.arguments(tuple(arrays))
         tensor = type(data)
         device = _device_of(self.descriptor.operator, [*checked, data])
-        checked = [a if is_device_tensor(a) else tensor.from_array(a, device) for a in checked]
+        checked = _on_device(tensor, device, checked)
         whole = data.base if data.base is not None else data
         # an index or update tensor in the data's own buffer is read as it was before the
         # call (numpy's semantics), not while the kernel writes it: a copy first
@@ -241,6 +241,12 @@ class CompiledKernel:
         return (self._in_place is not None and updates_in_place(desc)
                 and self.program.inputs[0] == "input" and checked[0].kp_tensor is out.kp_tensor
                 and same_layout(getattr(desc, "input"), out))  # noqa: B009 (a scatter's)
+
+
+def _on_device(tensor: Any, device: Any, arrays: list[Any]) -> list[Any]:
+    """The arguments as device tensors: host arrays staged (written to staging memory, which
+    the kernel's own submission uploads: DeviceTensor.staged)."""
+    return [a if is_device_tensor(a) else tensor.staged(a, device) for a in arrays]
 
 
 def _device_of(op: str, arrays: list[Any]) -> Any:

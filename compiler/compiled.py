@@ -328,12 +328,12 @@ class KernelCache:
         return _generic_artifact(generic, checked, options)
 
     def _trim(self) -> None:
-        """Drop the least recently used while over ENTRIES or BYTES (bytes summed every 16th
-        entry, else the newest's added: a loop of new sizes must not walk the cache each step)."""
+        """Drop the least recently used while over ENTRIES or BYTES (bytes summed every
+        ENTRIES-th entry, else the newest's added: a loop of new sizes must not walk the cache)."""
         self._added += 1
         newest = next(reversed(self._kernels.values()))
-        self._held = sum(k.held_bytes for k in self._kernels.values()) if self._added % 16 \
-            == 0 else self._held + newest.held_bytes
+        self._held = sum(k.held_bytes for k in self._kernels.values()) \
+            if self._added % self.ENTRIES == 0 else self._held + newest.held_bytes
         while len(self._kernels) > 1 and (len(self._kernels) > self.ENTRIES
                                           or self._held > self.BYTES):
             self._held -= self._kernels.popitem(last=False)[1].held_bytes

@@ -73,7 +73,10 @@ class DataType(enum.Enum):
                 return cls(value)
         elif isinstance(value, np.dtype) or (isinstance(value, type)
                                              and issubclass(value, np.generic)):
-            name = np.dtype(value).name
+            found = _OF_NUMPY.get(np.dtype(value))  # (dtype.name is slow in numpy 1)
+            if found is not None:
+                return found
+            name = np.dtype(value).name  # another byte order
             if name in cls._value2member_map_:
                 return cls(name)
         raise ValueError(f"not a DirectML data type: {value!r} (accepted: "
@@ -82,6 +85,7 @@ class DataType(enum.Enum):
 
 
 _ITEMSIZES = {t.value: np.dtype(t.value).itemsize for t in DataType}
+_OF_NUMPY = {np.dtype(t.value): t for t in DataType}
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)
 
 

@@ -32,19 +32,22 @@ from .pool import Slot
 class Binding:
     """The plan's kernels bound to one kp tensor per buffer: an algorithm per kernel and the
     sequences that run them (host=True: the first also uploads the inputs and the last
-    downloads the output and status buffers)."""
+    downloads the output and status buffers; else the first uploads the inputs named in
+    `uploads`, a call's host arrays: DeviceTensor.staged)."""
 
     __slots__ = ("tensors", "algorithms", "sequences")
 
-    def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+    def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool,
+                 uploads: tuple[str, ...] = ()) -> None:
         device, plan = exe.device, exe.plan
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size), k.push)
                            for k in plan.kernels]
         self.sequences = [device.sequence() for _ in plan.kernels]
-        self._record(exe, tensors, host)
+        self._record(exe, tensors, host, uploads)
 
-    def rebind(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+    def rebind(self, exe: Executable, tensors: dict[str, Any], host: bool,
+               uploads: tuple[str, ...] = ()) -> None:
         """The same kernels bound to other tensors, sizes and push words (another executable's
         of the same code: a generic kernel at another size), keeping their pipelines."""
         device = exe.device
@@ -53,9 +56,10 @@ class Binding:
                           device.grid(k.invocations, k.local_size), k.push)
         for seq in self.sequences:
             seq.clear()
-        self._record(exe, tensors, host)
+        self._record(exe, tensors, host, uploads)
 
-    def _record(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+    def _record(self, exe: Executable, tensors: dict[str, Any], host: bool,
+                uploads: tuple[str, ...]) -> None:
         kp, plan = _import_kp(), exe.plan
         self.tensors = tensors
         # guards are read back from the buffers a kernel binds: one none binds (an input no
@@ -64,8 +68,9 @@ class Binding:
         bound = {n for k in plan.kernels for n in k.buffers}
         last = len(self.algorithms) - 1
         for i, (algo, seq) in enumerate(zip(self.algorithms, self.sequences)):
-            if host and i == 0:
-                seq.record(kp.OpTensorSyncDevice(flat(tensors[n] for n in plan.inputs)))
+            if i == 0 and (host or uploads):
+                seq.record(kp.OpTensorSyncDevice(flat(tensors[n] for n in
+                                                      (plan.inputs if host else uploads))))
             seq.record(kp.OpAlgoDispatch(algo))
             if i == last:
                 back = [b.name for b in plan.status]
@@ -132,6 +137,9 @@ class Executable(PlanBuffers):
         `out`; only the status buffers (if any) cross to the host."""
         with self.device.use(self.plan.name):
             self._check(inputs, out)
-            with self.bound(self.given(inputs, out), host=False) as binding:
+            staged = self.staged(inputs)
+            with self.bound(self.given(inputs, out), False, tuple(staged)) as binding:
                 binding.run()
+                for slot in staged.values():
+                    slot.staged = False
                 return out, self._take_status()

@@ -155,15 +155,25 @@ class PlanBuffers:
         return tensors, taken[::-1]
 
     @contextlib.contextmanager
-    def bound(self, given: dict[str, Any], host: bool) -> Iterator[Any]:
+    def bound(self, given: dict[str, Any], host: bool,
+              uploads: tuple[str, ...] = ()) -> Iterator[Any]:
         """The binding for the `given` tensors and the rest of the plan's buffers (its own, or
-        borrowed from the pool and given back on leaving; caller holds the device)."""
+        borrowed from the pool and given back on leaving; caller holds the device); `uploads`:
+        inputs its run uploads first (staged())."""
         tensors, taken = self._slots(given)
         try:
-            yield self.binding(tensors, host)
+            yield self.binding(tensors, host, uploads)
         finally:
             for slot, clean in taken:
                 self.device.pool.give(slot, clean, self.plan.name)
+
+    def staged(self, inputs: Sequence[Any]) -> dict[str, Slot]:
+        """The inputs whose data waits in staging memory (DeviceTensor.staged), by buffer."""
+        found = {}
+        for name, t in zip(self.plan.inputs, inputs):
+            if t._slot.staged:  # (every call asks: no property, no comprehension)
+                found[name] = t._slot
+        return found
 
     def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
         """The tensors of device tensors passed for the inputs and the output, by buffer."""
@@ -186,12 +196,12 @@ class PlanBuffers:
                               f"{t.chunk_words}: compile for this device's limits (the default)")
         return tensors[0] if len(buf.chunks) == 1 else tensors[:len(buf.chunks)]
 
-    def binding(self, tensors: dict[str, Any], host: bool) -> Any:
+    def binding(self, tensors: dict[str, Any], host: bool, uploads: tuple[str, ...] = ()) -> Any:
         """The binding for these tensors (caller holds the device): the one recorded for them,
         else a dead or the least recently used one bound again (Binding.rebind, where the
         backend has it), else a new one."""
         bindings = self._shared.bindings
-        key = (self._signature, host, *(id(t) for t in flat(tensors.values())))
+        key = (self._signature, host, uploads, *(id(t) for t in flat(tensors.values())))
         found = bindings.get(key)
         if found is not None and found.alive():
             bindings.move_to_end(key)
@@ -205,10 +215,10 @@ class PlanBuffers:
         if old is not None:
             found = bindings.pop(old)
             if rebinds:
-                found.rebind(self, tensors, host)
+                found.rebind(self, tensors, host, uploads)
                 bindings[key] = found
                 return found
-        found = bindings[key] = self.binding_type(self, tensors, host)
+        found = bindings[key] = self.binding_type(self, tensors, host, uploads)
         return found
 
     def _check(self, inputs: Sequence[Any], out: Any) -> None:

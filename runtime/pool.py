@@ -50,13 +50,16 @@ class Slot:
     """A device buffer (a kp tensor, or a view of an arena's: arena.py) with its staging
     memory. Synced by the device's recorded sequences (Device.sync)."""
 
-    __slots__ = ("tensor", "words", "clean", "idle_since", "home")
+    __slots__ = ("tensor", "words", "clean", "staged", "idle_since", "home")
 
     def __init__(self, tensor: Any, words: int) -> None:
         self.tensor, self.words = tensor, words
         self.clean = False
         """The device copy is known to hold zeros (scratch given back by kernels that leave
         it zeroed)."""
+        self.staged = False
+        """The staging memory holds data the device copy lacks (DeviceTensor.staged: the
+        kernel that reads it uploads it in its own submission)."""
         self.idle_since = 0.0
         self.home: Any = None
         """(arena, block) of a view (arena.py)."""
@@ -68,6 +71,10 @@ class Slot:
 
     def sync(self, device: Device, direction: str) -> None:
         """"up": staging to device; "down": device to staging (caller holds the device)."""
+        if self.staged:  # its upload first: a download would overwrite it
+            self.staged = False
+            if direction == "down":
+                device.sync(self.tensor, "up")
         device.sync(self.tensor, direction)
         if direction == "up":
             self.clean = False
@@ -102,7 +109,7 @@ class Pooled:
         if clean and poisoning() and not slot.holds_zeros(self.device):
             raise DeviceError(f"{what}: gave back a buffer of {slot.words} words as zeroed, "
                               "but it holds non-zero words (a kernel did not clear its scratch)")
-        slot.clean = clean
+        slot.clean, slot.staged = clean, False
         self._returned.append(slot)  # atomic: safe from __del__ without the lock
 
     def _ready(self, slot: Slot, zeroed: bool) -> Slot:

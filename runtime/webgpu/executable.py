@@ -40,7 +40,9 @@ class Binding:
 
     __slots__ = ("tensors", "groups", "copies", "reads")
 
-    def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool) -> None:
+    def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool,
+                 uploads: tuple[str, ...] = ()) -> None:
+        """uploads: none here (run_device writes staged inputs first, in queue order)."""
         device, plan = exe.device, exe.plan
         self.tensors = tensors
         self.groups: list[Any] = []
@@ -161,6 +163,8 @@ class Executable(PlanBuffers):
                 if len(self._fits) >= self.BINDINGS:
                     self._fits.clear()
                 self._fits.add(fits)
+            for slot in self.staged(inputs).values():  # queued writes: before the submission
+                slot.sync(self.device, "up")
             with self.bound(self.given(inputs, out), host=False) as binding:
                 self._run(binding)
                 return out, self._take_status()

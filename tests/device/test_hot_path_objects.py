@@ -114,3 +114,57 @@ def test_an_onnx_model_at_twenty_batch_sizes_makes_no_object_after_the_first_few
             (want,) = reference.run(None, feeds)
             assert got.tobytes() == np.asarray(want).tobytes()
     assert made_per_run[5:] == [{}] * 15, made_per_run
+
+
+@pytest.fixture
+def submissions(monkeypatch):
+    """The Vulkan submissions (kp sequence evals) made while the test runs, counted."""
+    if not vulkan_rebinds():
+        pytest.skip("counts kp's submissions")
+    from dmlc.runtime.device import _import_kp
+    kp = _import_kp()
+    count = [0]
+    evaluate = kp.Sequence.eval
+
+    def counted(seq, *args):
+        count[0] += 1
+        return evaluate(seq, *args)
+    monkeypatch.setattr(kp.Sequence, "eval", counted)
+    return count
+
+
+def test_host_arrays_in_a_device_call_ride_the_kernels_submission(submissions):
+    """A host array among device tensors (the decode loop's ids, where and row) is written to a
+    pooled buffer's staging memory and uploaded by the kernel's own submission: a warm gather
+    with host ids, and a warm in-place scatter_nd with host indices and updates, submit once
+    each; the values are each call's own, whether the binding is found again or bound anew."""
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal((64, 8)).astype(np.float32)
+    table = dmlc.to_device(host)
+    cache_host = np.zeros((16, 8), np.float32)
+    cache = dmlc.to_device(cache_host)
+    for step in range(40):
+        ids = rng.integers(0, 64, (1, 1 + step % 5)).astype(np.int32)  # 5 sizes: rebinding
+        row = rng.standard_normal((1, 8)).astype(np.float32)
+        where = np.array([[step % 16]], np.int64)
+        before = submissions[0]
+        got = dmlc.gather(table, ids, axis=0)
+        dmlc.scatter_nd(cache, where, row, out=cache)
+        if step >= 10:
+            assert submissions[0] - before == 2, step
+        cache_host[step % 16] = row[0]
+        assert np.array_equal(got.numpy(), host[ids[0]])
+        assert np.array_equal(cache.numpy(), cache_host)
+
+
+def test_a_staged_tensor_is_uploaded_before_anything_reads_it():
+    """DeviceTensor.staged leaves the data in staging memory for a kernel's submission; reading
+    it back first (numpy()) uploads it first, so the device copy is never behind."""
+    from dmlc.runtime import get_device
+    x = np.arange(12, dtype=np.int32).reshape(3, 4)
+    DeviceTensor = type(dmlc.to_device(x))  # dmlc's: its views pack by a copy kernel
+    t = DeviceTensor.staged(x, get_device())
+    assert t.staged_slot is not None
+    assert np.array_equal(t.numpy(), x) and t.staged_slot is None
+    v = DeviceTensor.staged(x, get_device())[::-1]  # a kernel reading a view of one
+    assert np.array_equal(dmlc.copy(v).numpy(), x[::-1]) and v.staged_slot is None
