@@ -311,7 +311,6 @@ class Device:
         (dmlc's patch to kp); the sequences that record it must be recorded again."""
         algorithm.rebind(tensors, grid, np.array(push, dtype=np.uint32))
 
-
     def run_op(self, op: Any) -> None:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused
         sequence would be re-begun without a reset, which Vulkan forbids; paths that repeat

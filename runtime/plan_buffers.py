@@ -171,8 +171,9 @@ class PlanBuffers:
         """The inputs whose data waits in staging memory (DeviceTensor.staged), by buffer."""
         found = {}
         for name, t in zip(self.plan.inputs, inputs):
-            if t._slot.staged:  # (every call asks: no property, no comprehension)
-                found[name] = t._slot
+            slot = t.staged_slot
+            if slot is not None:
+                found[name] = slot
         return found
 
     def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:

@@ -197,7 +197,6 @@ class Device:
     rebinds = False
     """WebGPU binds buffers per bind group: a new buffer set makes a bind group (cheap)."""
 
-
     def upload(self, t: WgpuTensor) -> None:
         self.queue.write_buffer(t.buffer, 0, t.data())
 
