@@ -13,7 +13,8 @@ policy of docs/generic-kernels.md.
   signature where a generic kernel pushes it, family/generic.py: pushes_offset) gets a generic
   kernel with those dimensions, none at first: its sizes static, its offsets pushed;
 - "always" / True: every dimension the family allows is dynamic from the first call (the test
-  suite runs this way with `make test-generic`);
+  suite runs this way with `make test-generic`), but those it keeps static until they vary
+  (GenericRules.always: a gather's row width, which its vector kernels need static);
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
 Families without a generic lowering, checked mode where the family has no checked generic
 form (GenericRules.checked), the in-place form where it has none (GenericRules.in_place; the
@@ -101,7 +102,9 @@ class ShapePolicy:
         free = set(rules.free(checked))
         if isinstance(mode, tuple):
             return mode if set(mode) <= free and mode else None
-        if mode == "always":
+        forced = set() if mode != "always" else (
+            free if rules.always is None else set(rules.always(checked)))
+        if mode == "always" and forced == free:  # every free position forced: no tracking
             return tuple(sorted(free)) or None
         sizes = rules.sizes(checked)
         every = tuple(range(len(sizes)))
@@ -114,11 +117,13 @@ class ShapePolicy:
         offsets = rules.moved(checked)
         first, first_offsets, chosen = self.seen.setdefault(signature, (sizes, offsets, None))
         differ = {i for i, (a, c) in enumerate(zip(sizes, first)) if a != c}
-        if not differ and chosen is None and offsets == first_offsets:
+        if not differ and chosen is None and offsets == first_offsets and not forced:
             return None  # the first shape at its first offsets: specialized
-        wanted = differ | set(chosen or ())
+        wanted = forced | differ | set(chosen or ())
         if not wanted <= free:
-            return chosen if chosen is not None and differ <= set(chosen) else None
+            if chosen is not None and differ <= set(chosen):
+                return chosen
+            return tuple(sorted(forced)) or None
         dims = tuple(sorted(wanted))  # () where only an offset moved: sizes static, offsets
         self.seen[signature] = (first, first_offsets, dims)  # pushed (pushes_offset)
         return dims

@@ -1,6 +1,7 @@
 """`dmlc compile` never binds a symbolic size in silence (cli/sizes.py). A scatter with
 Sizes:{N, 8} compiled --in-place --emit manifest exited 0 with a manifest of [1, 8]; a gather
-whose table length is symbolic printed the kernel of a one-row table. Now a size is bound on
+whose table length was symbolic printed the kernel of a one-row table (its length is pushed
+now; its row width, W here, is what the generic kernel fixes). Now a size is bound on
 the command line (--dim NAME=N, --shape TENSOR=D0,...) and said on stderr, or is the generic
 kernel's push constant; one the generic kernel would fix is refused unless bound (or said on
 stderr where the file's data binds it). No Vulkan device: compiling only."""
@@ -21,7 +22,7 @@ UpdatesTensor: (Sizes:{N, 8}, DataType:FLOAT32)
 GATHER = """DML_GATHER_OPERATOR_DESC
 Axis: 0
 IndexDimensions: 1
-InputTensor: (Sizes:{V, 4}, DataType:FLOAT32)
+InputTensor: (Sizes:{5, W}, DataType:FLOAT32)
 IndicesTensor: (Sizes:{1, B}, DataType:INT32)
 """
 
@@ -53,31 +54,32 @@ def test_a_size_the_generic_kernel_fixes_is_refused_unless_bound(tmp_path, capsy
     out = ["-o", str(tmp_path / f"k.{emit}")]
     assert main(["compile", path, "--emit", emit, *out]) == 2
     err = capsys.readouterr().err
-    assert "DML_GATHER's generic kernel takes symbolic sizes as push constants, but not V" in err
-    assert "--dim V=SIZE" in err and "B" not in err.split("but not")[1]
-    assert main(["compile", path, "--emit", emit, *out, "--dim", "V=5"]) == 0
-    assert "V = 5 (--dim); still symbolic: B" in capsys.readouterr().err
+    assert "DML_GATHER's generic kernel takes symbolic sizes as push constants, but not W" in err
+    assert "--dim W=SIZE" in err and "B" not in err.split("but not")[1]
+    assert main(["compile", path, "--emit", emit, *out, "--dim", "W=4"]) == 0
+    assert "W = 4 (--dim); still symbolic: B" in capsys.readouterr().err
 
 
 def test_the_bound_sizes_are_the_kernel_s(tmp_path, capsys):
     path = _file(tmp_path, GATHER)
-    assert main(["compile", path, "--emit", "ir", "--dim", "V=5"]) == 0
+    assert main(["compile", path, "--emit", "ir", "--dim", "W=4"]) == 0
     ir = capsys.readouterr().out
-    assert "buffer input: float32[20]" in ir and "dim=5" in ir  # a five-row table
-    assert " p0" in ir or "= p" in ir  # B: a push constant still
-    assert main(["compile", path, "--emit", "ir", "--dim", "V=5", "--dim", "B=3"]) == 0
+    assert " * 4 " in ir  # rows of 4 (the table's length a push constant, as is B)
+    assert " p0" in ir or "= p" in ir
+    assert main(["compile", path, "--emit", "ir", "--dim", "W=4", "--dim", "B=3"]) == 0
     ir = capsys.readouterr().out
+    assert "buffer input: float32[20]" in ir and "dim=5" in ir  # a five-row table of 4
     assert "buffer indices: int32[3]" in ir and "= p" not in ir  # specialized
 
 
 def test_data_that_binds_a_fixed_size_is_said_on_stderr(tmp_path, capsys):
-    path = _file(tmp_path, GATHER.replace("(Sizes:{V, 4}, DataType:FLOAT32)",
-                                          "(Sizes:{V, 4}, DataType:FLOAT32) "
+    path = _file(tmp_path, GATHER.replace("(Sizes:{5, W}, DataType:FLOAT32)",
+                                          "(Sizes:{2, W}, DataType:FLOAT32) "
                                           "[[1, 2, 3, 4], [5, 6, 7, 8]]"))
     assert main(["compile", path, "--emit", "ir"]) == 0
     captured = capsys.readouterr()
-    assert "DML_GATHER's generic kernel fixes V = 2, the file's data" in captured.err
-    assert "buffer input: float32[8]" in captured.out
+    assert "DML_GATHER's generic kernel fixes W = 4, the file's data" in captured.err
+    assert " * 4 " in captured.out and "vload input" in captured.out  # rows of 4: vectors
 
 
 def test_a_generic_kernel_of_push_constants_is_printed_as_before(capsys):

@@ -18,6 +18,7 @@ import dataclasses
 import sys
 from typing import Any
 
+from ..compiled import KERNELS
 from ..errors import UsageError, ValidationError
 from ..lang import Module, Unit
 from ..lang.symbols import is_symbolic, spell
@@ -143,7 +144,7 @@ def _bind_expressions(module: Module, dims: dict[str, int],
     return module.at(bound)
 
 
-def check_generic(module: Module, kernels: dict[str, Any], target: str | None) -> None:
+def check_generic(module: Module, target: str | None) -> None:
     """Each symbolic unit's generic kernel (lowered at the sizes modules._probe gives): a
     symbolic size it does not take as a push constant (it compiles another kernel when only
     that size moves) is refused where nothing binds it, and said on stderr where the file's
@@ -154,14 +155,17 @@ def check_generic(module: Module, kernels: dict[str, Any], target: str | None) -
             continue
         base = _probe(u)
         symbolic = SymbolicKernel(u.descriptor, {"target": target} if target else {}, base)
+        KERNELS.clear()  # each kernel as a new process compiles it: no size varied before
+        base_ir = symbolic.at(base).ir
         fixed, told = [], []
         for name, where in symbolic_sizes(u).items():
             moved = {dml: list(s) for dml, s in base.items()}
             for dml, k in where:
                 moved[dml][k] += PROBE_STEP
+            KERNELS.clear()
             try:
                 other = symbolic.at({dml: tuple(s) for dml, s in moved.items()})
-                same = other.ir == kernels[u.name].ir
+                same = other.ir == base_ir
             except ValidationError:
                 same = False
             if same:

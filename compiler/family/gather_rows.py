@@ -1,13 +1,14 @@
 """Generic gathers' output skeletons (ops/gather, ops/gather_nd; docs/generic-kernels.md):
-rows of elements or of 16-byte vectors from an input of static sizes by indices of runtime
-sizes, one element or vector an item (gather_rows) or blocks of a gathered row (gather_blocks);
-an element an item of an 8/16-bit output is a word an item (family/words.py). The input (the
-table) is read at a pushed element offset where it is a view (GatherTable): one kernel serves
-every layer of a cache sliced from one buffer."""
+rows of elements or of 16-byte vectors from an input (its sizes static, or some pushed: a
+table that grows) by indices of runtime sizes, one element or vector an item (gather_rows) or
+blocks of a gathered row (gather_blocks); an element an item of an 8/16-bit output is a word
+an item (family/words.py). The input (the table) is read at a pushed element offset where it
+is a view (GatherTable): one kernel serves every layer of a cache sliced from one buffer."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from ..ir import Buffer, Kernel
 from ..ir import build as b
@@ -16,14 +17,18 @@ from ..ir.ops import INT32_MAX, INT32_MIN, Node
 from .generic import (
     OFFSET_MAX,
     ParamTable,
+    Recipe,
     Size,
     address_sym,
     clamped,
     clamped_vector,
+    dynamic_limit,
+    offset_room,
     product,
     pushes_offset,
     sym_buffer,
     sym_offset,
+    sym_strides,
     unflatten_sym,
 )
 from .lowering import address
@@ -31,9 +36,49 @@ from .tensor import TensorDesc
 from .words import element_kernel
 
 
+def stride_bound(t: TensorDesc, dims: Sequence[int], hi: int) -> tuple[int, int]:
+    """(the largest size its dims admit, the largest pushed stride: pushed_strides') for a
+    view `t` whose sizes at `dims` are pushed in [1, hi]: its strides may grow 64x (or 8x,
+    or not at all, what int32 addresses allow with sizes up to twice this call's; a view's
+    strides grow with the batch of the tensor it views), the sizes' bound then what leaves
+    every address from offset_room within int32."""
+    widest = max(t.strides or (1,), default=1) or 1
+    static = [n for i, n in enumerate(t.sizes) if i not in dims]
+    for room in (64, 8, 1):
+        s_hi = widest * room
+        fixed = offset_room(t) + sum((n - 1) * s_hi for n in static)
+        limit = min(hi, dynamic_limit(static, len(dims), [s_hi] * len(dims), fixed))
+        if limit >= 2 * max((t.sizes[i] for i in dims), default=1):
+            return limit, s_hi
+    return min(hi, limit), widest
+
+
+def pushed_strides(t: TensorDesc, table: ParamTable, recipe: Callable[[Any], TensorDesc],
+                   hi: int, lanes: int = 1) -> list[Size]:
+    """A view's element strides as PARAMs in [0, hi] (stride_bound's: a transposed view's
+    strides are its viewed tensor's sizes, which vary with it). With lanes > 1 (a vector
+    variant) each but the innermost is a count of `lanes` and the innermost is 1, both
+    guarded assumptions the host checks as sym_offset's (a PARAM in [1, 1] guards the
+    innermost). recipe: a call's descriptor -> this tensor."""
+    assert t.strides is not None and all(st >= 0 for st in t.strides)
+
+    def stride(j: int, unit: int) -> Recipe:
+        def value(d: Any) -> int:
+            st = recipe(d).element_strides[j]
+            return st // unit if st % unit == 0 else -1  # outside the range: not admitted
+        return value
+    if lanes == 1:
+        return [table.add(0, hi, stride(j, 1)) for j in range(t.rank)]
+    out: list[Size] = [b.mul(table.add(0, max(hi // lanes, 1), stride(j, lanes)), lanes)
+                       for j in range(t.rank - 1)]
+    table.add(1, 1, stride(t.rank - 1, 1))
+    return [*out, 1]
+
+
 @dataclass(frozen=True)
 class GatherTable:
-    """The input a generic gather reads (its sizes static): its buffer, and its element offset,
+    """The input a generic gather reads (its sizes static or pushed): its buffer, and its
+    element offset,
     a PARAM where pushes_offset (a view: a layer of a cache, a window of a table), every load
     then clamped to the buffer's runtime extent (verify.py's proof); else static, the addresses
     those of the specialized lowering."""
@@ -44,13 +89,15 @@ class GatherTable:
     extent: Node | None
     lanes: int
     """The vector width the offset is a multiple of (1: any offset)."""
+    strides: tuple[Size, ...]
+    """Its element strides (a packed input's products of its sizes, some PARAMs)."""
 
     def address(self, coords: Sequence[Node]) -> Node:
         """The element address of input `coords` (clamped to the runtime extent)."""
         if self.extent is None:
             return address(coords, self.t)
-        strides = [0 if n == 1 and not INT32_MIN <= st <= INT32_MAX else st
-                   for n, st in zip(self.t.sizes, self.t.element_strides)]
+        strides = [0 if n == 1 and isinstance(st, int) and not INT32_MIN <= st <= INT32_MAX
+                   else st for n, st in zip(self.t.sizes, self.strides)]
         return clamped(address_sym(coords, strides, self.offset), self.extent)
 
     def vload(self, at: Node) -> Node:
@@ -69,13 +116,19 @@ def table_fits(inp: TensorDesc) -> bool:
         and OFFSET_MAX + inp.buffer_elements - inp.offset <= INT32_MAX // 2)
 
 
-def gather_table(inp: TensorDesc, table: ParamTable, lanes: int = 1) -> GatherTable:
-    """The GatherTable of `inp` (table_fits: the caller checked), its offset a PARAM times
-    `lanes` where pushed (a vector variant admits aligned offsets only)."""
+def gather_table(inp: TensorDesc, table: ParamTable, lanes: int = 1,
+                 sizes: Sequence[Size] | None = None, stride_hi: int = 0) -> GatherTable:
+    """The GatherTable of `inp` (table_fits: the caller checked) of `sizes` (some PARAMs: a
+    table that grows; default its own), a view's strides pushed in [0, stride_hi] where that
+    is not 0 (pushed_strides), its offset a PARAM times `lanes` where pushed (a vector
+    variant admits aligned offsets and strides only)."""
+    sizes = list(inp.sizes) if sizes is None else list(sizes)
     offset = sym_offset(inp, table, lambda x: x.input.offset, lanes)
-    buf, extent = sym_buffer("input", inp, "input", list(inp.sizes), table,
-                             lambda x: x.input.buffer_elements, offset)
-    return GatherTable(inp, buf, offset, extent, lanes)
+    strides = (pushed_strides(inp, table, lambda x: x.input, stride_hi, lanes)
+               if stride_hi and inp.strides is not None else sym_strides(inp, sizes))
+    buf, extent = sym_buffer("input", inp, "input", sizes, table,
+                             lambda x: x.input.buffer_elements, offset, strides)
+    return GatherTable(inp, buf, offset, extent, lanes, tuple(strides))
 
 
 @dataclass(frozen=True)
@@ -129,11 +182,13 @@ class GatherRows:
 
 
 def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamTable,
-                isizes: Sequence[Size], osizes: Sequence[Size], vectors: bool) -> GatherRows:
-    """GatherRows of output sizes `osizes` (some PARAMs), gathering from the static `inp` by
-    the indices `idx` of sizes `isizes`: by 16-byte vectors where `vectors` (the innermost
-    output size, the input's and static, a multiple of the width; the input aligned: the
-    caller's static facts), else by elements."""
+                isizes: Sequence[Size], osizes: Sequence[Size], vectors: bool,
+                tsizes: Sequence[Size] | None = None, stride_hi: int = 0) -> GatherRows:
+    """GatherRows of output sizes `osizes` (some PARAMs), gathering from `inp` (of sizes
+    `tsizes`, strides pushed up to `stride_hi`: gather_table's) by the indices `idx` of sizes
+    `isizes`: by 16-byte vectors where
+    `vectors` (the innermost output size, the input's and static, a multiple of the width; the
+    input aligned: the caller's static facts), else by elements."""
     lanes = vector_width(out.data_type) if vectors else 1
     vsizes = list(osizes)
     if lanes > 1:  # the innermost size is the input's (static), a multiple of the width
@@ -143,7 +198,7 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
-    source = gather_table(inp, table, lanes)
+    source = gather_table(inp, table, lanes, tsizes, stride_hi)
     offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements, offset)
@@ -162,7 +217,8 @@ BLOCK = 8
 
 
 def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamTable,
-                  isizes: Sequence[Size], osizes: Sequence[Size]) -> GatherRows:
+                  isizes: Sequence[Size], osizes: Sequence[Size],
+                  tsizes: Sequence[Size] | None = None, stride_hi: int = 0) -> GatherRows:
     """GatherRows moving blocks of consecutive 16-byte vectors of one gathered row: a row of
     V vectors (the innermost output size, the input's: static, a multiple of the width, the
     input aligned: the caller's static facts) in nb = ceil(V / BLOCK) blocks of
@@ -181,7 +237,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     items = rows_hi * nb
     vectors = table.add(1, rows_hi * v, lambda x: x.output.element_count // lanes)
     count = table.add(1, items, lambda x: x.output.element_count // inner * nb)
-    source = gather_table(inp, table, lanes)
+    source = gather_table(inp, table, lanes, tsizes, stride_hi)
     offset = sym_offset(idx, table, lambda x: x.indices.offset)
     b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                lambda x: x.indices.buffer_elements, offset)

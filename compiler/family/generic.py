@@ -97,6 +97,10 @@ class GenericRules:
     in_place: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
     """lower for the form that updates its data tensor in place (the scatters: out= the data
     tensor, a view at a pushed offset); None: the in-place form compiles specialized."""
+    always: Callable[[Any], tuple[int, ...]] | None = None
+    """A validated descriptor -> the free positions that "always" makes dynamic from the first
+    call (the others become dynamic once they vary, as in auto: a gather's row width, which its
+    vector kernels need static); None: every free one."""
     offsets: Callable[[Any], tuple[int, ...]] | None = None
     """A validated descriptor -> the element offsets its generic kernels may take at dispatch
     (dynamic.py's auto mode: a signature back with other offsets gets a generic kernel); None:
@@ -232,14 +236,15 @@ def clamped_vector(addr: Node, extent: Node | None, lanes: int) -> Node:
 
 
 def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
-               table: ParamTable, recipe: Recipe, offset: Size) -> tuple[Buffer, Node | None]:
+               table: ParamTable, recipe: Recipe, offset: Size,
+               strides: Sequence[Size] | None = None) -> tuple[Buffer, Node | None]:
     """The buffer behind a tensor at element `offset` (sym_offset's): static when its sizes and
     offset are, else of a runtime extent (a PARAM whose largest value is the elements the
-    largest sizes reach from the largest offset)."""
+    largest sizes reach, at `strides` (default sym_strides'), from the largest offset)."""
     if isinstance(offset, int) and all(isinstance(s, int) for s in sizes):
         assert offset == t.offset
         return Buffer(name, t.data_type, t.buffer_elements, role), None
-    strides = sym_strides(t, sizes)
+    strides = sym_strides(t, sizes) if strides is None else strides
     reach = _hi(offset) + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
     extent = table.add(1, reach, recipe)
     return Buffer(name, t.data_type, reach, role, extent), extent
@@ -377,8 +382,15 @@ def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
     return forms
 
 
-def masked(t: TensorDesc, dims: Sequence[int], offset: bool = False) -> tuple[Any, ...]:
+def masked(t: TensorDesc, dims: Sequence[int], offset: bool = False,
+           strides: bool = False) -> tuple[Any, ...]:
     """What a tensor contributes to a generic kernel's key: everything but the sizes at dims
-    and, with `offset` (a tensor the family lowers at sym_offset), its offset where pushed."""
+    and, with `offset` (a tensor the family lowers at sym_offset), its offset where pushed;
+    with `strides` (a view's the family pushes: pushed_strides), no strides."""
+    kept: Any = t.strides
+    if strides and t.strides is not None:
+        kept = (PUSHED,) * t.rank
     return (t.data_type, tuple(-1 if i in dims else s for i, s in enumerate(t.sizes)),
-            t.strides, t.total_bytes, PUSHED if offset and pushes_offset(t) else t.offset)
+            kept, t.total_bytes, PUSHED if offset and pushes_offset(t) else t.offset)
+
+

@@ -38,15 +38,19 @@ from .tensor import IndexBounds, TensorDesc, index_bounds
 FIRST, VALUE = "check_first", "check_value"
 
 
-def is_bad(raw: Node, coords: list[Node], bounds: IndexBounds) -> Node:
-    """Whether the index `raw` at `coords` is outside the axis it indexes."""
-    def outside(dim: int) -> Node:
+def is_bad(raw: Node, coords: list[Node], bounds: IndexBounds,
+           dims: Sequence[Size] | None = None) -> Node:
+    """Whether the index `raw` at `coords` is outside the axis it indexes (of the size
+    bounds.dims gives, or `dims`: a generic kernel's, some PARAMs)."""
+    sizes = bounds.dims if dims is None else dims
+
+    def outside(dim: Size) -> Node:
         return b.less(b.index(raw, dim, "mask"), 0)
     if bounds.dim_axis is None:
-        return outside(bounds.dims[0])
-    along, bad = coords[bounds.dim_axis], outside(bounds.dims[-1])
-    for j in reversed(range(len(bounds.dims) - 1)):
-        bad = b.where(b.not_equal(along, j), bad, outside(bounds.dims[j]))
+        return outside(sizes[0])
+    along, bad = coords[bounds.dim_axis], outside(sizes[-1])
+    for j in reversed(range(len(sizes) - 1)):
+        bad = b.where(b.not_equal(along, j), bad, outside(sizes[j]))
     return bad
 
 
@@ -102,11 +106,12 @@ def raise_for_status(desc: OperatorDesc, status: dict[str, np.ndarray]) -> None:
 
 def with_index_check(program: Program, table: ParamTable, desc: Any, idx: TensorDesc,
                      sizes: Sequence[Size], buf: Buffer, extent: Node | None,
-                     offset: Size) -> Program:
+                     offset: Size, dims: Sequence[Size] | None = None) -> Program:
     """Checked mode (family/index_check.py) for a generic program: the two checking kernels in
     front, over the index tensor of symbolic `sizes` read through `buf` (its loads clamped to
     its runtime extent; `offset` its element offset, sym_offset's), the positions counted by a
-    PARAM n; the report kernel runs 1 item."""
+    PARAM n; the report kernel runs 1 item. `dims`: the indexed axes' sizes where some are
+    PARAMs (is_bad)."""
     bounds = index_bounds(desc)
     n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
     assert isinstance(n_hi, int)
@@ -119,7 +124,7 @@ def with_index_check(program: Program, table: ParamTable, desc: Any, idx: Tensor
     coords = unflatten_sym(u, sizes)
     raw = b.load(buf, clamped(address_sym(coords, strides, offset), extent))
     k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
-                                                          pred=is_bad(raw, coords, bounds)),),
+                                                          pred=is_bad(raw, coords, bounds, dims)),),
                      count=n)
     first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
     pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))

@@ -114,16 +114,17 @@ def load(buf: Buffer, index: IntLike) -> Node:
     return Node(Op.LOAD, buf.dtype, (_int(index),), buf.name)
 
 
-def index(raw: Node, dim: int, mode: str) -> Node:
+def index(raw: Node, dim: IntLike, mode: str) -> Node:
     """Normalize an index value (loaded, or computed from loaded values by arith()) against an
-    axis of size `dim` (docs/decisions.md):
+    axis of size `dim` (a constant, or an INT node of range >= 1: a generic kernel's pushed
+    size; docs/decisions.md):
     a negative signed index counts from the end once; what is still outside [0, dim) is clamped
     to [0, dim - 1] ("clamp") or becomes -1 ("mask")."""
     if not isinstance(raw.dtype, DataType) or not raw.dtype.is_index:
         raise TypeError("index() takes an index-typed value (int32, int64, uint32, uint64)")
     if mode not in ("clamp", "mask"):
         raise ValueError(mode)
-    return Node(Op.INDEX, VType.INT, (raw, const(dim)), mode)
+    return Node(Op.INDEX, VType.INT, (raw, _int(dim)), mode)
 
 
 def bits(value: Node) -> Node:

@@ -35,7 +35,8 @@ def param_value(n: Node, params: Sequence[int]) -> int:
     raise IRError(f"{n.op.name} is not an expression of parameters")
 
 
-def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) -> np.ndarray:
+def normalize_index(values: np.ndarray, dtype: DataType, dim: int | np.ndarray,
+                    mode: str) -> np.ndarray:
     """docs/decisions.md: negative signed indices count from the end once; then clamp to
     [0, dim-1] ("clamp") or map what is still out of range to -1 ("mask")."""
     v = np.asarray(values).view(dtype.numpy)
@@ -46,7 +47,7 @@ def normalize_index(values: np.ndarray, dtype: DataType, dim: int, mode: str) ->
         inside = (v >= 0) & (v < dim)
         low = v < 0
     else:
-        inside = v < np.uint64(dim)
+        inside = v < np.asarray(dim).astype(np.uint64)
         low = np.zeros(v.shape, bool)
         v = np.where(inside, v, 0).astype(np.int64)
     if mode == "clamp":
@@ -109,7 +110,7 @@ def _eval(n: Node, vals: dict[Node, np.ndarray], bufs: Mapping[str, np.ndarray],
             word |= part << np.uint32(lane * bits)
         return word
     if n.op is Op.INDEX:
-        return normalize_index(s[0], n.src[0].data_type, n.src[1].value, n.mode)
+        return normalize_index(s[0], n.src[0].data_type, s[1], n.mode)
     if n.op is Op.BITS:
         return s[0].astype(np.uint32).view(np.int32).astype(np.int64)
     if n.op is Op.COMBINE:

@@ -36,7 +36,7 @@ class Op(enum.Enum):
     AND = enum.auto()        # BOOL x BOOL -> BOOL
     WHERE = enum.auto()      # (cond, a, b): a if cond else b; a and b of any one type
     LOAD = enum.auto()       # arg: buffer name; src: (element index,) -> the buffer's DataType
-    INDEX = enum.auto()      # arg: "clamp" | "mask"; src: (raw index LOAD, CONST dim) -> INT
+    INDEX = enum.auto()      # arg: "clamp" | "mask"; src: (raw index LOAD, INT dim >= 1) -> INT
     BITS = enum.auto()       # src: (32-bit data value,) -> INT: its bits as a signed int32
     VLOAD = enum.auto()      # arg: buffer name; src: (first element,) -> VEC16: 16 bytes from there
     REVERSE = enum.auto()    # arg: element size in bytes; src: (VEC16,) -> its elements reversed
@@ -294,7 +294,7 @@ def _bounds(n: Node) -> tuple[int, int]:
     if op is Op.WHERE:
         return min(s[1].vmin, s[2].vmin), max(s[1].vmax, s[2].vmax)
     if op is Op.INDEX:
-        return (0 if n.arg == "clamp" else -1), s[1].value - 1
+        return (0 if n.arg == "clamp" else -1), s[1].vmax - 1
     if op is Op.BITS:
         return INT32_MIN, INT32_MAX
     raise TypeError(f"{op.name} has no integer range")

@@ -92,9 +92,9 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
     if n.op is Op.VEXTRACT and not (n.src[0].dtype is VType.VEC16 and isinstance(n.dtype, DataType)
                                     and 0 <= n.lane < vector_width(n.dtype)):
         fail("vextract needs a vector and a lane inside it")
-    if n.op is Op.INDEX and not (isinstance(n.src[0].dtype, DataType) and n.src[1].is_const
+    if n.op is Op.INDEX and not (isinstance(n.src[0].dtype, DataType) and n.src[1].vmin >= 1
                                  and n.src[0].data_type.is_index):
-        fail("index() takes an index-typed value and a constant dim")
+        fail("index() takes an index-typed value and a dim of at least 1")
     if n.op in (Op.ARITH, Op.COMPARE) and not (
             _integer(n.src[0]) and n.src[1].dtype == n.src[0].dtype
             and (n.dtype == n.src[0].dtype if n.op is Op.ARITH else n.dtype is VType.BOOL)):

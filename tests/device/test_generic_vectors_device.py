@@ -103,7 +103,8 @@ def test_tile_vector_variant_on_device(dtype, data):
 @settings(max_examples=budget(12))
 @given(data=st.data())
 def test_gather_blocks_variant_on_device(dtype, data):
-    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    dmlc.clear_cache()  # a table width seen before makes "always" push it (dynamic.py): no
+    itype = data.draw(st.sampled_from(INDEX_TYPES))  # vectors then
     lanes = WIDTHS[dtype.itemsize]
     shape, pad, hit = gather_case(data, lanes)
     owner = (*shape[:-1], shape[-1] + pad)

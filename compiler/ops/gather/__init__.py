@@ -6,6 +6,7 @@ from ...family.registry import Family, Rules
 from .api import gather, gather_elements
 from .desc import GatherDesc, GatherElementsDesc
 from .generic import (
+    gather_always,
     gather_free,
     gather_key,
     gather_layouts,
@@ -32,7 +33,7 @@ FAMILY = Family(
     {
         GatherDesc: Rules(validate_gather, lower_gather, generic=GenericRules(
             gather_sizes, gather_free, gather_key, lower_gather_generic, gather_layouts,
-            variants=gather_variants, checked=lower_gather_checked)),
+            variants=gather_variants, checked=lower_gather_checked, always=gather_always)),
         GatherElementsDesc: Rules(validate_gather_elements, lower_gather_elements,
                                   generic=GenericRules(
                                       elements_sizes, elements_free, elements_key,

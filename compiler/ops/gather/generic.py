@@ -1,12 +1,19 @@
 """DML_GATHER as a generic kernel: a varying number of indices (the ids of a decode step) read
-from an input of fixed sizes (family/generic.py), a view's at a pushed offset (one kernel for
-every layer of a cache sliced from one buffer: family/gather_rows.py's GatherTable)."""
+from an input whose sizes are fixed or pushed too (a beam search's cache, reordered by beams
+as the batch and the sequence grow; family/generic.py), a view's at a pushed offset (one kernel
+for every layer of a cache sliced from one buffer: family/gather_rows.py's GatherTable)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.gather_rows import gather_blocks, gather_rows, gather_table, table_fits
+from ...family.gather_rows import (
+    gather_blocks,
+    gather_rows,
+    gather_table,
+    stride_bound,
+    table_fits,
+)
 from ...family.generic import (
     GenericProgram,
     ParamTable,
@@ -21,6 +28,7 @@ from ...family.generic import (
     sym_offset,
     sym_sizes,
     sym_strides,
+    tensor_limit,
 )
 from ...family.index_check import with_index_check
 from ...ir import Buffer, Program
@@ -32,26 +40,41 @@ from .strips import gather_strips, strips_apply
 
 
 def gather_sizes(desc: GatherDesc) -> tuple[int, ...]:
-    """The sizes a generic gather may take at dispatch: the indices' (the input's are fixed:
-    an index is clamped to its axis)."""
-    return desc.indices.sizes
+    """The sizes a generic gather may take at dispatch: the indices', then the input's (a table
+    that grows: a beam search's cache reordered by its beams, a window of a cache)."""
+    return (*desc.indices.sizes, *desc.input.sizes)
 
 
 def gather_free(desc: GatherDesc) -> tuple[int, ...]:
-    """The indices' dimensions that count (the leading ones are 1s)."""
+    """The indices' dimensions that count (the leading ones are 1s), and the input's but its
+    leading IndexDimensions - 1 (1s where the axis is not among them: validation's rule)."""
+    d, k = desc.input.rank, desc.index_dimensions
+    return (*range(d - k, d), *range(d + max(k - 1, 0), 2 * d))
+
+
+def gather_always(desc: GatherDesc) -> tuple[int, ...]:
+    """gather_free but the input's innermost off the axis (a row's width, which the vector
+    variants need static: dynamic only once it varies)."""
+    free = gather_free(desc)
+    return free if desc.axis == desc.input.rank - 1 else free[:-1]
+
+
+def _split(desc: GatherDesc, dims: Sequence[int]) -> tuple[list[int], list[int]]:
+    """gather_sizes' positions `dims` as the indices' dimensions and the input's."""
     d = desc.input.rank
-    return tuple(range(d - desc.index_dimensions, d))
+    return [i for i in dims if i < d], [i - d for i in dims if i >= d]
 
 
 def gather_layouts(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
-    return layouts(desc, "indices", dims)
+    return layouts(desc, "indices", _split(desc, dims)[0])
 
 
 def gather_key(desc: GatherDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     out = desc.output
     assert out is not None
-    return (desc.operator, masked(desc.input, (), offset=True),
-            masked(desc.indices, dims, offset=True),
+    idx_dims, in_dims = _split(desc, dims)
+    return (desc.operator, masked(desc.input, in_dims, offset=True, strides=bool(in_dims)),
+            masked(desc.indices, idx_dims, offset=True),
             (out.data_type, out.strides, out.total_bytes, out.offset), desc.axis,
             desc.index_dimensions)
 
@@ -60,10 +83,13 @@ def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
     """"strips" where the input steps more along its innermost dimension than along the axis
     (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
     16-byte vector per invocation); either serves every size. A table that moves no vectors
-    (_rows_of_vectors: its offset misaligned among them) runs "rows/e", elements: a kernel of
+    (_rows_of_vectors: its offset misaligned among them, or its innermost size pushed) runs
+    "rows/e", elements: a kernel of
     its own, so that a kernel of vectors (whose pushed offset admits aligned values only) and
     one of elements never share a key (auto compiled a specialized kernel per misaligned
     offset once the vector one held it)."""
+    if 2 * desc.input.rank - 1 in dims:  # the row's width pushed: no vectors, no strips
+        return ("rows/e",)
     if strips_apply(desc):
         return ("strips",)
     return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows/e",)
@@ -82,21 +108,30 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
+    idx_dims, in_dims = _split(desc, dims)
     if (out.strides is not None or out.offset or out.total_bytes is not None
             or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-            or any(i < d - k for i in dims)  # leading index dims must be 1s: not dynamic
+            or any(i < d - k for i in idx_dims)  # leading index dims must be 1s: not dynamic
+            or (in_dims and any(st < 0 for st in inp.element_strides))
             or not table_fits(inp)):
         return None
-    others = [s for i, s in enumerate(idx.sizes) if i not in dims]
+    others = [s for i, s in enumerate(idx.sizes) if i not in idx_dims]
+    off_axis = [n for j, n in enumerate(inp.sizes) if j != axis and j not in in_dims]
     # the output's elements: the indices' times the input's off the axis
-    hi = dynamic_limit([*others, inp.element_count // inp.sizes[axis]], len(dims),
-                       [st for i, st in enumerate(idx.strides or ()) if i in dims],
+    hi = dynamic_limit([*others, *off_axis], len(idx_dims) + len(set(in_dims) - {axis}),
+                       [st for i, st in enumerate(idx.strides or ()) if i in idx_dims],
                        buffer_room(idx))
+    stride_hi = 0  # a view's strides pushed (they grow with the tensor it views)
+    if in_dims and inp.strides is not None:
+        hi, stride_hi = stride_bound(inp, in_dims, hi)
+    elif in_dims:
+        hi = min(hi, tensor_limit(inp, in_dims))
     if hi < 2:
         return None
     table = ParamTable()
-    isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
-    full: list[Size] = [*inp.sizes[:axis], *isizes[d - k:], *inp.sizes[axis + 1:]]
+    isizes = sym_sizes(idx, idx_dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
+    tsizes = sym_sizes(inp, in_dims, table, hi, lambda j: lambda x: x.input.sizes[j])
+    full: list[Size] = [*tsizes[:axis], *isizes[d - k:], *tsizes[axis + 1:]]
     if len(full) > d and any(not isinstance(s, int) for s in full[:len(full) - d]):
         return None
     pad: list[Size] = [1] * (d - len(full))
@@ -104,36 +139,39 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
     if variant == "strips" and not checked:
         if not strips_apply(desc):
             return None
-        tab = gather_table(inp, table)
+        tab = gather_table(inp, table, sizes=tsizes, stride_hi=stride_hi)
         offset = sym_offset(idx, table, lambda x: x.indices.offset)
         b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                    lambda x: x.indices.buffer_elements, offset)
 
         def source(coords: list[Node]) -> Node:
-            return b.load(tab.buf, tab.address(_gathered(desc, coords, isizes, b_idx, extent,
-                                                         offset)))
+            return b.load(tab.buf, tab.address(_gathered(desc, coords, isizes, tsizes, b_idx,
+                                                         extent, offset)))
         program = gather_strips(desc, table, osizes, tab.buf, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
     if variant not in gather_variants(desc, dims) and not checked:
         return None
-    rows = (gather_blocks(inp, idx, out, table, isizes, osizes)
+    vectors = variant != "rows/e" and _rows_of_vectors(desc)
+    rows = (gather_blocks(inp, idx, out, table, isizes, osizes, tsizes, stride_hi)
             if variant == "blocks" and not checked else
-            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
+            gather_rows(inp, idx, out, table, isizes, osizes, vectors, tsizes, stride_hi))
     b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
     kernel = rows.kernel("gather", table, lambda coords: rows.input.address(
-        _gathered(desc, coords, isizes, b_idx, extent, offset)))
+        _gathered(desc, coords, isizes, tsizes, b_idx, extent, offset)))
     program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
+        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset,
+                                   (tsizes[axis],))
     return GenericProgram(program, tuple(table.recipes))
 
 
-def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size], b_idx: Buffer,
-              extent: Node | None, offset: Size) -> list[Node]:
+def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size],
+              tsizes: Sequence[Size], b_idx: Buffer, extent: Node | None,
+              offset: Size) -> list[Node]:
     """The input coordinates output `coords` gather: the index read at the indices' coordinates
     among them (clamped to the indices' runtime extent; `offset` theirs, sym_offset's),
-    clamped to the axis."""
+    clamped to the axis (of the input's sizes `tsizes`)."""
     inp, idx = desc.input, desc.indices
     d, axis, k = inp.rank, desc.axis, desc.index_dimensions
     length = d + k - 1
@@ -141,7 +179,7 @@ def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size], b_id
     icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
     raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), offset),
                                 extent))
-    i = b.index(raw, inp.sizes[axis], "clamp")
+    i = b.index(raw, tsizes[axis], "clamp")
     return fcoords[:axis] + [i] + fcoords[axis + k:]
 
 
