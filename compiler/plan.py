@@ -15,6 +15,9 @@ from typing import Protocol
 
 from .errors import DmlcError
 
+MIN_STORAGE_BUFFER_RANGE = 2**27
+"""Vulkan's smallest maxStorageBufferRange (128 MiB): what every device binds at once."""
+
 
 @dataclass(frozen=True)
 class PlanBuffer:
@@ -232,7 +235,7 @@ class PlanLimits:
     maxPushConstantsSize: int
     source: str = field(default="", compare=False)
     """Where the values come from (a device's name, or which table); not part of the key."""
-    maxStorageBufferRange: int = 2**27
+    maxStorageBufferRange: int = MIN_STORAGE_BUFFER_RANGE
     """The most bytes one binding holds: a buffer larger is bound as several chunks
     (codegen.glsl.chunk_words). Vulkan's minimum, 128 MiB, by default."""
 
@@ -245,7 +248,8 @@ class PlanLimits:
         values = {f: getattr(limits, f) for f in cls.FIELDS}
         values["maxComputeWorkGroupCount"] = tuple(values["maxComputeWorkGroupCount"])
         return cls(**values, source=source,
-                   maxStorageBufferRange=getattr(limits, "maxStorageBufferRange", 2**27))
+                   maxStorageBufferRange=getattr(limits, "maxStorageBufferRange",
+                                                 MIN_STORAGE_BUFFER_RANGE))
 
     def below_minimum(self) -> tuple[str, object, object] | None:
         """(field, minimum, value) of the first value under Vulkan's minimum (or not an int),

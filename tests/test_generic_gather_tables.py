@@ -184,3 +184,15 @@ def test_one_generic_gather_serves_transposed_views_of_every_size(data):
             got = run_buffers(generic.program, buffer, ids, params=values)["output"]
             assert got.tobytes() == np.ascontiguousarray(want).reshape(-1).view(
                 got.dtype).tobytes(), variant
+
+
+def test_a_table_over_the_smallest_binding_range_keeps_its_sizes_static():
+    """A table of pushed sizes has a runtime extent, which is never split into chunks: one
+    larger than every device binds at once (Vulkan's minimum maxStorageBufferRange) keeps its
+    sizes static in forced mode, so that its generic kernel (chunked) still exists."""
+    small = _gather(DataType.FLOAT32, (1000, 64), DataType.INT32, (1, 7), 0, 1)
+    big = _gather(DataType.FLOAT32, (49920, 1024), DataType.INT32, (1, 7), 0, 1)
+    for desc, table in ((small, (2,)), (big, ())):
+        rules = rules_of(desc).generic
+        assert rules is not None and rules.always is not None
+        assert rules.always(desc) == (1, *table)

@@ -35,6 +35,7 @@ from ...ir import Buffer, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
+from ...plan import MIN_STORAGE_BUFFER_RANGE
 from .desc import GatherDesc
 from .strips import gather_strips, strips_apply
 
@@ -54,9 +55,13 @@ def gather_free(desc: GatherDesc) -> tuple[int, ...]:
 
 def gather_always(desc: GatherDesc) -> tuple[int, ...]:
     """gather_free but the input's innermost off the axis (a row's width, which the vector
-    variants need static: dynamic only once it varies)."""
-    free = gather_free(desc)
-    return free if desc.axis == desc.input.rank - 1 else free[:-1]
+    variants need static: dynamic only once it varies), and none of the input's where it is
+    larger than Vulkan's smallest binding range (a table of pushed sizes has a runtime extent,
+    which is never split into chunks: dynamic.py's extents_fit)."""
+    free, inp = gather_free(desc), desc.input
+    if inp.buffer_elements * inp.data_type.itemsize > MIN_STORAGE_BUFFER_RANGE:
+        return tuple(i for i in free if i < inp.rank)
+    return free if desc.axis == inp.rank - 1 else free[:-1]
 
 
 def _split(desc: GatherDesc, dims: Sequence[int]) -> tuple[list[int], list[int]]:
