@@ -469,13 +469,16 @@ def test_generic_join_serves_a_batch_of_one_of_a_sliced_view():
 
 def test_generic_checked_gather_raises_as_the_specialized_one():
     """Checked mode (ONNX's Gather) has a generic kernel: the index check's kernels in front,
-    over a dynamic count of indices; the first bad index is reported as the specialized
-    kernel reports it, and valid indices give its result."""
-    table = np.arange(40, dtype=np.float32).reshape(10, 4)
+    over a dynamic count of indices, each index checked against this call's axis size (the
+    table's sizes are pushed too); the first bad index is reported as the specialized kernel
+    reports it, and valid indices give its result."""
     dmlc.clear_cache()
-    for ids in ([[1, 2, 3]], [[0, -10, 9, 12, 3]], [[5]], [[2, 9, -11, 1]]):
+    for rows, ids in ((10, [[1, 2, 3]]), (10, [[0, -10, 9, 12, 3]]), (10, [[5]]),
+                      (10, [[2, 9, -11, 1]]), (4, [[0, -4, 3, 4]]), (7, [[6, -8]]),
+                      (12, [[11]])):
+        table = np.arange(rows * 4, dtype=np.float32).reshape(rows, 4)
         i = np.array(ids, np.int64)
-        desc = validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(10, 4)),
+        desc = validate(GatherDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(rows, 4)),
                                    indices=TensorDesc(data_type=DataType.INT64, sizes=i.shape),
                                    axis=0, index_dimensions=1))
         generic = dmlc.compile(desc, dynamic=True, check_indices=True)

@@ -1,11 +1,10 @@
 """Generic gathers from tables whose sizes are pushed too (ops/gather/generic.py), without a
 device: a beam search's cache reordered by its beams as the batch and the sequence grow, a
 window of a cache. One kernel lowered with every free dimension dynamic (the input's sizes as
-well as the indices') serves calls of other sizes, packed (its strides products of pushed sizes)
-or views of one buffer (strides fixed, the offset pushed), by the interpreter bit for bit the
-specialized kernel's result; checked mode reports a bad index against the pushed axis size as
-the specialized kernel does; and the shape policy compiles one specialized and one generic
-kernel over five sizes."""
+well as the indices') serves calls of other sizes, packed (its strides products of pushed
+sizes) or views of one buffer (strides fixed, the offset pushed), by the interpreter bit for
+bit the specialized kernel's result (checked mode: tests/test_generic.py); and the shape
+policy compiles one specialized and one generic kernel over five sizes."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,7 +13,6 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.strategies import budget, random_bits
-from tests.twins import assert_checked_twins
 
 import dmlc
 from dmlc import DataType, TensorDesc
@@ -107,21 +105,6 @@ def test_vector_kernels_keep_the_row_width_static():
     assert generic is not None and "vload" in str(generic.program.kernels[0].effects)
     wider = _gather(DataType.FLOAT32, (9, 5, 8), DataType.INT32, (1, 1, 7), 0, 1)
     assert generic.values(wider) is not None
-
-
-def test_checked_generic_gather_bounds_the_pushed_axis():
-    """Checked mode with the table's sizes pushed: an index is checked against this call's
-    axis size, the first bad one reported as the specialized kernel reports it."""
-    dmlc.clear_cache()
-    for rows, ids in ((10, [[1, 2, 9]]), (4, [[0, -4, 3, 4]]), (7, [[6, -8]]), (12, [[11]])):
-        table = np.arange(rows * 3, dtype=np.float32).reshape(rows, 3)
-        i = np.array(ids, np.int64)
-        desc = _gather(DataType.FLOAT32, (rows, 3), DataType.INT64, i.shape, 0, 1)
-        generic = dmlc.compile(desc, dynamic=True, check_indices=True)
-        special = dmlc.compile(desc, dynamic=False, check_indices=True)
-        assert_checked_twins(generic, special, table, i)
-    assert dmlc.cache_info()["compiles"]["DML_GATHER generic"] == 1
-    KERNELS.clear()
 
 
 def test_a_beam_search_reorder_compiles_one_specialized_and_one_generic(monkeypatch):

@@ -49,8 +49,8 @@ def stride_bound(t: TensorDesc, dims: Sequence[int], hi: int) -> tuple[int, int]
         fixed = offset_room(t) + sum((n - 1) * s_hi for n in static)
         limit = min(hi, dynamic_limit(static, len(dims), [s_hi] * len(dims), fixed))
         if limit >= 2 * max((t.sizes[i] for i in dims), default=1):
-            return limit, s_hi
-    return min(hi, limit), widest
+            break
+    return limit, s_hi
 
 
 def pushed_strides(t: TensorDesc, table: ParamTable, recipe: Callable[[Any], TensorDesc],
@@ -78,10 +78,9 @@ def pushed_strides(t: TensorDesc, table: ParamTable, recipe: Callable[[Any], Ten
 @dataclass(frozen=True)
 class GatherTable:
     """The input a generic gather reads (its sizes static or pushed): its buffer, and its
-    element offset,
-    a PARAM where pushes_offset (a view: a layer of a cache, a window of a table), every load
-    then clamped to the buffer's runtime extent (verify.py's proof); else static, the addresses
-    those of the specialized lowering."""
+    element offset, a PARAM where pushes_offset (a view: a layer of a cache, a window of a
+    table), every load then clamped to the buffer's runtime extent (verify.py's proof); else
+    static, the addresses those of the specialized lowering."""
 
     t: TensorDesc
     buf: Buffer
@@ -186,9 +185,9 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
                 tsizes: Sequence[Size] | None = None, stride_hi: int = 0) -> GatherRows:
     """GatherRows of output sizes `osizes` (some PARAMs), gathering from `inp` (of sizes
     `tsizes`, strides pushed up to `stride_hi`: gather_table's) by the indices `idx` of sizes
-    `isizes`: by 16-byte vectors where
-    `vectors` (the innermost output size, the input's and static, a multiple of the width; the
-    input aligned: the caller's static facts), else by elements."""
+    `isizes`: by 16-byte vectors where `vectors` (the innermost output size, the input's and
+    static, a multiple of the width; the input aligned: the caller's static facts), else by
+    elements."""
     lanes = vector_width(out.data_type) if vectors else 1
     vsizes = list(osizes)
     if lanes > 1:  # the innermost size is the input's (static), a multiple of the width

@@ -89,10 +89,9 @@ def gather_variants(desc: GatherDesc, dims: Sequence[int]) -> tuple[str, ...]:
     (ops/gather/strips.py: tiles walking down strips of columns), else "rows" (one element or
     16-byte vector per invocation); either serves every size. A table that moves no vectors
     (_rows_of_vectors: its offset misaligned among them, or its innermost size pushed) runs
-    "rows/e", elements: a kernel of
-    its own, so that a kernel of vectors (whose pushed offset admits aligned values only) and
-    one of elements never share a key (auto compiled a specialized kernel per misaligned
-    offset once the vector one held it)."""
+    "rows/e", elements: a kernel of its own, so that a kernel of vectors (whose pushed offset
+    admits aligned values only) and one of elements never share a key (auto compiled a
+    specialized kernel per misaligned offset once the vector one held it)."""
     if 2 * desc.input.rank - 1 in dims:  # the row's width pushed: no vectors, no strips
         return ("rows/e",)
     if strips_apply(desc):
