@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from tests.strategies import budget
 
@@ -147,6 +147,7 @@ def test_fuzz_join(xs, axis):
 
 @settings(max_examples=budget(EXAMPLES))
 @given(either(X, ARGS), st.one_of(SCALARS, LISTS), either(0, SCALARS))
+@example(X, [1, 2], 0)  # one valid call whose every piece holds elements, whatever is drawn
 def test_fuzz_split(x, sizes, axis):
     _agree(lambda: fo.split(x, sizes, axis), lambda: dmlc.split(x, sizes, axis=axis))
 
