@@ -132,15 +132,7 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
         toolchain.warm_up()  # glslang builds its tables on another thread while we lower
     with gc_paused():
         program = _optimized(checked, options, dump_after)
-        sources = [glsl.render_glsl(k, program, options.guard_words,
-                                    options.limits.maxStorageBufferRange)
-                   for k in program.kernels]
-    stages = stages_of(program, sources, options.guard_words,
-                       options.limits.maxStorageBufferRange, wants_spirv(), spirv_cache,
-                       known_backend() == "webgpu")
-    compiled = CompiledProgram(checked, program, stages, options.check_indices,
-                               options.guard_words, options.target, options.in_place,
-                               options.limits)
+    compiled = _compiled(checked, program, options, spirv_cache)
     compiled.plan.check(checked.operator, options.limits)  # the plan it keeps, built once
     return compiled
 
@@ -155,13 +147,23 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
     values = generic.values(checked)
     assert values is not None, "the policy checks admissibility first"
     program = run_pipeline(verify_program(generic.program), disabled={"all"})
-    sources = [glsl.render_glsl(k, program, options.guard_words,
-                                options.limits.maxStorageBufferRange) for k in program.kernels]
+    return _compiled(checked, program, options, params=values)
+
+
+def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions,
+              spirv_cache: bool = True, params: tuple[int, ...] = ()) -> CompiledProgram:
+    """An optimized program's shaders (GLSL, then SPIR-V or WGSL), as the artifact of the
+    call of `checked` (params: a generic kernel's push words for it)."""
+    with gc_paused():
+        sources = [glsl.render_glsl(k, program, options.guard_words,
+                                    options.limits.maxStorageBufferRange)
+                   for k in program.kernels]
     stages = stages_of(program, sources, options.guard_words,
-                       options.limits.maxStorageBufferRange, wants_spirv(),
-                       wgsl_now=known_backend() == "webgpu")
-    return CompiledProgram(checked, program, stages, options.check_indices, options.guard_words,
-                           options.target, options.in_place, options.limits, params=values)
+                       options.limits.maxStorageBufferRange, wants_spirv(), spirv_cache,
+                       known_backend() == "webgpu")
+    return CompiledProgram(checked, program, stages, options.check_indices,
+                           options.guard_words, options.target, options.in_place,
+                           options.limits, params=params)
 
 
 def compile(desc: OperatorDesc, *,
@@ -187,8 +189,7 @@ def compile(desc: OperatorDesc, *,
     options = CompileOptions.resolve(check_indices, guard_words, target, limits=limits)
     mode = resolve_mode(dynamic)
     checked = validate(desc)
-    dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
-    if dumping or not _hashable(checked):
+    if dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"):
         return CompiledKernel(_artifact(checked, options, dump_after))
     return CompiledKernel(KERNELS.get(checked, options, mode).compiled,
                           in_place=_in_place_of(checked, options, mode),
@@ -205,10 +206,7 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     calls for out= that tensor, compiled without the copying one."""
     options = CompileOptions.resolve(check_indices, 0, target, in_place=in_place, limits=limits)
     mode = resolve_mode(None)
-    checked = validate(desc)
-    if not _hashable(checked):  # a list where a number belongs: compiling says which field
-        return CompiledKernel(_artifact(checked, options))
-    kernel = KERNELS.get(checked, options, mode)
+    kernel = KERNELS.get(validate(desc), options, mode)
     if TRACE is not None:
         return _Recorded(kernel, TRACE)
     return kernel
@@ -283,6 +281,8 @@ class KernelCache:
         """The kernel of a validated descriptor, compiled on a miss (outside the lock: compiles
         may overlap, and the first one stored wins); by the policy's choice (dynamic.py), a
         generic kernel bound to this call's sizes."""
+        if not _hashable(checked):  # a list where a number belongs: compiling says which field
+            return CompiledKernel(_artifact(checked, options))
         special, generic = (checked, options, False), (checked, options, True)
         forced = [generic, special] if (checked, options, mode) in self._no_generic else [generic]
         keys = {"never": [special], "auto": [special, generic]}.get(str(mode), forced)

@@ -8,7 +8,8 @@ generated shaders byte-identical:
 The set: every bench case (full and quick sizes), the .dml examples, and a few hundred operator
 cases drawn (derandomized) from the test suite's strategies, each for both targets, with the
 passes on and with every pass off; the scatters in their in-place form too. Needs no Vulkan
-device.
+device. With --generic: the same descriptors' generic programs instead (every free dimension
+dynamic, then each one alone; every variant, the checked and in-place forms), as lowered.
 """
 from __future__ import annotations
 
@@ -84,8 +85,45 @@ def render(desc: object, target: str, in_place: bool = False) -> str:
     return "\n".join(text)
 
 
+def render_generic(desc: object) -> str:
+    """Every generic program of `desc` (dynamic.py's lowerings, without the policy)."""
+    from dmlc.family.registry import rules_of, validate
+    from dmlc.ir.printer import render_program
+
+    try:
+        checked = validate(desc)
+        rules = rules_of(checked).generic
+        if rules is None:
+            return "no generic rules"
+        free = tuple(rules.free(checked))
+        text = []
+        for dims in dict.fromkeys([free, *((d,) for d in free)]):
+            for form in rules.forms(checked, dims)[:1]:  # the one lowered (dynamic.py)
+                lowerings = [(v, lambda v=v, f=form, d=dims: rules.build(f, d, v))
+                             for v in rules.choices(checked, dims)]
+                if rules.checked:
+                    lowerings.append(("checked", lambda f=form, d=dims: rules.checked(f, d)))
+                if rules.in_place:
+                    lowerings.append(("in place", lambda f=form, d=dims: rules.in_place(f, d)))
+                for name, lowering in lowerings:
+                    try:
+                        g = lowering()
+                        body = "none" if g is None else render_program(g.program)
+                    except Exception as e:
+                        body = f"error: {type(e).__name__}: {e}"
+                    text.append(f"-- dims {dims} form {form!r:.60} {name}\n{body}")
+        return "\n".join(text)
+    except Exception as e:
+        return f"error: {type(e).__name__}: {e}"
+
+
 def main() -> None:
     items = descriptors()
+    if "--generic" in sys.argv[1:]:
+        for name, desc in items:
+            print(f"==== {name} generic")
+            print(render_generic(desc))
+        return
     for disabled in ("", "all"):
         os.environ["DMLC_DISABLE_PASSES"] = disabled
         for name, desc in items:

@@ -18,20 +18,22 @@ from .generic import (
     OFFSET_MAX,
     ParamTable,
     Recipe,
-    Size,
-    address_sym,
-    clamped,
-    clamped_vector,
     dynamic_limit,
     offset_room,
-    product,
     pushes_offset,
     sym_buffer,
     sym_offset,
+)
+from .lowering import (
+    Size,
+    address,
+    address_sym,
+    clamped,
+    clamped_vector,
+    product,
     sym_strides,
     unflatten_sym,
 )
-from .lowering import address
 from .tensor import TensorDesc
 from .words import element_kernel
 

@@ -30,9 +30,9 @@ from typing import Any, cast
 from ..ir import Buffer, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
+from .lowering import Operand, Size, sym_strides
 from .tensor import TensorDesc
 
-Size = Node | int
 Recipe = Callable[[Any], int]
 
 MAX_DYNAMIC = 1 << 24
@@ -176,65 +176,6 @@ def sym_sizes(t: TensorDesc, dims: Sequence[int], table: ParamTable, hi: int,
     return [table.add(1, hi, recipe_of(i)) if i in dims else s for i, s in enumerate(t.sizes)]
 
 
-def product(sizes: Sequence[Size]) -> Size:
-    acc: Size = 1
-    for s in sizes:
-        acc = (acc * s if isinstance(acc, int) and isinstance(s, int) else b.mul(acc, s))
-    return acc
-
-
-def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
-    """t's element strides: its own, or those of a packed tensor of `sizes`."""
-    if t.strides is not None:
-        return list(t.strides)
-    return [product(sizes[i + 1:]) for i in range(len(sizes))]
-
-
-def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
-    """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
-    by one size at a time; the outermost clamped to its size (exact below the product). Sizes
-    of 1 give coordinate 0 (the optimizing passes do not run on generic kernels: the lowering
-    folds what it knows)."""
-    coords: list[Node] = []
-    q = linear
-    for k in range(len(sizes) - 1, 0, -1):
-        if isinstance(sizes[k], int) and sizes[k] == 1:
-            coords.append(b.const(0))
-            continue
-        coords.append(b.floormod(q, sizes[k]))
-        q = b.floordiv(q, sizes[k])
-    first = sizes[0]
-    coords.append(b.const(0) if first == 1 else b.minimum(
-        q, first - 1 if isinstance(first, int) else b.add(first, -1)))
-    return coords[::-1]
-
-
-def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: Size) -> Node:
-    """offset + sum(coord * stride), leaving out the terms known to be 0 (a pushed offset,
-    sym_offset's, is a PARAM or a PARAM times the vector width)."""
-    acc: Node | None = (None if isinstance(offset, int) and offset == 0 else
-                        b.const(offset) if isinstance(offset, int) else offset)
-    for c, st in zip(coords, strides):
-        if (c.is_const and c.value == 0) or (isinstance(st, int) and st == 0):
-            continue
-        term = c if isinstance(st, int) and st == 1 else b.mul(c, st)
-        acc = term if acc is None else b.add(acc, term)
-    return b.const(0) if acc is None else acc
-
-
-def clamped(addr: Node, extent: Node | None) -> Node:
-    """An address kept inside a buffer of runtime `extent` elements (verify.py's proof)."""
-    return addr if extent is None else b.minimum(addr, b.add(extent, -1))
-
-
-def clamped_vector(addr: Node, extent: Node | None, lanes: int) -> Node:
-    """An aligned vector's element address kept inside a buffer of runtime `extent` elements:
-    clamped to its last vector (verify.py's proof; exact for every vector the call reads)."""
-    if extent is None:
-        return addr
-    return b.mul(b.minimum(b.floordiv(addr, lanes), b.floordiv(b.add(extent, -1), lanes)), lanes)
-
-
 def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
                table: ParamTable, recipe: Recipe, offset: Size,
                strides: Sequence[Size] | None = None) -> tuple[Buffer, Node | None]:
@@ -248,6 +189,17 @@ def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
     reach = _hi(offset) + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
     extent = table.add(1, reach, recipe)
     return Buffer(name, t.data_type, reach, role, extent), extent
+
+
+def sym_operand(name: str, field: str, t: TensorDesc, role: str, sizes: Sequence[Size],
+                table: ParamTable, lanes: int = 1) -> Operand:
+    """Tensor `field` of the descriptor as a generic kernel reads it: of `sizes` (some PARAMs),
+    a view's offset pushed (sym_offset: a multiple of `lanes`), its buffer of runtime extent
+    where any is (sym_buffer)."""
+    offset = sym_offset(t, table, lambda d: getattr(d, field).offset, lanes)
+    buf, extent = sym_buffer(name, t, role, sizes, table,
+                             lambda d: getattr(d, field).buffer_elements, offset)
+    return Operand(buf, sizes, sym_strides(t, sizes), offset, extent)
 
 
 def pushes_offset(t: TensorDesc) -> bool:

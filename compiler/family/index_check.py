@@ -22,16 +22,18 @@ from ..errors import IndexOutOfRangeError
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.ops import Node
-from .generic import (
-    ParamTable,
+from .generic import ParamTable
+from .lowering import (
     Size,
+    address,
     address_sym,
     clamped,
     product,
     sym_strides,
+    tensor_buffer,
+    unflatten,
     unflatten_sym,
 )
-from .lowering import address, tensor_buffer, unflatten
 from .registry import OperatorDesc
 from .tensor import IndexBounds, TensorDesc, index_bounds
 

@@ -1,13 +1,24 @@
-"""Shared lowering helpers: tensors as buffers, and linear index <-> coordinates <-> address."""
+"""The families' shape helpers: tensors as buffers, linear index <-> coordinates <-> address,
+over sizes that are numbers (a specialized kernel) or PARAMs (a generic one: family/generic.py).
+
+Both kinds of kernel share the algorithm, written over `Size` and reading its tensors through
+`Operand`s; they differ in spelling. A specialized kernel's index arithmetic is spelled in full
+(`unflatten`'s `(x // inner) % size`, `address`'s every term), and the rule passes fold it; a
+generic program skips those passes, so its helpers (`unflatten_sym`, `address_sym`) fold what
+they know as they build, and clamp each access to its buffer's runtime extent."""
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, INT32_MIN, Node
 from .tensor import TensorDesc
+
+Size = Node | int
+"""A size: a number, or a generic kernel's PARAM (a push constant, family/generic.py)."""
 
 
 def tensor_buffer(name: str, t: TensorDesc, role: str) -> Buffer:
@@ -36,6 +47,35 @@ def address(coords: Sequence[Node], t: TensorDesc) -> Node:
     return acc
 
 
+@dataclass(frozen=True)
+class Operand:
+    """A tensor as a kernel reads it: its buffer, its sizes, element strides and offset (numbers,
+    or a generic kernel's PARAMs), and the address of an element: a specialized kernel's
+    (`operand`: `address`'s spelling) or a generic kernel's (family/generic.py: sym_operand,
+    `address_sym`'s, clamped to the buffer's runtime `extent` where it has one)."""
+
+    buf: Buffer
+    sizes: Sequence[Size]
+    strides: Sequence[Size]
+    offset: Size
+    extent: Node | None = None
+    t: TensorDesc | None = None
+    """The tensor whose sizes are all numbers: addresses spelled as `address` spells them."""
+
+    def at(self, coords: Sequence[Node]) -> Node:
+        if self.t is not None:
+            return address(coords, self.t)
+        return clamped(address_sym(coords, self.strides, self.offset), self.extent)
+
+    def load(self, coords: Sequence[Node]) -> Node:
+        return b.load(self.buf, self.at(coords))
+
+
+def operand(t: TensorDesc, buf: Buffer) -> Operand:
+    """Tensor t as a specialized kernel reads it, from `buf` (tensor_buffer's)."""
+    return Operand(buf, t.sizes, t.element_strides, t.offset, t=t)
+
+
 def store_at(out: TensorDesc, buf: Buffer, t: Node, value: Node) -> Node:
     """The store of output element t (row-major): at t where the output is the kernel's own
     buffer (no strides, no offset: whole words and vectors may be written), else where its
@@ -62,3 +102,62 @@ def gather_form(name: str, inp: TensorDesc, out: TensorDesc,
     value = coords_of(coords, b_in)
     kernel = Kernel(name, out.element_count, (b.store(b_out, gid, value),))
     return Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes)
+
+
+def product(sizes: Sequence[Size]) -> Size:
+    acc: Size = 1
+    for s in sizes:
+        acc = (acc * s if isinstance(acc, int) and isinstance(s, int) else b.mul(acc, s))
+    return acc
+
+
+def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
+    """t's element strides: its own, or those of a packed tensor of `sizes`."""
+    if t.strides is not None:
+        return list(t.strides)
+    return [product(sizes[i + 1:]) for i in range(len(sizes))]
+
+
+def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
+    """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
+    by one size at a time; the outermost clamped to its size (exact below the product). Sizes
+    of 1 give coordinate 0 (the optimizing passes do not run on generic kernels: the lowering
+    folds what it knows)."""
+    coords: list[Node] = []
+    q = linear
+    for k in range(len(sizes) - 1, 0, -1):
+        if isinstance(sizes[k], int) and sizes[k] == 1:
+            coords.append(b.const(0))
+            continue
+        coords.append(b.floormod(q, sizes[k]))
+        q = b.floordiv(q, sizes[k])
+    first = sizes[0]
+    coords.append(b.const(0) if first == 1 else b.minimum(
+        q, first - 1 if isinstance(first, int) else b.add(first, -1)))
+    return coords[::-1]
+
+
+def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: Size) -> Node:
+    """offset + sum(coord * stride), leaving out the terms known to be 0 (a pushed offset,
+    sym_offset's, is a PARAM or a PARAM times the vector width)."""
+    acc: Node | None = (None if isinstance(offset, int) and offset == 0 else
+                        b.const(offset) if isinstance(offset, int) else offset)
+    for c, st in zip(coords, strides):
+        if (c.is_const and c.value == 0) or (isinstance(st, int) and st == 0):
+            continue
+        term = c if isinstance(st, int) and st == 1 else b.mul(c, st)
+        acc = term if acc is None else b.add(acc, term)
+    return b.const(0) if acc is None else acc
+
+
+def clamped(addr: Node, extent: Node | None) -> Node:
+    """An address kept inside a buffer of runtime `extent` elements (verify.py's proof)."""
+    return addr if extent is None else b.minimum(addr, b.add(extent, -1))
+
+
+def clamped_vector(addr: Node, extent: Node | None, lanes: int) -> Node:
+    """An aligned vector's element address kept inside a buffer of runtime `extent` elements:
+    clamped to its last vector (verify.py's proof; exact for every vector the call reads)."""
+    if extent is None:
+        return addr
+    return b.mul(b.minimum(b.floordiv(addr, lanes), b.floordiv(b.add(extent, -1), lanes)), lanes)

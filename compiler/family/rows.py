@@ -14,7 +14,8 @@ from typing import Any
 from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
-from .generic import ParamTable, Size, clamped_vector, product, unflatten_sym
+from .generic import ParamTable
+from .lowering import Size, clamped_vector, product, unflatten_sym
 from .tensor import TensorDesc
 from .words import element_kernel
 

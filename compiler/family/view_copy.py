@@ -15,17 +15,12 @@ from .generic import (
     GenericProgram,
     ParamTable,
     Recipe,
-    Size,
-    address_sym,
-    clamped,
     dynamic_limit,
     offset_room,
-    product,
     sym_buffer,
     sym_offset,
-    sym_strides,
-    unflatten_sym,
 )
+from .lowering import Size, address_sym, clamped, product, sym_strides, unflatten_sym
 from .rows import vector_block, vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants

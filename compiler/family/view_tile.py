@@ -19,18 +19,13 @@ from ..ir import Buffer, Kernel, Program
 from ..ir import build as b
 from ..ir.kernel import vector_width
 from ..ir.ops import Node
-from .generic import (
-    GenericProgram,
-    ParamTable,
-    Recipe,
+from .generic import GenericProgram, ParamTable, Recipe, pushes_offset, sym_buffer, sym_offset
+from .lowering import (
     Size,
     address_sym,
     clamped,
     clamped_vector,
     product,
-    pushes_offset,
-    sym_buffer,
-    sym_offset,
     sym_strides,
     unflatten_sym,
 )

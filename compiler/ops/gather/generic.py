@@ -17,26 +17,24 @@ from ...family.gather_rows import (
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
     buffer_room,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
     sym_buffer,
     sym_offset,
     sym_sizes,
-    sym_strides,
     tensor_limit,
 )
 from ...family.index_check import with_index_check
-from ...ir import Buffer, Program
+from ...family.lowering import Operand, Size, sym_strides
+from ...ir import Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
 from ...plan import MIN_STORAGE_BUFFER_RANGE
 from .desc import GatherDesc
+from .lower import gathered
 from .strips import gather_strips, strips_apply
 
 
@@ -147,10 +145,10 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
         offset = sym_offset(idx, table, lambda x: x.indices.offset)
         b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
                                    lambda x: x.indices.buffer_elements, offset)
+        indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
 
         def source(coords: list[Node]) -> Node:
-            return b.load(tab.buf, tab.address(_gathered(desc, coords, isizes, tsizes, b_idx,
-                                                         extent, offset)))
+            return b.load(tab.buf, tab.address(gathered(desc, coords, indices, tsizes[axis])))
         program = gather_strips(desc, table, osizes, tab.buf, b_idx, source)
         return GenericProgram(program, tuple(table.recipes))
     if variant not in gather_variants(desc, dims) and not checked:
@@ -160,31 +158,15 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
             if variant == "blocks" and not checked else
             gather_rows(inp, idx, out, table, isizes, osizes, vectors, tsizes, stride_hi))
     b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
+    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
     kernel = rows.kernel("gather", table, lambda coords: rows.input.address(
-        _gathered(desc, coords, isizes, tsizes, b_idx, extent, offset)))
+        gathered(desc, coords, indices, tsizes[axis])))
     program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset,
                                    (tsizes[axis],))
     return GenericProgram(program, tuple(table.recipes))
-
-
-def _gathered(desc: GatherDesc, coords: list[Node], isizes: Sequence[Size],
-              tsizes: Sequence[Size], b_idx: Buffer, extent: Node | None,
-              offset: Size) -> list[Node]:
-    """The input coordinates output `coords` gather: the index read at the indices' coordinates
-    among them (clamped to the indices' runtime extent; `offset` theirs, sym_offset's),
-    clamped to the axis (of the input's sizes `tsizes`)."""
-    inp, idx = desc.input, desc.indices
-    d, axis, k = inp.rank, desc.axis, desc.index_dimensions
-    length = d + k - 1
-    fcoords = [b.const(0)] * (length - d) + coords if length >= d else coords[d - length:]
-    icoords = [b.const(0)] * (d - k) + fcoords[axis:axis + k]
-    raw = b.load(b_idx, clamped(address_sym(icoords, sym_strides(idx, isizes), offset),
-                                extent))
-    i = b.index(raw, tsizes[axis], "clamp")
-    return fcoords[:axis] + [i] + fcoords[axis + k:]
 
 
 def _rows_of_vectors(desc: GatherDesc) -> bool:

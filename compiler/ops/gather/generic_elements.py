@@ -9,28 +9,28 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
     buffer_room,
-    clamped,
-    clamped_vector,
     dynamic_limit,
     masked,
-    product,
-    sym_buffer,
-    sym_offset,
+    sym_operand,
     sym_sizes,
-    sym_strides,
-    unflatten_sym,
 )
 from ...family.index_check import with_index_check
-from ...family.lowering import replace
+from ...family.lowering import (
+    Operand,
+    Size,
+    address_sym,
+    clamped_vector,
+    product,
+    unflatten_sym,
+)
 from ...family.rows import BLOCK, row_block_kernel, size_of, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import GatherElementsDesc
+from .lower import indexed
 
 
 def elements_sizes(desc: GatherElementsDesc) -> tuple[int, ...]:
@@ -113,39 +113,31 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
     if variant == "blocks" and not checked:
-        b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes,
-                                                                     isizes)
-        istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
+        table_in, indices = _operands(desc, table, insizes, isizes)
 
         def element(outer: list[Node], col: Node) -> Node:
             coords = [*outer, col]
-            raw = b.load(b_idx, clamped(address_sym(coords, istrides, offset), extent))
-            at = address_sym(replace(coords, axis, b.index(raw, inp.sizes[axis], "clamp")),
-                             strides, in_offset)
-            return b.load(b_in, clamped(at, in_extent))
+            return indexed(desc, coords, indices.load(coords), table_in)
         kernel, b_out = row_block_kernel("gather_elements", table, isizes, out.data_type,
                                          element)
-        program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,),
+        program = Program("gather_elements", (table_in.buf, indices.buf, b_out), (kernel,),
                           ("input", "indices"), "output", out.sizes, params=tuple(table.params))
         return GenericProgram(program, tuple(table.recipes))
     items = product([s if isinstance(s, int) else s.vmax for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
-    b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes, isizes)
+    table_in, indices = _operands(desc, table, insizes, isizes)
     b_out = Buffer("output", out.data_type, items, "output", count)
 
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, isizes)
-        raw = b.load(b_idx, clamped(address_sym(coords, sym_strides(idx, isizes), offset),
-                                    extent))
-        i = b.index(raw, inp.sizes[axis], "clamp")
-        at = address_sym(replace(coords, axis, i), sym_strides(inp, insizes), in_offset)
-        return b.load(b_in, clamped(at, in_extent))
+        return indexed(desc, coords, indices.load(coords), table_in)
     kernel = element_kernel("gather_elements", table, count, b_out, value_of)
-    program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
-                      "output", out.sizes, params=tuple(table.params))
+    program = Program("gather_elements", (table_in.buf, indices.buf, b_out), (kernel,),
+                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
+        program = with_index_check(program, table, desc, idx, isizes, indices.buf,
+                                   indices.extent, indices.offset)
     return GenericProgram(program, tuple(table.recipes))
 
 
@@ -169,9 +161,8 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
     insizes: list[Size] = [inp.sizes[axis] if j == axis else s for j, s in enumerate(isizes)]
     # the indices read as vectors: a pushed offset is a PARAM times their width (aligned
     # offsets only: a guarded assumption)
-    b_in, in_extent, in_offset, b_idx, extent, offset = _buffers(desc, table, insizes, isizes,
-                                                                 ilanes)
-    istrides, strides = sym_strides(idx, isizes), sym_strides(inp, insizes)
+    table_in, indices = _operands(desc, table, insizes, isizes, ilanes)
+    istrides, offset, extent = indices.strides, indices.offset, indices.extent
 
     def vector(outer: list[Node], col: Node) -> Node:
         first = b.mul(col, lanes)  # the vector's first element along the row
@@ -184,27 +175,18 @@ def _vectors(desc: GatherElementsDesc, dims: Sequence[int], table: ParamTable,
         for lane in range(lanes):
             raw = b.vextract(vecs[lane // ilanes], idx.data_type, lane % ilanes)
             coords = [*outer, b.add(first, lane) if lane else first]
-            coords[axis] = b.index(raw, inp.sizes[axis], "clamp")
-            elements.append(b.load(b_in, clamped(address_sym(coords, strides, in_offset),
-                                                 in_extent)))
+            elements.append(indexed(desc, coords, raw, table_in))
         return b.vpack(elements)
     kernel, b_out = row_block_kernel("gather_elements", table, vsizes, out.data_type, vector,
                                      lanes=lanes)
-    program = Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
-                      "output", out.sizes, params=tuple(table.params))
+    program = Program("gather_elements", (table_in.buf, indices.buf, b_out), (kernel,),
+                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
 
-def _buffers(desc: GatherElementsDesc, table: ParamTable, insizes: Sequence[Size],
-             isizes: Sequence[Size], ilanes: int = 1
-             ) -> tuple[Buffer, Node | None, Size, Buffer, Node | None, Size]:
-    """The input's and the indices' buffers, runtime extents and offsets (sym_offset's; the
-    indices' a PARAM times `ilanes` where read as vectors)."""
-    inp, idx = desc.input, desc.indices
-    in_offset = sym_offset(inp, table, lambda x: x.input.offset)
-    b_in, in_extent = sym_buffer("input", inp, "input", insizes, table,
-                                 lambda x: x.input.buffer_elements, in_offset)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset, ilanes)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
-    return b_in, in_extent, in_offset, b_idx, extent, offset
+def _operands(desc: GatherElementsDesc, table: ParamTable, insizes: Sequence[Size],
+              isizes: Sequence[Size], ilanes: int = 1) -> tuple[Operand, Operand]:
+    """The input and the indices as the kernel reads them (sym_operand's; the indices' offset
+    a PARAM times `ilanes` where they are read as vectors)."""
+    return (sym_operand("input", "input", desc.input, "input", insizes, table),
+            sym_operand("indices", "indices", desc.indices, "input", isizes, table, ilanes))

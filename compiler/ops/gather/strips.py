@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...family.generic import ParamTable, Size, clamped, product, unflatten_sym
+from ...family.generic import ParamTable
+from ...family.lowering import Size, clamped, product, unflatten_sym
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width

@@ -11,22 +11,18 @@ from ...family.gather_rows import gather_blocks, gather_rows, table_fits
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
     buffer_room,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
     sym_sizes,
-    sym_strides,
 )
 from ...family.index_check import with_index_check
+from ...family.lowering import Operand, Size, sym_strides
 from ...ir import Program
-from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.ops import Node
 from .desc import GatherND1Desc
+from .lower import nd_source
 
 
 def gather_nd_sizes(desc: GatherND1Desc) -> tuple[int, ...]:
@@ -98,18 +94,9 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
             gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
     b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
-    istrides = sym_strides(idx, isizes)
-
-    def source(coords: list[Node]) -> Node:
-        """The input address of the output element at `coords`."""
-        full = coords[d - real:]  # batch, rest (of the indices), tail
-        zero = b.const(0)
-        lead = [zero] * (d - q) + full[:q - 1]
-        tuple_ = [b.index(b.load(b_idx, clamped(address_sym(lead + [b.const(j)], istrides,
-                                                            offset), extent)),
-                          inp.sizes[d - r + bd + j], "clamp") for j in range(k)]
-        return rows.input.address([zero] * (d - r) + full[:bd] + tuple_ + full[q - 1:])
-    kernel = rows.kernel("gather_nd", table, source)
+    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
+    kernel = rows.kernel("gather_nd", table,
+                         lambda coords: rows.input.address(nd_source(desc, coords, indices)))
     program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
                       ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:

@@ -9,22 +9,25 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
-    clamped,
-    clamped_vector,
     dynamic_limit,
     explicit,
     masked,
     offset_room,
-    product,
     sym_buffer,
     sym_offset,
-    sym_strides,
-    unflatten_sym,
     wild,
 )
-from ...family.lowering import replace
+from ...family.lowering import (
+    Operand,
+    Size,
+    address_sym,
+    clamped,
+    clamped_vector,
+    product,
+    replace,
+    sym_strides,
+    unflatten_sym,
+)
 from ...family.rows import BLOCK, size_of, vector_sizes
 from ...family.tensor import TensorDesc, list_argument
 from ...family.words import element_kernel
@@ -33,7 +36,7 @@ from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
 from .desc import JoinDesc
-from .lower import GROUP, piecewise
+from .lower import GROUP, joined
 
 
 def join_sizes(desc: JoinDesc) -> tuple[int, ...]:
@@ -123,28 +126,12 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
     table = ParamTable()
     sizes, items_hi, count = _output_sizes(out, dims, table, hi)
     names = [list_argument("inputs", k) for k in range(len(inputs))]
-    bufs, extents, starts, at = [], [], [], 0
-    for k, (name, t) in enumerate(zip(names, inputs)):
-        isizes = replace_size(sizes, axis, t.sizes[axis])
-        offset = sym_offset(t, table, _offset_of(k))
-        buf, extent = sym_buffer(name, t, "input", isizes, table, _elements_of(k), offset)
-        bufs.append(buf)
-        extents.append((extent, isizes, offset))
-        starts.append(at)
-        at += t.sizes[axis]
-
-    def value_of(u: Node) -> Node:
-        coords = unflatten_sym(u, sizes)
-        loads = []
-        for t, buf, (extent, isizes, offset), start in zip(inputs, bufs, extents, starts):
-            local = b.clamp(b.sub(coords[axis], start), 0, t.sizes[axis] - 1)
-            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), offset)
-            loads.append(b.load(buf, clamped(addr, extent)))
-        return piecewise(coords[axis], starts, loads)
+    parts = [_part(desc, k, sizes, table) for k in range(len(inputs))]
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
-    kernel = element_kernel("join", table, count, b_out, value_of)
-    program = Program("join", (*bufs, b_out), (kernel,), tuple(names), "output", out.sizes,
-                      params=tuple(table.params))
+    kernel = element_kernel("join", table, count, b_out,
+                            lambda u: joined(unflatten_sym(u, sizes), axis, parts))
+    program = Program("join", (*(p.buf for p in parts), b_out), (kernel,), tuple(names),
+                      "output", out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
 
 
@@ -175,28 +162,28 @@ def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgra
         g_count = table.add(1, g_hi, _group_count(axis, length))
         gid = b.item_id(g_hi)
         coords = unflatten_sym(gid, gsizes)
-        loads, starts, at = [], [], 0
-        for k in members:
-            t = inputs[k]
-            isizes = replace_size(sizes, axis, t.sizes[axis])
-            offset = sym_offset(t, table, _offset_of(k))
-            buf, extent = sym_buffer(names[k], t, "input", isizes, table, _elements_of(k),
-                                     offset)
-            bufs.append(buf)
-            local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
-            addr = address_sym(replace(coords, axis, local), sym_strides(t, isizes), offset)
-            loads.append(b.load(buf, clamped(addr, extent)))
-            starts.append(at)
-            at += t.sizes[axis]
+        parts = [_part(desc, k, sizes, table) for k in members]
+        bufs += [p.buf for p in parts]
         placed = replace(coords, axis, b.add(coords[axis], start)) if start else coords
         dst = clamped(address_sym(placed, out_strides, 0), count)
         kernels.append(Kernel(f"join_{g // GROUP}", g_hi,
-                              (b.store(b_out, dst, piecewise(coords[axis], starts, loads)),),
+                              (b.store(b_out, dst, joined(coords, axis, parts)),),
                               count=g_count))
         start += length
     program = Program("join", (*bufs, b_out), tuple(kernels), tuple(names), "output",
                       out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _part(desc: JoinDesc, k: int, sizes: Sequence[Size], table: ParamTable) -> Operand:
+    """Input k as the kernel reads it: the output's `sizes` but its own along the axis, a
+    view's offset pushed (sym_offset), its buffer of runtime extent where any is."""
+    t = desc.inputs[k]
+    isizes = replace_size(sizes, desc.axis, t.sizes[desc.axis])
+    offset = sym_offset(t, table, _offset_of(k))
+    buf, extent = sym_buffer(list_argument("inputs", k), t, "input", isizes, table,
+                             _elements_of(k), offset)
+    return Operand(buf, isizes, sym_strides(t, isizes), offset, extent)
 
 
 def _output_sizes(out: TensorDesc, dims: Sequence[int], table: ParamTable,

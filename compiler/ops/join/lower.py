@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from ...family.lowering import address, replace, tensor_buffer, unflatten
+from ...family.lowering import Operand, address, operand, replace, tensor_buffer, unflatten
 from ...family.registry import PLAIN, LowerContext
 from ...family.tensor import TensorDesc, list_argument
 from ...ir import Buffer, Kernel, Node, Program
@@ -44,19 +44,27 @@ def group(storage_buffers: int) -> int:
     return max(2, min(GROUP, storage_buffers - 1))
 
 
+def joined(coords: Sequence[Node], axis: int, parts: Sequence[Operand]) -> Node:
+    """Element `coords` of `parts` joined along `axis` (their sizes there numbers): part k's,
+    the one whose block holds coords[axis], each load's axis coordinate clamped into its part
+    (so every address stays in its buffer whichever part the comparisons pick)."""
+    starts, loads, at = [], [], 0
+    for part in parts:
+        n = part.sizes[axis]
+        assert isinstance(n, int), "the axis is static"
+        local = b.clamp(b.sub(coords[axis], at), 0, n - 1)
+        loads.append(part.load(replace(coords, axis, local)))
+        starts.append(at)
+        at += n
+    return piecewise(coords[axis], starts, loads)
+
+
 def join_kernel(name: str, parts: Sequence[tuple[Buffer, TensorDesc]], target: Buffer,
                 sizes: Sequence[int], axis: int) -> Kernel:
     """target (packed, of `sizes`) = the parts joined along `axis`."""
     gid = b.item_id(math.prod(sizes))
-    coords = unflatten(gid, sizes)
-    starts, loads, at = [], [], 0
-    for buf, t in parts:
-        local = b.clamp(b.sub(coords[axis], at), 0, t.sizes[axis] - 1)
-        loads.append(b.load(buf, address(replace(coords, axis, local), t)))
-        starts.append(at)
-        at += t.sizes[axis]
-    return Kernel(name, math.prod(sizes),
-                  (b.store(target, gid, piecewise(coords[axis], starts, loads)),))
+    value = joined(unflatten(gid, sizes), axis, [operand(t, buf) for buf, t in parts])
+    return Kernel(name, math.prod(sizes), (b.store(target, gid, value),))
 
 
 def lower_join(desc: JoinDesc, ctx: LowerContext = PLAIN) -> Program:

@@ -18,19 +18,14 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
     offset_room,
-    product,
     sym_buffer,
     sym_offset,
-    sym_strides,
-    unflatten_sym,
 )
+from ...family.lowering import Size, address_sym, clamped, product, sym_strides, unflatten_sym
 from ...family.rows import size_of, vector_block, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program

@@ -8,22 +8,23 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
     buffer_room,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
-    product,
     sym_buffer,
     sym_offset,
     sym_sizes,
+)
+from ...family.index_check import with_index_check
+from ...family.lowering import (
+    Operand,
+    Size,
+    address,
+    product,
     sym_strides,
     unflatten_sym,
 )
-from ...family.index_check import with_index_check
-from ...family.lowering import address, replace
 from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel
 from ...ir import Buffer, Program
@@ -31,6 +32,7 @@ from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.ops import Node
 from .desc import OneHotDesc
+from .lower import is_class, label_of
 
 
 def one_hot_sizes(desc: OneHotDesc) -> tuple[int, ...]:
@@ -107,12 +109,10 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     on = b.load(b_val, address(zeros + [b.const(1)], values))
     off = b.load(b_val, address(zeros + [b.const(0)], values))
 
-    istrides = sym_strides(idx, isizes)
+    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
 
     def label_at(coords: list[Node]) -> Node:
-        at = address_sym(replace(coords, axis, b.const(0)), istrides, offset)
-        return b.index(b.load(b_idx, clamped(at, extent)), depth,
-                       "mask")  # -1 outside [-depth, depth): no class
+        return label_of(desc, coords, indices)
 
     if variant == "rows":
         lanes = vector_width(out.data_type)
@@ -120,9 +120,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
         def vector(outer: list[Node], col: Node) -> Node:
             label = label_at([*outer, b.const(0)])
             first = b.mul(col, lanes)  # the vector's first class
-            hits = [b.logical_and(b.less(label, b.add(first, k + 1)),
-                                  b.less(b.add(first, k), b.add(label, 1)))
-                    for k in range(lanes)]  # label == first + k
+            hits = [is_class(label, b.add(first, k), b.add(first, k + 1)) for k in range(lanes)]
             return b.vpack_lanes([b.where(hit, on, off) for hit in hits])
         vsizes = [*osizes[:-1], depth // lanes]
         kernel, b_out = row_block_kernel("one_hot", table, vsizes, out.data_type, vector,
@@ -137,9 +135,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     def value_of(u: Node) -> Node:
         coords = unflatten_sym(u, osizes)
         label = label_at(coords)
-        hit = b.logical_and(b.less(label, b.add(coords[axis], 1)),
-                            b.less(coords[axis], b.add(label, 1)))  # label == coordinate
-        return b.where(hit, on, off)
+        return b.where(is_class(label, coords[axis]), on, off)
     kernel = element_kernel("one_hot", table, count, b_out, value_of)
     program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
                       "output", out.sizes, params=tuple(table.params))

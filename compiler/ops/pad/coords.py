@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...family.generic import Size, dynamic_limit, offset_room
+from ...family.generic import dynamic_limit, offset_room
+from ...family.lowering import Operand, Size
 from ...ir import Node
 from ...ir import build as b
 from .desc import PaddingDesc
+from .validate import padding_bits
 
 SMALLEST = {"DML_PADDING_MODE_REFLECTION": 1, "DML_PADDING_MODE_SYMMETRIC": 0,
             "DML_PADDING_MODE_WRAP": 0}
@@ -53,6 +55,21 @@ def padded_all(mode: str, xs: Sequence[Node], starts: Sequence[int], sizes: Sequ
         if inside is not None:
             conds.append(inside)
     return mapped, b.all_of(conds) if conds else None
+
+
+def padding_fill(desc: PaddingDesc) -> Node:
+    """The constant mode's element (its bits, in the input's type)."""
+    inp = desc.input
+    return b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+
+
+def padded_element(desc: PaddingDesc, coords: Sequence[Node], inp: Operand) -> Node:
+    """Output element `coords`: the input element its coordinates map to (padded_all, over the
+    sizes of `inp`, numbers or PARAMs), or the fill where the constant mode's window leaves
+    it (the load stays in the buffer: every mapped coordinate is clamped into the input)."""
+    mapped, inside = padded_all(desc.mode, coords, desc.start_padding, inp.sizes)
+    value = inp.load(mapped)
+    return value if inside is None else b.where(inside, value, padding_fill(desc))
 
 
 def padded(mode: str, x: Node, start: int, n: Size) -> tuple[Node, Node | None]:

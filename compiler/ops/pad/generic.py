@@ -13,23 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.generic import (
-    GenericProgram,
-    ParamTable,
-    Size,
-    address_sym,
-    clamped,
-    layouts,
-    masked,
-    sym_buffer,
-    sym_offset,
-    sym_strides,
-)
+from ...family.generic import GenericProgram, ParamTable, layouts, masked, sym_operand
+from ...family.lowering import Size
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded_all, size_limit
+from .coords import SMALLEST, padded_element, size_limit
 from .desc import PaddingDesc
 from .interior import interior_fits, lower_interior
 from .validate import padding_bits
@@ -115,16 +105,10 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
             continue
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
-    offset = sym_offset(inp, table, lambda d: d.input.offset)
-    b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements, offset)
-    strides = sym_strides(inp, in_sizes)
-    fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+    source = sym_operand("input", "input", inp, "input", in_sizes, table)
 
     def element(outer: list[Node], col: Node) -> Node:
-        mapped, inside = padded_all(desc.mode, [*outer, col], starts, in_sizes)
-        value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
-        return value if inside is None else b.where(inside, value, fill)
+        return padded_element(desc, [*outer, col], source)
     if lanes > 1:
         if isinstance(out_sizes[-1], int):
             out_sizes[-1] //= lanes
@@ -137,6 +121,6 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int],
                                          lanes=lanes)
     else:
         kernel, b_out = output_kernel("padding", table, out_sizes, out.data_type, element)
-    program = Program("padding", (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
+    program = Program("padding", (source.buf, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))

@@ -6,25 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.generic import (
-    GenericProgram,
-    ParamTable,
-    Size,
-    address_sym,
-    clamped,
-    product,
-    sym_buffer,
-    sym_offset,
-    sym_strides,
-    unflatten_sym,
-)
+from ...family.generic import GenericProgram, ParamTable, sym_buffer, sym_offset
+from ...family.lowering import Operand, Size, address_sym, product, sym_strides, unflatten_sym
 from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from .coords import SMALLEST, padded_all, size_limit
+from .coords import SMALLEST, padded_all, padded_element, padding_fill, size_limit
 from .desc import PaddingDesc
-from .validate import padding_bits
 
 BORDER = 16
 """The most border vectors of a row the "interior" variant unrolls in one invocation."""
@@ -108,7 +97,8 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
                               lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
-    fill = b.const_data(inp.data_type, padding_bits(desc.operator, desc.value, inp.data_type))
+    source = Operand(b_in, in_sizes, strides, offset, extent)
+    fill = padding_fill(desc)
     his = [x if isinstance(x, int) else x.vmax for x in out_sizes]
     width_hi = his[-1]
     rows_hi = product(his[:-1]) if len(his) > 1 else 1
@@ -131,9 +121,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         return b.vstore("output", b.mul(at, lanes), value)
 
     def element(outer: list[Node], col: Node) -> Node:
-        mapped, inside = padded_all(desc.mode, [*outer, col], starts, in_sizes)
-        value = b.load(b_in, clamped(address_sym(mapped, strides, offset), extent))
-        return value if inside is None else b.where(inside, value, fill)
+        return padded_element(desc, [*outer, col], source)
 
     # the interior: row blocks of BLOCK vectors
     per_hi = per if isinstance(per, int) else per.vmax

@@ -13,24 +13,21 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
-    clamped,
     explicit,
     masked,
     sym_buffer,
     sym_offset,
-    sym_strides,
     tensor_limit,
     wild,
 )
 from ...family.index_check import with_index_check
-from ...family.lowering import replace
+from ...family.lowering import Operand, Size, address_sym, clamped, replace, sym_strides
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vector_sizes
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import ReverseSubsequencesDesc
+from .lower import reversed_coordinate
 
 
 def reverse_sizes(desc: ReverseSubsequencesDesc) -> tuple[int, ...]:
@@ -127,16 +124,13 @@ def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
     b_len, lextent = sym_buffer("sequence_lengths", lengths, "input", lsizes, table,
                                 lambda d: d.sequence_lengths.buffer_elements, loffset)
     strides, lstrides = sym_strides(inp, sizes), sym_strides(lengths, lsizes)
-    n = inp.sizes[axis]
+
+    lengths_in = Operand(b_len, lsizes, lstrides, loffset, lextent)
 
     def source(coords: list[Node]) -> Node:
         """The axis coordinate output `coords` reads (the lengths' innermost coordinate, in
         vectors for "vector", has stride 0 there)."""
-        x = coords[axis]
-        at = address_sym(replace(coords, axis, b.const(0)), lstrides, loffset)
-        length = b.index(b.load(b_len, clamped(at, lextent)), n + 1, "clamp")
-        mirrored = b.clamp(b.sub(b.sub(length, 1), x), 0, n - 1)
-        return b.where(b.less(x, length), mirrored, x)
+        return reversed_coordinate(desc, coords, lengths_in)
 
     def element(outer: list[Node], col: Node) -> Node:
         coords = [*outer, col]

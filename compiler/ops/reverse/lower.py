@@ -3,11 +3,25 @@ as an index of the n + 1 positions [0, n] (negative from the end, beyond clamped
 x < L reads L - 1 - x, the others read themselves."""
 from __future__ import annotations
 
-from ...family.lowering import address, replace, tensor_buffer, unflatten
+from collections.abc import Sequence
+
+from ...family.lowering import Operand, address, operand, replace, tensor_buffer, unflatten
 from ...family.registry import PLAIN, LowerContext
-from ...ir import Kernel, Program
+from ...ir import Kernel, Node, Program
 from ...ir import build as b
 from .desc import ReverseSubsequencesDesc
+
+
+def reversed_coordinate(desc: ReverseSubsequencesDesc, coords: Sequence[Node],
+                        lengths: Operand) -> Node:
+    """The axis coordinate output `coords` reads: its subsequence's length (read where the
+    lengths hold it, as `lengths` reads) taken as an index of [0, n], x < L mirrored to
+    L - 1 - x (clamped into the axis), the others themselves."""
+    axis, n = desc.axis, desc.input.sizes[desc.axis]
+    x = coords[axis]
+    length = b.index(lengths.load(replace(coords, axis, b.const(0))), n + 1, "clamp")
+    mirrored = b.clamp(b.sub(b.sub(length, 1), x), 0, n - 1)
+    return b.where(b.less(x, length), mirrored, x)
 
 
 def lower_reverse_subsequences(desc: ReverseSubsequencesDesc, ctx: LowerContext = PLAIN) -> Program:
@@ -18,11 +32,7 @@ def lower_reverse_subsequences(desc: ReverseSubsequencesDesc, ctx: LowerContext 
     b_out = tensor_buffer("output", out, "output")
     gid = b.item_id(out.element_count)
     coords = unflatten(gid, out.sizes)
-    n, x = inp.sizes[axis], coords[axis]
-    length = b.index(b.load(b_len, address(replace(coords, axis, b.const(0)), lengths)), n + 1,
-                     "clamp")
-    mirrored = b.clamp(b.sub(b.sub(length, 1), x), 0, n - 1)
-    src = b.where(b.less(x, length), mirrored, x)
+    src = reversed_coordinate(desc, coords, operand(lengths, b_len))
     value = b.load(b_in, address(replace(coords, axis, src), inp))
     kernel = Kernel("reverse_subsequences", out.element_count, (b.store(b_out, gid, value),))
     return Program("reverse_subsequences", (b_in, b_len, b_out), (kernel,),

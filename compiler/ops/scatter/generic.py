@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...dtypes import DataType
@@ -26,20 +25,14 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     Recipe,
-    Size,
-    address_sym,
     buffer_room,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
-    product,
-    sym_buffer,
-    sym_offset,
+    sym_operand,
     sym_sizes,
-    sym_strides,
-    unflatten_sym,
 )
+from ...family.lowering import Operand, Size, product, sym_strides, unflatten_sym
 from ...family.rows import vector_block
 from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
@@ -49,7 +42,7 @@ from ...ir.kernel import SOFT_FLOAT_COPIES, soft_float, vector_width
 from ...ir.ops import Op
 from ...ir.verify import MAX_STEPS
 from .desc import ScatterDesc, ScatterNDDesc
-from .kernels import prefix
+from .kernels import element_target, prefix, tuple_target
 from .lower import in_place_layout
 
 Scatter = ScatterDesc | ScatterNDDesc
@@ -60,30 +53,6 @@ LINE_BLOCK = 16
 """Neighbouring lines an item walks (planner.py's STEP_FACTORS: 16 lines an invocation were the
 specialized kernel's best on lavapipe); SOFT_FLOAT_COPIES where they combine floats by add or
 mul (a driver's compile time: ir/kernel.py)."""
-
-
-@dataclass(frozen=True)
-class Sym:
-    """A tensor's symbolic layout and its buffer: `at(coords)` is the address of an element,
-    clamped to the buffer's runtime extent where it has one."""
-
-    sizes: list[Size]
-    strides: list[Size]
-    offset: Size
-    buf: Buffer
-    extent: Node | None
-
-    def at(self, coords: Sequence[Node]) -> Node:
-        return clamped(address_sym(coords, self.strides, self.offset), self.extent)
-
-
-def _sym(name: str, field: str, t: TensorDesc, role: str, sizes: list[Size],
-         table: ParamTable) -> Sym:
-    """Tensor `field` of the descriptor (a view's offset pushed: sym_offset)."""
-    offset = sym_offset(t, table, lambda d: getattr(d, field).offset)
-    buf, extent = sym_buffer(name, t, role, sizes, table,
-                             lambda d: getattr(d, field).buffer_elements, offset)
-    return Sym(sizes, sym_strides(t, sizes), offset, buf, extent)
 
 
 def scatter_sizes(desc: Scatter) -> tuple[int, ...]:
@@ -215,26 +184,18 @@ def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> Gener
     insizes = sym_sizes(inp, in_dims, table, hi_s, lambda i: lambda x: x.input.sizes[i])
     usizes: list[Size] = [1 if kind == "one" else isizes[i] if kind == "idx" else insizes[i]
                           for kind, i in places]
-    s_idx = _sym("indices", "indices", idx, "input", isizes, table)
-    s_upd = _sym("updates", "updates", upd, "input", usizes, table)
+    s_idx = sym_operand("indices", "indices", idx, "input", isizes, table)
+    s_upd = sym_operand("updates", "updates", upd, "input", usizes, table)
     slice_sizes, count_sizes = insizes[first + k:], isizes[d - q:d - 1]
     zero = b.const(0)
 
     def update(row: Node, line: Node) -> tuple[list[Node], Node, list[Node]]:
         """(output coordinates, kept, updates coordinates) of tuple `row` at slice position
-        `line`: kernels.py's target_of."""
+        `line` (kernels.py's tuple_target)."""
         rc, sc = _coords(row, count_sizes), _coords(line, slice_sizes)
-        coords: list[Node] = [zero] * first
-        keep: Node | None = None
-        for j in range(k):
-            raw = b.load(s_idx.buf, s_idx.at([zero] * (d - q) + rc + [b.const(j)]))
-            i = b.index(raw, inp.sizes[first + j], "mask")
-            coords.append(b.maximum(i, 0))
-            ok = b.not_equal(i, -1)
-            keep = ok if keep is None else b.logical_and(keep, ok)
-        assert keep is not None, "k >= 1"
+        indexed, keep = tuple_target(desc, s_idx, [zero] * (d - q) + rc)
         kept = rc[dropped:] + sc
-        return coords + sc, keep, [zero] * (d - len(kept)) + kept
+        return [zero] * first + indexed + sc, keep, [zero] * (d - len(kept)) + kept
 
     def rows(x: Any) -> int:
         return int(x.indices.element_count // x.tuple_size)
@@ -258,18 +219,15 @@ def _lower_elements(desc: ScatterDesc, dims: Sequence[int],
     table = ParamTable()
     isizes = sym_sizes(idx, dims, table, hi, lambda j: lambda x: x.indices.sizes[j])
     insizes: list[Size] = [inp.sizes[axis] if i == axis else s for i, s in enumerate(isizes)]
-    s_idx = _sym("indices", "indices", idx, "input", isizes, table)
-    s_upd = _sym("updates", "updates", upd, "input", isizes, table)
+    s_idx = sym_operand("indices", "indices", idx, "input", isizes, table)
+    s_upd = sym_operand("updates", "updates", upd, "input", isizes, table)
     line_sizes: list[Size] = [1 if i == axis else s for i, s in enumerate(isizes)]
 
     def update(step: Node, line: Node) -> tuple[list[Node], Node, list[Node]]:
-        """kernels.py's update: the line's coordinates with `step` on the axis."""
+        """The line's coordinates with `step` on the axis (kernels.py's element_target)."""
         uc = _coords(line, line_sizes)
         uc[axis] = step
-        i = b.index(b.load(s_idx.buf, s_idx.at(uc)), inp.sizes[axis], "mask")
-        target = list(uc)
-        target[axis] = b.maximum(i, 0)
-        return target, b.not_equal(i, -1), uc
+        return (*element_target(desc, s_idx, uc), uc)
 
     def steps(x: Any) -> int:
         return int(x.indices.sizes[x.axis])
@@ -281,7 +239,8 @@ def _lower_elements(desc: ScatterDesc, dims: Sequence[int],
 
 
 def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool,
-             tensors: tuple[Sym, Sym], steps: tuple[Size, Recipe], lines: tuple[Size, Recipe],
+             tensors: tuple[Operand, Operand], steps: tuple[Size, Recipe],
+             lines: tuple[Size, Recipe],
              update: Callable[[Node, Node], tuple[list[Node], Node, list[Node]]]
              ) -> GenericProgram:
     """Copy (unless in place), then the lines kernel. `update(step, line)`: an update's output
@@ -292,14 +251,14 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     s_idx, s_upd = tensors
     name = prefix(desc)
     if in_place:  # the data tensor is the output, in its own layout (in_place_layout)
-        s_out = _sym("output", "input", inp, "output", sizes, table)
+        s_out = sym_operand("output", "input", inp, "output", sizes, table)
         kernels: list[Kernel] = []
         bufs: tuple[Buffer, ...] = (s_idx.buf, s_upd.buf, s_out.buf)
     else:
-        s_in = _sym("input", "input", inp, "input", sizes, table)
+        s_in = sym_operand("input", "input", inp, "input", sizes, table)
         copy, b_out = _copy_kernel(name, table, s_in, out.data_type,
                                    inp.strides is None and inp.offset == 0)
-        s_out = Sym(sizes, sym_strides(out, sizes), 0, b_out, b_out.extent)
+        s_out = Operand(b_out, sizes, sym_strides(out, sizes), 0, b_out.extent)
         kernels = [copy]
         bufs = (s_in.buf, s_idx.buf, s_upd.buf, s_out.buf)
     n_steps, steps_recipe = steps
@@ -328,7 +287,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     return GenericProgram(program, tuple(table.recipes))
 
 
-def _copy_kernel(name: str, table: ParamTable, s_in: Sym, dtype: DataType,
+def _copy_kernel(name: str, table: ParamTable, s_in: Operand, dtype: DataType,
                  packed: bool) -> tuple[Kernel, Buffer]:
     """The copy of the input into the (packed) output, with the output's buffer. A packed input
     at offset 0: blocks of VECTOR_BLOCK 16-byte vectors (family/rows.py's vector_block), the

@@ -19,9 +19,18 @@ and two rows collide only when their tuples are equal, and then they share s).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 from ...dtypes import DataType
-from ...family.lowering import address, replace, store_at, tensor_buffer, unflatten
+from ...family.lowering import (
+    Operand,
+    address,
+    operand,
+    replace,
+    store_at,
+    tensor_buffer,
+    unflatten,
+)
 from ...family.tensor import TensorDesc
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -49,26 +58,41 @@ def lines_and_steps(desc: Scatter) -> tuple[int, int]:
     return desc.updates.element_count // steps, steps
 
 
+def tuple_target(desc: ScatterNDDesc, indices: Operand, row: Sequence[Node]
+                 ) -> tuple[list[Node], Node]:
+    """The indexed output coordinates of the index tuple at indices coordinates `row` (all
+    but the tuple's own), each clamped to 0 where it is out of range, and whether every one is
+    in range (specialized and generic kernels alike: `indices` says how to read)."""
+    inp, first = desc.input, desc.first_indexed
+    coords: list[Node] = []
+    keep: Node | None = None
+    for j in range(desc.tuple_size):
+        i = b.index(indices.load([*row, b.const(j)]), inp.sizes[first + j], "mask")
+        coords.append(b.maximum(i, 0))
+        ok = b.not_equal(i, -1)
+        keep = ok if keep is None else b.logical_and(keep, ok)
+    assert keep is not None, "k >= 1"
+    return coords, keep
+
+
+def element_target(desc: ScatterDesc, indices: Operand, at: list[Node]
+                   ) -> tuple[list[Node], Node]:
+    """The output coordinates of the update at coordinates `at` (its index read there, clamped
+    to 0 on the axis where it is out of range), and whether it is in range."""
+    i = b.index(indices.load(at), desc.input.sizes[desc.axis], "mask")
+    return replace(at, desc.axis, b.maximum(i, 0)), b.not_equal(i, -1)
+
+
 def target_of(desc: ScatterNDDesc, b_idx: Buffer, row: Node, s: Node,
               layout: TensorDesc | None = None) -> tuple[Node, Node]:
     """The output address (in `layout`, default the output's) of update row `row`, slice
     position `s`, and whether it is kept (every coordinate of the tuple in range)."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
-    out = layout or out
     first, k = desc.first_indexed, desc.tuple_size
-    row_coords = unflatten(row, idx.sizes[:-1])
-    coords: list[Node] = [b.const(0)] * first
-    keep: Node | None = None
-    for j in range(k):
-        raw = b.load(b_idx, address([*row_coords, b.const(j)], idx))
-        i = b.index(raw, inp.sizes[first + j], "mask")
-        coords.append(b.maximum(i, 0))
-        ok = b.not_equal(i, -1)
-        keep = ok if keep is None else b.logical_and(keep, ok)
-    coords += unflatten(s, inp.sizes[first + k:])
-    assert keep is not None, "k >= 1"
-    return address(coords, out), keep
+    indexed, keep = tuple_target(desc, operand(idx, b_idx), unflatten(row, idx.sizes[:-1]))
+    coords = [b.const(0)] * first + indexed + unflatten(s, inp.sizes[first + k:])
+    return address(coords, layout or out), keep
 
 
 def update(desc: Scatter, b_idx: Buffer, b_upd: Buffer, line: Node,
@@ -84,10 +108,8 @@ def update(desc: Scatter, b_idx: Buffer, b_upd: Buffer, line: Node,
     axis = desc.axis
     line_sizes = tuple(1 if d == axis else n for d, n in enumerate(upd.sizes))
     uc = replace(unflatten(line, line_sizes), axis, step)
-    i = b.index(b.load(b_idx, address(uc, desc.indices)), desc.input.sizes[axis], "mask")
-    target = address(replace(uc, axis, b.maximum(i, 0)), out)
-    value, keep = b.load(b_upd, address(uc, upd)), b.not_equal(i, -1)
-    return target, keep, value
+    coords, keep = element_target(desc, operand(desc.indices, b_idx), uc)
+    return address(coords, out), keep, b.load(b_upd, address(uc, upd))
 
 
 def vote_target(desc: Scatter, b_idx: Buffer, u: Node, element: TensorDesc) -> tuple[Node, Node]:
@@ -95,9 +117,9 @@ def vote_target(desc: Scatter, b_idx: Buffer, u: Node, element: TensorDesc) -> t
     if isinstance(desc, ScatterNDDesc):
         row_s = unflatten(u, rows_and_slice(desc))
         return target_of(desc, b_idx, row_s[0], row_s[1], element)
-    uc = unflatten(u, desc.indices.sizes)
-    i = b.index(b.load(b_idx, address(uc, desc.indices)), desc.input.sizes[desc.axis], "mask")
-    return address(replace(uc, desc.axis, b.maximum(i, 0)), element), b.not_equal(i, -1)
+    coords, keep = element_target(desc, operand(desc.indices, b_idx),
+                                  unflatten(u, desc.indices.sizes))
+    return address(coords, element), keep
 
 
 def copy_kernel(desc: Scatter, b_in: Buffer, b_out: Buffer) -> Kernel:

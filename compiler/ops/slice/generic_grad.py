@@ -19,17 +19,14 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     Recipe,
-    Size,
-    address_sym,
-    clamped,
     layouts,
     masked,
     sym_buffer,
     sym_offset,
     sym_sizes,
-    sym_strides,
     tensor_limit,
 )
+from ...family.lowering import Size, address_sym, clamped, sym_strides
 from ...family.rows import output_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b

@@ -15,16 +15,13 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
-    clamped,
     layouts,
     masked,
     sym_buffer,
     sym_offset,
-    sym_strides,
     tensor_limit,
 )
+from ...family.lowering import Size, address_sym, clamped, sym_strides
 from ...family.rows import BLOCK, output_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ...family.generic import ParamTable, Size, address_sym, product, unflatten_sym
+from ...family.generic import ParamTable
+from ...family.lowering import Size, address_sym, product, unflatten_sym
 from ...family.rows import BLOCK
 from ...ir import Buffer, Kernel, Node
 from ...ir import build as b

@@ -12,22 +12,20 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
-    Size,
-    address_sym,
-    clamped,
     dynamic_limit,
     layouts,
     masked,
     offset_room,
     sym_buffer,
     sym_offset,
-    sym_strides,
 )
+from ...family.lowering import Size, address_sym, clamped, sym_strides
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import TileDesc
+from .lower import tiled
 
 
 def tile_sizes(desc: TileDesc) -> tuple[int, ...]:
@@ -131,17 +129,12 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int],
                               lambda d: d.input.buffer_elements, offset)
     strides = sym_strides(inp, in_sizes)
 
-    def coords_of(outer: list[Node], col: Node, sizes: Sequence[Size]) -> list[Node]:
-        return [b.const(0) if isinstance(size, int) and size == 1
-                else x if r == 1 else b.floormod(x, size)
-                for x, size, r in zip([*outer, col], sizes, repeats)]
-
     def element(outer: list[Node], col: Node) -> Node:
-        coords = coords_of(outer, col, in_sizes)
+        coords = tiled([*outer, col], in_sizes, repeats)
         return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
 
     def vector(outer: list[Node], col: Node) -> Node:
-        coords = coords_of(outer, col, vin)
+        coords = tiled([*outer, col], vin, repeats)
         row = b.floordiv(address_sym(coords[:-1], strides[:-1], offset), lanes)
         at = b.add(row, coords[-1])  # in vectors: the row's first element is aligned
         if extent is not None:
