@@ -27,6 +27,7 @@ from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from .desc import SpaceToDepthDesc
+from .lower import source
 from .vectors import vector_kernel
 
 
@@ -136,23 +137,6 @@ def sym_depth_space(desc: SpaceToDepthDesc, dims: Sequence[int], table: ParamTab
             factor * unit, top * unit * factor, size_of("output" if small_in else "input", i))
         in_sizes[i], out_sizes[i] = (small, large) if small_in else (large, small)
     return in_sizes, out_sizes, q
-
-
-def source(desc: SpaceToDepthDesc, coords: list[Node], cin: Size, cout: Size) -> list[Node]:
-    """The input coordinates of output element `coords` (lower.py's mapping; cin, cout the
-    input's and output's channels, a PARAM or a PARAM times b * b where dynamic)."""
-    n, ch, h, w = coords
-    bs, dcr = desc.block_size, desc.order.endswith("DEPTH_COLUMN_ROW")
-    if desc.to_depth:  # output channel -> (block row, block column, input channel)
-        if dcr:
-            block, src_c = b.floordiv(ch, cin), b.floormod(ch, cin)
-        else:
-            block, src_c = b.floormod(ch, bs * bs), b.floordiv(ch, bs * bs)
-        return [n, src_c, b.add(b.mul(h, bs), b.floordiv(block, bs)),
-                b.add(b.mul(w, bs), b.floormod(block, bs))]
-    block = b.add(b.mul(b.floormod(h, bs), bs), b.floormod(w, bs))
-    src_c = b.add(b.mul(block, cout), ch) if dcr else b.add(b.mul(ch, bs * bs), block)
-    return [n, src_c, b.floordiv(h, bs), b.floordiv(w, bs)]
 
 
 def _name(desc: SpaceToDepthDesc) -> str:

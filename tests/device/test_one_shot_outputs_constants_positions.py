@@ -1,6 +1,7 @@
-"""Fuzzer finds in the one-shot functions (issue 23, item 2), each against numpy bit for bit:
-out= of the shape a function returns, a float padding constant rounded once, and checked
-mode naming the position in the caller's indices (not in the kernel's reshaped ones)."""
+"""The one-shot functions' outputs, padding constants and error positions, each against numpy
+bit for bit (cases the API fuzzer found): out= of the shape a function returns, a float padding
+constant rounded once (its sign and NaN payload kept), and checked mode naming the position in
+the caller's indices (not in the kernel's reshaped ones)."""
 from __future__ import annotations
 
 import numpy as np
@@ -137,7 +138,7 @@ def test_reverse_subsequences_names_the_callers_position(x_shape, data):
                                                       check_indices=True), lengths, bad)
 
 
-def test_the_issues_one_hot_case():
+def test_one_hot_names_a_label_past_the_depth_by_its_position():
     with pytest.raises(dmlc.IndexOutOfRangeError, match=r"IndicesTensor\[0, 1\] = 5"):
         dmlc.one_hot(np.array([[0, 5]]), np.array([0, 1.0]), 3, axis=1, check_indices=True)
 
