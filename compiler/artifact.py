@@ -162,6 +162,8 @@ class CompiledProgram:
     """A generic program (program.params) bound to one call's sizes: the push-constant words
     (compiler/dynamic.py); the descriptor is then that call's, and `program`, `stages` are
     shared by every size."""
+    variant: str = ""
+    """A generic program's form (family/generic.py: GenericProgram.variant)."""
 
     @property
     def ir(self) -> str:

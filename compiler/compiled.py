@@ -147,13 +147,13 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
     values = generic.values(checked)
     assert values is not None, "the policy checks admissibility first"
     program = run_pipeline(verify_program(generic.program), disabled={"all"})
-    return _compiled(checked, program, options, params=values)
+    return _compiled(checked, program, options, params=values, variant=generic.variant)
 
 
-def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions,
-              spirv_cache: bool = True, params: tuple[int, ...] = ()) -> CompiledProgram:
+def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions, spirv_cache:
+              bool = True, params: tuple[int, ...] = (), variant: str = "") -> CompiledProgram:
     """An optimized program's shaders (GLSL, then SPIR-V or WGSL), as the artifact of the
-    call of `checked` (params: a generic kernel's push words for it)."""
+    call of `checked` (params, variant: a generic kernel's push words for it, and form)."""
     with gc_paused():
         sources = [glsl.render_glsl(k, program, options.guard_words,
                                     options.limits.maxStorageBufferRange)
@@ -163,7 +163,7 @@ def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions,
                        known_backend() == "webgpu")
     return CompiledProgram(checked, program, stages, options.check_indices,
                            options.guard_words, options.target, options.in_place,
-                           options.limits, params=params)
+                           options.limits, params=params, variant=variant)
 
 
 def compile(desc: OperatorDesc, *,

@@ -218,9 +218,14 @@ class GenericKernels:
         with self._lock:
             if key in self._store:
                 return None
-        generic = (rules.checked(form, dims) if options.check_indices and rules.checked
-                   else rules.in_place(form, dims) if options.in_place and rules.in_place
-                   else rules.build(form, dims, variant))
+        if options.check_indices and rules.checked:
+            generic, variant = rules.checked(form, dims), "checked"
+        elif options.in_place and rules.in_place:
+            generic, variant = rules.in_place(form, dims), "in place"
+        else:
+            generic = rules.build(form, dims, variant)
+        if generic is not None:
+            generic = dataclasses.replace(generic, variant=variant)
         if generic is not None and len(generic.program.params) > MAX_PARAMS:
             return None
         values = None if generic is None else generic.values(checked)

@@ -19,6 +19,7 @@ from dmlc.passes.planner import BOUNDED, MIN_ITEMS, STRIDE_MIN_ITEMS, describe, 
 from dmlc.target import resolve
 
 GATHER = Path(__file__).resolve().parent.parent / "examples/seeds/gather_2_concatenate_rows.dml"
+SYMBOLIC = Path(__file__).resolve().parent.parent / "examples/embedding_batch_symbolic.dml"
 
 
 PASSES_ON = pytest.mark.skipif(bool(env_names("DMLC_DISABLE_PASSES")),
@@ -182,6 +183,23 @@ def test_compile_emits_the_plan(capsys):
     assert main(["compile", str(GATHER), "--emit", "plan"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("kernel gather (") and "considered:" in out and "cost per item" in out
+
+
+def test_compile_emits_a_generic_kernels_form_and_push_words(capsys):
+    """A symbolic unit's plan says which generic kernel runs (the form the compile cache
+    counts) and its push-constant words: each word's range and what reads it."""
+    dmlc.clear_cache()
+    assert main(["compile", str(SYMBOLIC), "--emit", "plan"]) == 0
+    out = capsys.readouterr().out
+    head, words = out.splitlines()[0], out.splitlines()[1:]
+    form = head.split("(")[1].split(")")[0]
+    assert head.startswith("generic kernel (") and "uint32 words in order" in head
+    assert any(f" {form} #" in key for key in dmlc.cache_info()["generic"]), (form, out)
+    count = int(head.split("push constants, ")[1].split()[0])
+    assert [w.split(":")[0].strip() for w in words[:count]] == [f"word {i}" for i in
+                                                                range(count)]
+    assert "items of kernel gather" in out and "elements of output" in out
+    assert "index arithmetic" in out and "considered:" in out
 
 
 def test_generic_blocks_of_vectors_run_one_item_per_invocation():

@@ -54,6 +54,9 @@ class GenericProgram:
 
     program: Program
     recipes: tuple[Recipe, ...]
+    variant: str = ""
+    """Which of the family's generic kernels (GenericRules.variants: "vector", "rows"...,
+    "checked", "in place"); "" where the family has one kind."""
 
     def values(self, desc: Any) -> tuple[int, ...] | None:
         """The push words for a call of `desc` (None: a size outside the declared ranges)."""

@@ -3,7 +3,7 @@ node's text is ir/ops.py's render_expr)."""
 from __future__ import annotations
 
 from .kernel import Kernel, Program
-from .ops import Node, VType, leaf_text, node_text, toposort, type_name
+from .ops import Node, Op, VType, leaf_text, node_text, toposort, type_name
 
 
 def render_kernel(k: Kernel) -> str:
@@ -38,3 +38,26 @@ def render_program(p: Program) -> str:
     lines = [f"program {p.name}({', '.join(p.inputs)}) -> {p.output}"]
     lines += [f"  buffer {x.name}: {x.dtype.name.lower()}[{x.count}] {x.role}" for x in p.buffers]
     return "\n".join(lines + [render_kernel(k) for k in p.kernels]) + "\n"
+
+
+def render_push_words(p: Program) -> list[str]:
+    """A generic program's push-constant words, in order (uint32 each: docs/generic-kernels.md):
+    each word's admitted range and what reads it (a kernel's items or steps, a buffer's runtime
+    extent, the index arithmetic); none for a specialized program."""
+    roles: dict[Node, list[str]] = {q: [] for q in p.params}
+    for b in p.buffers:
+        if b.extent is not None:
+            word = b.extent if b.extent.op is Op.PARAM else b.extent.src[0]
+            scale = "" if word is b.extent else f" / {b.extent.src[1].value}"
+            roles.setdefault(word, []).append(f"elements of {b.name}{scale}")
+    used: set[Node] = set()
+    for k in p.kernels:
+        for what, n in (("items", k.count), ("steps", k.step_count)):
+            if n is not None:
+                roles.setdefault(n, []).append(f"{what} of kernel {k.name}")
+        used.update(n for n in toposort(list(k.effects)) if n.op is Op.PARAM)
+    lines = []
+    for q in p.params:
+        read = roles[q] + (["index arithmetic"] if q in used else [])
+        lines.append(f"  word {q.param}: in [{q.vmin}, {q.vmax}]; {', '.join(read) or 'unused'}")
+    return lines
