@@ -15,7 +15,6 @@ from ..compiled import CompiledKernel, compile_program
 from ..dynamic import sizes_vary
 from ..errors import UsageError, ValidationError
 from ..family.registry import updates_in_place
-from ..ir.printer import render_push_words
 from ..lang import Module, load
 from ..manifest import write_manifest
 from ..modules import generic_kernels, run_module, unit_results
@@ -39,7 +38,8 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
     for name, k in kernels.items():
         name = k.program.name if name == "OutputTensor" else name  # DirectML: the operator
         if emit in ("ir", "plan"):
-            out.append((name, emit, k.ir if emit == "ir" else _plan(k)))
+            out.append((name, emit, k.ir if emit == "ir" else describe(
+                k.program, k.compiled.variant or "its one form")))
             continue
         for stage, kernel in zip(k.stages, k.program.kernels):
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"
@@ -55,17 +55,6 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
                 content = toolchain.disassemble(stage.spirv)
             out.append((label, emit, content))
     return out
-
-
-def _plan(k: CompiledKernel) -> str:
-    """The planner's choice for each kernel; for a generic kernel first its form and its
-    push-constant words (docs/generic-kernels.md)."""
-    if not k.compiled.params:
-        return describe(k.program)
-    form = k.compiled.variant or "its one form"
-    head = [f"generic kernel ({form}): its sizes are push constants, {len(k.program.params)} "
-            "uint32 words in order", *render_push_words(k.program)]
-    return "\n".join(head) + "\n" + describe(k.program)
 
 
 def _text(items: list[Artifact]) -> str:

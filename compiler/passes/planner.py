@@ -52,6 +52,7 @@ from ..ir.mapping import (
     Plan,
 )
 from ..ir.ops import Op
+from ..ir.printer import render_push_words
 from .cost import Locality, bound, cost, locality
 from .partition import cuts
 from .schedule import vector_selects
@@ -311,10 +312,15 @@ def _summed(costs: list[Cost]) -> tuple[tuple[str, float], ...]:
     return tuple((name, sum(dict(c.terms).get(name, 0.0) for c in costs)) for name in names)
 
 
-def describe(p: Program) -> str:
+def describe(p: Program, form: str = "") -> str:
     """The plan of each planned kernel of p: every candidate weighed, its cost per item of the
-    kernel (in loads or stores, passes/cost.py) and what makes it up; the winner first."""
+    kernel (in loads or stores, passes/cost.py) and what makes it up; the winner first. A
+    generic program's first: its `form` (the variant that runs) and its push-constant words
+    (docs/generic-kernels.md)."""
     lines: list[str] = []
+    if p.params:
+        lines += [f"generic kernel ({form}): its sizes are push constants, {len(p.params)} "
+                  "uint32 words in order", *render_push_words(p)]
     seen: set[int] = set()
     for k in p.kernels:
         plan = k.plan
