@@ -152,8 +152,7 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
 
 def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions, spirv_cache:
               bool = True, params: tuple[int, ...] = (), variant: str = "") -> CompiledProgram:
-    """An optimized program's shaders (GLSL, then SPIR-V or WGSL), as the artifact of the
-    call of `checked` (params, variant: a generic kernel's push words for it, and form)."""
+    """The artifact of `checked`'s call: its shaders (params, variant: a generic kernel's)."""
     with gc_paused():
         sources = [glsl.render_glsl(k, program, options.guard_words,
                                     options.limits.maxStorageBufferRange)
@@ -189,7 +188,8 @@ def compile(desc: OperatorDesc, *,
     options = CompileOptions.resolve(check_indices, guard_words, target, limits=limits)
     mode = resolve_mode(dynamic)
     checked = validate(desc)
-    if dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"):
+    dumping = bool(dump_after if dump_after is not None else env_names("DMLC_DUMP_AFTER"))
+    if dumping:
         return CompiledKernel(_artifact(checked, options, dump_after))
     return CompiledKernel(KERNELS.get(checked, options, mode).compiled,
                           in_place=_in_place_of(checked, options, mode),

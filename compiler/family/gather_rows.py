@@ -23,8 +23,10 @@ from .generic import (
     pushes_offset,
     sym_buffer,
     sym_offset,
+    sym_operand,
 )
 from .lowering import (
+    Operand,
     Size,
     address,
     address_sym,
@@ -143,11 +145,9 @@ class GatherRows:
     items: int
     count: Node
     input: GatherTable
-    b_idx: Buffer
-    extent: Node | None
-    """The indices' runtime extent (None: static)."""
-    idx_offset: Size
-    """The indices' element offset (sym_offset's: a PARAM where pushed)."""
+    indices: Operand
+    """The indices as the kernel reads them (sym_operand's: a view's offset pushed, a runtime
+    extent where their sizes are pushed)."""
     b_out: Buffer
     gid: Node
     coords: list[Node]
@@ -200,16 +200,14 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
     source = gather_table(inp, table, lanes, tsizes, stride_hi)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
+    indices = sym_operand("indices", "indices", idx, "input", isizes, table)
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
     gid = b.item_id(items)
     coords = unflatten_sym(gid, vsizes)
     if lanes > 1 and not coords[-1].is_const:  # a vector's first element
         coords[-1] = b.mul(coords[-1], lanes)
-    return GatherRows(lanes, items, count, source, b_idx, extent, offset, b_out, gid, coords,
+    return GatherRows(lanes, items, count, source, indices, b_out, gid, coords,
                       vsizes)
 
 
@@ -239,9 +237,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     vectors = table.add(1, rows_hi * v, lambda x: x.output.element_count // lanes)
     count = table.add(1, items, lambda x: x.output.element_count // inner * nb)
     source = gather_table(inp, table, lanes, tsizes, stride_hi)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
+    indices = sym_operand("indices", "indices", idx, "input", isizes, table)
     b_out = Buffer("output", out.data_type, rows_hi * v * lanes, "output",
                    b.mul(vectors, lanes))
     gid = b.item_id(items)
@@ -255,5 +251,5 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     for j in range(w):
         col = b.const(j) if nb == 1 else b.minimum(b.add(b.mul(block, w), j), v - 1)
         stores.append((b.mul(b.minimum(b.add(first, col), last), lanes), b.mul(col, lanes)))
-    return GatherRows(lanes, items, count, source, b_idx, extent, offset, b_out, gid, coords,
+    return GatherRows(lanes, items, count, source, indices, b_out, gid, coords,
                       osizes, tuple(stores))

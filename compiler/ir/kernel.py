@@ -206,25 +206,13 @@ def soft_float_copies(k: Kernel) -> int:
 
 
 def clear_memo() -> None:
-    """Forget effects_order's and kernel_buffers' answers."""
+    """Forget effects_order's answers."""
     _ORDERS.clear()
-    _BINDINGS.clear()
-
-
-_BINDINGS: dict[tuple[tuple[Node, ...], tuple[Buffer, ...]], tuple[Buffer, ...]] = {}
-"""kernel_buffers' answers (codegen, the chunk plan and the artifact's stages each ask)."""
 
 
 def kernel_buffers(k: Kernel, p: Program) -> tuple[Buffer, ...]:
     """The buffers kernel `k` reads or writes, in program order: its bindings 0, 1, ... (a
     kernel binds only these, so it needs as few descriptors as it can: Vulkan guarantees only
-    4 storage buffers per shader stage). Remembered for the last MAX_ORDERS kernels."""
-    key = (k.effects, p.buffers)
-    found = _BINDINGS.get(key)
-    if found is None:
-        used = {n.buffer for n in effects_order(k) if n.op in BUFFER_OPS}
-        found = tuple(b for b in p.buffers if b.name in used)
-        if len(_BINDINGS) >= MAX_ORDERS:
-            _BINDINGS.clear()
-        _BINDINGS[key] = found
-    return found
+    4 storage buffers per shader stage)."""
+    used = {n.buffer for n in effects_order(k) if n.op in BUFFER_OPS}
+    return tuple(b for b in p.buffers if b.name in used)

@@ -49,12 +49,12 @@ def render_push_words(p: Program) -> list[str]:
         if b.extent is not None:
             word = b.extent if b.extent.op is Op.PARAM else b.extent.src[0]
             scale = "" if word is b.extent else f" / {b.extent.src[1].value}"
-            roles.setdefault(word, []).append(f"elements of {b.name}{scale}")
+            roles[word].append(f"elements of {b.name}{scale}")
     used: set[Node] = set()
     for k in p.kernels:
         for what, n in (("items", k.count), ("steps", k.step_count)):
             if n is not None:
-                roles.setdefault(n, []).append(f"{what} of kernel {k.name}")
+                roles[n].append(f"{what} of kernel {k.name}")
         used.update(n for n in toposort(list(k.effects)) if n.op is Op.PARAM)
     lines = []
     for q in p.params:

@@ -21,13 +21,12 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    sym_buffer,
-    sym_offset,
+    sym_operand,
     sym_sizes,
     tensor_limit,
 )
 from ...family.index_check import with_index_check
-from ...family.lowering import Operand, Size, sym_strides
+from ...family.lowering import Size
 from ...ir import Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -142,14 +141,11 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
         if not strips_apply(desc):
             return None
         tab = gather_table(inp, table, sizes=tsizes, stride_hi=stride_hi)
-        offset = sym_offset(idx, table, lambda x: x.indices.offset)
-        b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                                   lambda x: x.indices.buffer_elements, offset)
-        indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
+        indices = sym_operand("indices", "indices", idx, "input", isizes, table)
 
         def source(coords: list[Node]) -> Node:
             return b.load(tab.buf, tab.address(gathered(desc, coords, indices, tsizes[axis])))
-        program = gather_strips(desc, table, osizes, tab.buf, b_idx, source)
+        program = gather_strips(desc, table, osizes, tab.buf, indices.buf, source)
         return GenericProgram(program, tuple(table.recipes))
     if variant not in gather_variants(desc, dims) and not checked:
         return None
@@ -157,15 +153,14 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes, tsizes, stride_hi)
             if variant == "blocks" and not checked else
             gather_rows(inp, idx, out, table, isizes, osizes, vectors, tsizes, stride_hi))
-    b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
-    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
+    indices = rows.indices
     kernel = rows.kernel("gather", table, lambda coords: rows.input.address(
         gathered(desc, coords, indices, tsizes[axis])))
-    program = Program("gather", (rows.b_in, b_idx, rows.b_out), (kernel,), ("input", "indices"),
-                      "output", out.sizes, params=tuple(table.params))
+    program = Program("gather", (rows.b_in, indices.buf, rows.b_out), (kernel,),
+                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset,
-                                   (tsizes[axis],))
+        program = with_index_check(program, table, desc, idx, isizes, indices.buf,
+                                   indices.extent, indices.offset, (tsizes[axis],))
     return GenericProgram(program, tuple(table.recipes))
 
 

@@ -18,7 +18,7 @@ from ...family.generic import (
     sym_sizes,
 )
 from ...family.index_check import with_index_check
-from ...family.lowering import Operand, Size, sym_strides
+from ...family.lowering import Size
 from ...ir import Program
 from ...ir.kernel import vector_width
 from .desc import GatherND1Desc
@@ -93,14 +93,14 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
         return None
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
             gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
-    b_idx, extent, offset = rows.b_idx, rows.extent, rows.idx_offset
-    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
+    indices = rows.indices
     kernel = rows.kernel("gather_nd", table,
                          lambda coords: rows.input.address(nd_source(desc, coords, indices)))
-    program = Program("gather_nd", (rows.b_in, b_idx, rows.b_out), (kernel,),
+    program = Program("gather_nd", (rows.b_in, indices.buf, rows.b_out), (kernel,),
                       ("input", "indices"), "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
+        program = with_index_check(program, table, desc, idx, isizes, indices.buf,
+                                   indices.extent, indices.offset)
     return GenericProgram(program, tuple(table.recipes))
 
 

@@ -12,17 +12,14 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
-    sym_buffer,
-    sym_offset,
+    sym_operand,
     sym_sizes,
 )
 from ...family.index_check import with_index_check
 from ...family.lowering import (
-    Operand,
     Size,
     address,
     product,
-    sym_strides,
     unflatten_sym,
 )
 from ...family.rows import BLOCK, row_block_kernel
@@ -101,15 +98,11 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     osizes: list[Size] = [depth if i == axis else s for i, s in enumerate(isizes)]
     items = product([s if isinstance(s, int) else s.vmax for s in osizes])
     assert isinstance(items, int)
-    offset = sym_offset(idx, table, lambda x: x.indices.offset)
-    b_idx, extent = sym_buffer("indices", idx, "input", isizes, table,
-                               lambda x: x.indices.buffer_elements, offset)
+    indices = sym_operand("indices", "indices", idx, "input", isizes, table)
     b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
     zeros = [b.const(0)] * (values.rank - 1)
     on = b.load(b_val, address(zeros + [b.const(1)], values))
     off = b.load(b_val, address(zeros + [b.const(0)], values))
-
-    indices = Operand(b_idx, isizes, sym_strides(idx, isizes), offset, extent)
 
     def label_at(coords: list[Node]) -> Node:
         return label_of(desc, coords, indices)
@@ -125,7 +118,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
         vsizes = [*osizes[:-1], depth // lanes]
         kernel, b_out = row_block_kernel("one_hot", table, vsizes, out.data_type, vector,
                                          lanes=lanes)
-        program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
+        program = Program("one_hot", (indices.buf, b_val, b_out), (kernel,), ("indices", "values"),
                           "output", out.sizes, params=tuple(table.params))
         return GenericProgram(program, tuple(table.recipes))
 
@@ -137,8 +130,9 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
         label = label_at(coords)
         return b.where(is_class(label, coords[axis]), on, off)
     kernel = element_kernel("one_hot", table, count, b_out, value_of)
-    program = Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
+    program = Program("one_hot", (indices.buf, b_val, b_out), (kernel,), ("indices", "values"),
                       "output", out.sizes, params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, idx, isizes, b_idx, extent, offset)
+        program = with_index_check(program, table, desc, idx, isizes, indices.buf,
+                                   indices.extent, indices.offset)
     return GenericProgram(program, tuple(table.recipes))

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.generic import GenericProgram, ParamTable, sym_buffer, sym_offset
-from ...family.lowering import Operand, Size, address_sym, product, sym_strides, unflatten_sym
+from ...family.generic import GenericProgram, ParamTable, sym_operand
+from ...family.lowering import Size, address_sym, product, unflatten_sym
 from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -93,11 +93,8 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         out_sizes.append(table.add(lo + starts[i] + ends[i], hi + starts[i] + ends[i],
                                    size_of("output", i)))
     # a pushed offset: a PARAM times the width (aligned offsets only: a guarded assumption)
-    offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
-    b_in, extent = sym_buffer("input", inp, "input", in_sizes, table,
-                              lambda d: d.input.buffer_elements, offset)
-    strides = sym_strides(inp, in_sizes)
-    source = Operand(b_in, in_sizes, strides, offset, extent)
+    source = sym_operand("input", "input", inp, "input", in_sizes, table, lanes)
+    b_in, extent, offset, strides = source.buf, source.extent, source.offset, source.strides
     fill = padding_fill(desc)
     his = [x if isinstance(x, int) else x.vmax for x in out_sizes]
     width_hi = his[-1]

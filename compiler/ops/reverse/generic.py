@@ -17,11 +17,12 @@ from ...family.generic import (
     masked,
     sym_buffer,
     sym_offset,
+    sym_operand,
     tensor_limit,
     wild,
 )
 from ...family.index_check import with_index_check
-from ...family.lowering import Operand, Size, address_sym, clamped, replace, sym_strides
+from ...family.lowering import Size, address_sym, clamped, replace, sym_strides
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vector_sizes
 from ...ir import Node, Program
 from ...ir import build as b
@@ -120,12 +121,9 @@ def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
     offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
                               lambda d: d.input.buffer_elements, offset)
-    loffset = sym_offset(lengths, table, lambda d: d.sequence_lengths.offset)
-    b_len, lextent = sym_buffer("sequence_lengths", lengths, "input", lsizes, table,
-                                lambda d: d.sequence_lengths.buffer_elements, loffset)
-    strides, lstrides = sym_strides(inp, sizes), sym_strides(lengths, lsizes)
-
-    lengths_in = Operand(b_len, lsizes, lstrides, loffset, lextent)
+    lengths_in = sym_operand("sequence_lengths", "sequence_lengths", lengths, "input", lsizes,
+                             table)
+    strides = sym_strides(inp, sizes)
 
     def source(coords: list[Node]) -> Node:
         """The axis coordinate output `coords` reads (the lengths' innermost coordinate, in
@@ -149,11 +147,11 @@ def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
     else:
         kernel, b_out = output_kernel("reverse_subsequences", table, sizes, out.data_type,
                                       element)
-    program = Program("reverse_subsequences", (b_in, b_len, b_out), (kernel,),
+    program = Program("reverse_subsequences", (b_in, lengths_in.buf, b_out), (kernel,),
                       ("input", "sequence_lengths"), "output", out.sizes,
                       params=tuple(table.params))
     if checked:
-        program = with_index_check(program, table, desc, lengths, lsizes, b_len, lextent,
-                                   loffset)
+        program = with_index_check(program, table, desc, lengths, lsizes, lengths_in.buf,
+                                   lengths_in.extent, lengths_in.offset)
     return GenericProgram(program, tuple(table.recipes))
 
