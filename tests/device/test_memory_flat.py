@@ -15,6 +15,7 @@ import pytest
 import dmlc
 from dmlc.compiled import KERNELS
 from dmlc.runtime import get_device
+from dmlc.runtime.pool import poisoning
 from memory import steady_state
 
 pytestmark = pytest.mark.vulkan
@@ -66,8 +67,14 @@ def test_a_kernel_owns_no_tensor_sized_memory():
     assert kernel.executable().owned_bytes == 0 and kernel.held_bytes < 64 * 1024
 
 
+@pytest.mark.skipif(poisoning(), reason="DMLC_POISON adds an upload and a read-back per pooled "
+                    "buffer and call: the steady state measured here is make test's")
 def test_alternating_shapes_leave_memory_and_vulkan_objects_flat():
-    """10,000 calls cycling through three shapes, on host arrays and on device tensors."""
+    """10,000 calls cycling through three shapes, on host arrays and on device tensors.
+    Unpoisoned, as test_leaks: after make test-poison's first 600 device tests, poisoned calls
+    grew resident memory by 1-11 MB a window of 5,000 (1-2 KB a call, shrinking to 0.9 MB by
+    the third) with no Vulkan object made, the pool unchanged and the Python heap flat
+    (tracemalloc: +10 KB): native allocator state, not what this test measures."""
     x = np.random.default_rng(1).standard_normal((256, 64)).astype(np.float32)
     on_device = dmlc.to_device(x)
     shapes = [(1, 5), (1, 9), (1, 33)]
