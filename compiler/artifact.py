@@ -202,9 +202,16 @@ class CompiledProgram:
             plan = dataclasses.replace(plan, output_shape=self.output.sizes)
         return plan
 
+    @functools.cached_property
+    def input_tensors(self) -> tuple[tuple[TensorDesc, str], ...]:
+        """The tensor behind each program input, and how errors call it (argument(), below:
+        found once, not at every call)."""
+        return tuple(argument(self.descriptor, name) for name in self.program.inputs)
+
     def arguments(self, arrays: tuple[Any, ...]) -> list[Any]:
         """The call's arguments checked against the program inputs (check_arguments, below)."""
-        return check_arguments(self.descriptor, self.program.inputs, expand_computed(arrays))
+        return check_arguments(self.descriptor.operator, self.program.inputs,
+                               self.input_tensors, expand_computed(arrays))
 
     def reference(self, *arrays: Any) -> np.ndarray:
         """The same computation by the IR interpreter in numpy (no Vulkan)."""
@@ -340,18 +347,17 @@ def argument(desc: OperatorDesc, name: str) -> tuple[TensorDesc, str]:
     return getattr(desc, name), dml_field(desc, name)
 
 
-def check_arguments(desc: OperatorDesc, names: Sequence[str],
+def check_arguments(op: str, names: Sequence[str], tensors: Sequence[tuple[TensorDesc, str]],
                     arrays: Sequence[Any]) -> list[Any]:
-    """The call's arguments for the program inputs `names`, each checked against its tensor:
-    device tensors as they are, anything else as a numpy array of the tensor's dtype and shape
-    (or, for a strided tensor, at least the elements its strides span)."""
-    op = desc.operator
+    """The call's arguments for the program inputs `names` (their tensors and field names:
+    argument()), each checked against its tensor: device tensors as they are, anything else as
+    a numpy array of the tensor's dtype and shape (or, for a strided tensor, at least the
+    elements its strides span)."""
     if len(arrays) != len(names):
         raise ValidationError(op, "arguments", f"{len(names)} arrays ({', '.join(names)})",
                               len(arrays))
     out = []
-    for name, a in zip(names, arrays):
-        t, field_name = argument(desc, name)
+    for (t, field_name), a in zip(tensors, arrays):
         if is_device_tensor(a):
             check_device_tensor(op, field_name, a, t)
             out.append(a)

@@ -23,7 +23,7 @@ import functools
 import logging
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -352,6 +352,7 @@ class Device:
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
         return dispatch_grid(invocations, local_size, self.max_group_count)
 
-    def check_size(self, what: str, nbytes: int) -> None:
-        """Refuse a buffer kp cannot make (check_kp_size)."""
-        check_kp_size(what, nbytes)
+    def check_size(self, what: str | Callable[[], str], nbytes: int) -> None:
+        """Refuse a buffer kp cannot make (check_kp_size); `what` may be made only then."""
+        if nbytes > MAX_TENSOR_BYTES:
+            check_kp_size(what() if callable(what) else what, nbytes)

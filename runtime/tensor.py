@@ -18,6 +18,7 @@ dmlc.to_device makes) subclasses this one with them (_pack, _assign).
 """
 from __future__ import annotations
 
+import functools
 import math
 import operator
 from typing import Any, ClassVar
@@ -60,7 +61,7 @@ class DeviceTensor:
         # Every size check first, in arithmetic that does not grow with the size (a list of
         # 2^35 chunk sizes for a 2^62-byte tensor never ends): only then the chunks' list.
         count, largest = (-(-words // chunk), min(chunk, words)) if chunk else (1, words)
-        device.check_size(f"a {self.shape} {self.dtype} tensor", largest * 4)
+        device.check_size(lambda: f"a {self.shape} {self.dtype} tensor", largest * 4)
         heap = device.limits.deviceLocalHeapSize
         if heap and words * 4 > heap:
             raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
@@ -159,10 +160,12 @@ class DeviceTensor:
         released)."""
         return None if self.released else self._tensors
 
-    @property
+    @functools.cached_property
     def is_contiguous(self) -> bool:
         """Its elements lie one after another in row-major order, as numpy's C_CONTIGUOUS
-        (a view such as c[1] is contiguous at an offset into its buffer)."""
+        (a view such as c[1] is contiguous at an offset into its buffer). Remembered: a
+        tensor's layout is set once, where it is made (__init__, _view), and a call asks
+        several times."""
         return is_c_contiguous(self.shape, self.strides)
 
     @property

@@ -18,7 +18,7 @@ import collections
 import contextlib
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -317,8 +317,10 @@ class Device:
                 "max_buffer_size": self.max_buffer_size,
                 "timestamps_supported": self.timestamps, "limits": self.limits.as_dict()}
 
-    def check_size(self, what: str, nbytes: int) -> None:
+    def check_size(self, what: str | Callable[[], str], nbytes: int) -> None:
+        """Refuse a buffer larger than maxBufferSize; `what` may be made only then."""
         if nbytes > self.max_buffer_size:
+            what = what() if callable(what) else what
             raise DeviceError(f"{what} needs {nbytes} bytes; this WebGPU device's buffers hold "
                               f"at most {self.max_buffer_size} (maxBufferSize; {self.name})")
 
