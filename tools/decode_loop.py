@@ -3,14 +3,22 @@ token ids from an embedding table, an in-place one-row KV scatter_nd into a cach
 the growing window cache[:, :, :t]. Reports the compiles per operator and the per-step host time
 after warm-up, with the automatic policy and with dynamic=False (DMLC_DYNAMIC=never).
 
-    .venv/bin/python tools/decode_loop.py [--steps 200] [--dtype float16] [--json]
+    .venv/bin/python tools/decode_loop.py [--steps 200] [--dtype float16] [--json] [--breakdown]
+
+--breakdown says where a step's host time goes (issue 35): per step, the time spent in each
+one-shot call and, across them, in the device's sequences (kp's eval: the submissions and the
+waits for them), in the compile cache's lookup, in validation and in the compile options; the
+rest of a call is the Python between them.
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import contextlib
 import json
 import os
 import time
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -70,13 +78,63 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
                                  "mean": 1e3 * float(np.mean(warm))}}
 
 
+@contextlib.contextmanager
+def timed_layers() -> Iterator[dict[str, float]]:
+    """Seconds spent in each layer of a call while the block runs (by wrapping the functions
+    that begin them; each wrapper adds ~1 us)."""
+    import dmlc
+    from dmlc import compiled
+    from dmlc.runtime import executable
+    spent: dict[str, float] = collections.defaultdict(float)
+    layers = [(dmlc, name, f"dmlc.{name}") for name in ("gather", "scatter_nd", "copy")] + [
+        (executable.Binding, "run", "device sequences (kp eval)"),
+        (executable.Binding, "rebind", "binding again (kp rebind, recording)"),
+        (compiled.KernelCache, "get", "compile cache lookup"),
+        (compiled, "validate", "validation"),
+        (compiled.CompileOptions, "resolve", "compile options")]
+    saved = [(owner, name, vars(owner)[name]) for owner, name, _ in layers]
+    for owner, name, label in layers:
+        def timed(*a: object, __f: object = getattr(owner, name), __label: str = label,
+                  **k: object) -> object:
+            start = time.perf_counter()
+            try:
+                return __f(*a, **k)  # type: ignore[operator]
+            finally:
+                spent[__label] += time.perf_counter() - start
+        static = isinstance(vars(owner)[name], staticmethod)
+        setattr(owner, name, staticmethod(timed) if static else timed)
+    try:
+        yield spent
+    finally:
+        for owner, name, raw in saved:
+            setattr(owner, name, raw)
+
+
+def breakdown(steps: int, dtype: str) -> None:
+    """Run the loop under the automatic policy, once to warm up and once timed by layer."""
+    run(steps, "auto", dtype=dtype)
+    with timed_layers() as spent:
+        result = run(steps, "auto", dtype=dtype)
+    host = result["host_ms_per_step"]
+    assert isinstance(host, dict)
+    print(f"median step {host['median']:.2f} ms (mean {host['mean']:.2f}), {dtype}; per step, "
+          "mean over all steps (layers overlap: the calls contain the rest):")
+    for label, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
+        print(f"    {label:38} {1e3 * seconds / steps:.3f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--steps", type=int, default=200)
     ap.add_argument("--dtype", default="float32",
                     help="the table's and the cache's (float16: a KV cache as engines keep it)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--breakdown", action="store_true",
+                    help="where a step's host time goes, by layer (the automatic policy)")
     args = ap.parse_args()
+    if args.breakdown:
+        breakdown(args.steps, args.dtype)
+        return
     results = [run(args.steps, mode, dtype=args.dtype) for mode in ("auto", "never")]
     if args.json:
         print(json.dumps(results, indent=2))
