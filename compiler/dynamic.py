@@ -14,7 +14,9 @@ policy of docs/generic-kernels.md.
   kernel with those dimensions, none at first: its sizes static, its offsets pushed;
 - "always" / True: every dimension the family allows is dynamic from the first call (the test
   suite runs this way with `make test-generic`), but those it keeps static until they vary
-  (GenericRules.always: a gather's row width, which its vector kernels need static);
+  (GenericRules.always: a gather's row width, which its vector kernels need static); where
+  the sizes do not fit the ranges that leaves each dimension (a [1, 64, 256, 256] pad: the
+  int32 addresses' range is shared), its dimensions of size 1 stay static;
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
 Families without a generic lowering, checked mode where the family has no checked generic
 form (GenericRules.checked), the in-place form where it has none (GenericRules.in_place; the
@@ -180,6 +182,15 @@ class GenericKernels:
                                 compile_artifact)
                 if found is not None:
                     break
+        if found is None and mode == "always":
+            # every dimension dynamic leaves each too small a range for these sizes (the int32
+            # addresses' range is shared among them): those of size 1 static (nothing varies
+            # there now) before a specialized compile
+            sizes = rules.sizes(checked)
+            fewer = tuple(d for d in dims if sizes[d] != 1)
+            if fewer and fewer != dims:
+                return self.kernel(rules, checked, options, fewer, mode, compile_artifact,
+                                   replan, in_place)
         if found is None:
             return None
         gkey, entry, values = found

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..compiled import clear_caches, compile_program
 from ..compiled import compile as compile_desc
-from ..family.registry import OperatorDesc, rules_of, validate
+from ..family.registry import OperatorDesc
 from ..ops.gather.desc import GatherDesc
 from ..ops.scatter.desc import ScatterDesc
 from ..target import resolve as resolve_target
@@ -69,23 +69,10 @@ def _median_ms(xs: list[float]) -> float:
 
 
 def generic_twin(desc: OperatorDesc) -> Any:
-    """The generic kernel of the descriptor (every dimension its family lets vary dynamic), or
-    None where it has none: the specialized kernel's twin in the bench. Where the sizes fall
-    outside the ranges of that kernel (each dynamic dimension's range is what the int32
-    addresses leave it, shared among them), its dimensions of size 1 stay static (nothing
-    varies there) and the others dynamic, if that kernel admits them."""
+    """The generic kernel of the descriptor (dynamic=True: every dimension its family lets
+    vary dynamic, those of size 1 static where the sizes need the range that leaves: see
+    dmlc/dynamic.py), or None where it has none: the specialized kernel's twin in the bench."""
     kernel = compile_desc(desc, dynamic=True)
-    if kernel.compiled.params:
-        return kernel
-    rules = rules_of(desc).generic
-    if rules is None:
-        return None
-    valid = validate(desc)
-    sizes = rules.sizes(valid)
-    dims = tuple(i for i in rules.free(valid) if sizes[i] != 1)
-    if not dims or len(dims) == len(rules.free(valid)):
-        return None
-    kernel = compile_desc(desc, dynamic=dims)
     return kernel if kernel.compiled.params else None
 
 

@@ -404,3 +404,24 @@ def test_decode_loops_breakdown_times_every_layer_and_leaves_them_as_they_were()
         spent[f"dmlc.{name}"] for name in ("gather", "scatter_nd", "copy"))
     assert (dmlc.gather, executable.Binding.run, compiled.validate,
             vars(compiled.CompileOptions)["resolve"]) == before
+
+
+def test_always_keeps_size_one_dimensions_static_where_all_of_them_cannot_be_dynamic():
+    """dynamic=True on a [1, 16, 256, 256] reflect pad: with all four dimensions dynamic the
+    kernel does not admit these sizes (dynamic=(0, 1, 2, 3) compiles specialized), so its size-1
+    dimension stays static: one generic compile, no specialized one, bit-exact. Before, every
+    dynamic=True compile of it (the bench's generic twin) was specialized."""
+    from dmlc.ops.pad.desc import PaddingDesc
+    desc = PaddingDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 16, 256, 256)),
+                       mode="DML_PADDING_MODE_REFLECTION", start_padding=(0, 0, 2, 2),
+                       end_padding=(0, 0, 2, 2))
+    dmlc.clear_cache()
+    assert not dmlc.compile(desc, dynamic=(0, 1, 2, 3)).compiled.params
+    dmlc.clear_cache()
+    generic = dmlc.compile(desc, dynamic=True)
+    assert generic.compiled.params and dmlc.cache_info()["compiles"] == {
+        "DML_PADDING1 generic": 1}
+    x = random_bits(3, (1, 16, 256, 256), np.dtype(np.float32))
+    want = np.pad(x, [(0, 0), (0, 0), (2, 2), (2, 2)], mode="reflect")
+    assert generic(x).tobytes() == dmlc.compile(desc, dynamic=False)(x).tobytes() == \
+        want.tobytes()
