@@ -78,17 +78,28 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
                                  "mean": 1e3 * float(np.mean(warm))}}
 
 
+DEVICE_LAYER = {"vulkan": "device sequences (kp eval)",
+                "webgpu": "device call (WebGPU: bind, submit, wait)"}
+"""The layer that holds the device's work, per backend."""
+
+
 @contextlib.contextmanager
 def timed_layers() -> Iterator[dict[str, float]]:
     """Seconds spent in each layer of a call while the block runs (by wrapping the functions
     that begin them; each wrapper adds ~1 us)."""
     import dmlc
     from dmlc import compiled
-    from dmlc.runtime import executable
+    from dmlc.runtime import backend
     spent: dict[str, float] = collections.defaultdict(float)
+    if backend.name() == "vulkan":
+        from dmlc.runtime import executable
+        device = [(executable.Binding, "run", DEVICE_LAYER["vulkan"]),
+                  (executable.Binding, "rebind", "binding again (kp rebind, recording)")]
+    else:  # WebGPU's executable binds, submits and waits in one call
+        from dmlc.runtime.webgpu import executable as webgpu
+        device = [(webgpu.Executable, "run_device", DEVICE_LAYER["webgpu"])]
     layers = [(dmlc, name, f"dmlc.{name}") for name in ("gather", "scatter_nd", "copy")] + [
-        (executable.Binding, "run", "device sequences (kp eval)"),
-        (executable.Binding, "rebind", "binding again (kp rebind, recording)"),
+        *device,
         (compiled.KernelCache, "get", "compile cache lookup"),
         (compiled, "validate", "validation"),
         (compiled.CompileOptions, "resolve", "compile options")]
@@ -119,8 +130,9 @@ def breakdown(steps: int, dtype: str) -> None:
     assert isinstance(host, dict)
     print(f"median step {host['median']:.2f} ms (mean {host['mean']:.2f}), {dtype}; per step, "
           "mean over all steps (layers overlap: the calls contain the rest):")
+    width = max(map(len, spent))
     for label, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
-        print(f"    {label:38} {1e3 * seconds / steps:.3f} ms")
+        print(f"    {label:{width}} {1e3 * seconds / steps:.3f} ms")
 
 
 def main() -> None:
