@@ -44,6 +44,8 @@ from .ir.interp import param_value
 from .ir.verify import MAX_PARAMS
 
 MODES = ("auto", "always", "never")
+LOWERED = 256
+"""Programs lowered but not compiled that GenericKernels keeps at most (all dropped when full)."""
 
 
 _HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dmlc_dynamic_hint",
@@ -147,6 +149,12 @@ class GenericKernels:
     def __init__(self, lock: threading.Lock) -> None:
         self._lock = lock  # the kernel cache's
         self._store: dict[tuple, tuple[GenericProgram, CompiledProgram, int]] = {}
+        self._lowered: dict[tuple, GenericProgram | None] = {}
+        """Programs lowered but not compiled, by key as _store's: None where the descriptor
+        has none for that key, else one that did not admit the call that lowered it (its
+        sizes outside its ranges). Lowering depends on the key alone, so a later call checks
+        its sizes against them without lowering again (dynamic=True on a [1, 16, 256, 256] pad
+        tries every dimension dynamic first at each new size: ~6 ms a time)."""
 
     def kernel(self, rules: GenericRules | None, checked: Any, options: Any,
                dims: tuple[int, ...], mode: str | tuple[int, ...],
@@ -229,21 +237,36 @@ class GenericKernels:
         with self._lock:
             if key in self._store:
                 return None
+            known = key in self._lowered
+            generic = self._lowered.get(key)
+        if not known:
+            generic = self._lower(rules, form, options, dims, variant)
+        values = None if generic is None else generic.values(checked)
+        if generic is None or values is None or not extents_fit(generic.program, values,
+                                                                 options):
+            with self._lock:
+                if len(self._lowered) >= LOWERED:
+                    self._lowered.clear()
+                self._lowered[key] = generic
+            return None
+        with self._lock:
+            self._lowered.pop(key, None)
+        return key, (generic, compile_artifact(generic), 0), values
+
+    @staticmethod
+    def _lower(rules: GenericRules, form: Any, options: Any, dims: tuple[int, ...],
+               variant: str) -> GenericProgram | None:
+        """The generic program of `variant` (or of checked mode's, or the in-place form), or
+        None where there is none or it needs more push words than a shader has (MAX_PARAMS)."""
         if options.check_indices and rules.checked:
             generic, variant = rules.checked(form, dims), "checked"
         elif options.in_place and rules.in_place:
             generic, variant = rules.in_place(form, dims), "in place"
         else:
             generic = rules.build(form, dims, variant)
-        if generic is not None:
-            generic = dataclasses.replace(generic, variant=variant)
-        if generic is not None and len(generic.program.params) > MAX_PARAMS:
+        if generic is None or len(generic.program.params) > MAX_PARAMS:
             return None
-        values = None if generic is None else generic.values(checked)
-        if generic is None or values is None or not extents_fit(generic.program, values,
-                                                                 options):
-            return None
-        return key, (generic, compile_artifact(generic), 0), values
+        return dataclasses.replace(generic, variant=variant)
 
     def info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""
@@ -253,6 +276,7 @@ class GenericKernels:
 
     def clear(self) -> None:
         self._store.clear()  # the caller holds the lock
+        self._lowered.clear()
 
 
 def extents_fit(program: Program, values: tuple[int, ...], options: Any) -> bool:

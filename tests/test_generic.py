@@ -273,6 +273,35 @@ def test_forced_mode_falls_back_to_the_next_variant_that_admits_the_call():
     KERNELS.clear()
 
 
+def test_forced_mode_keeps_size_one_dimensions_static_and_lowers_each_program_once(
+        monkeypatch):
+    """dynamic=True on [1, 16, H, H] reflect pads: every dimension dynamic does not admit these
+    sizes, so the size-1 one stays static (a generic kernel, not a specialized one), and the
+    programs that did not admit a call are lowered once: later sizes are checked against them
+    (each new size lowered every variant again, ~6 ms)."""
+    from dmlc.ops.pad.desc import PaddingDesc
+    dmlc.clear_cache()
+    lowered: list[tuple[int, ...]] = []
+    build = GenericRules.build
+
+    def counted(rules: GenericRules, desc: object, dims: tuple[int, ...],
+                variant: str) -> object:
+        lowered.append(tuple(dims))
+        return build(rules, desc, dims, variant)
+    monkeypatch.setattr(GenericRules, "build", counted)
+    for h in (256, 240, 224, 200):  # multiples of 4: the interior kernel admits each
+        desc = PaddingDesc(input=TensorDesc(data_type=DataType.FLOAT32, sizes=(1, 16, h, h)),
+                           mode="DML_PADDING_MODE_REFLECTION", start_padding=(0, 0, 2, 2),
+                           end_padding=(0, 0, 2, 2))
+        assert dmlc.compile(desc, dynamic=True, target="gpu").compiled.params
+        if h == 256:
+            first = list(lowered)
+    assert (0, 1, 2, 3) in first and (1, 2, 3) in first  # all four tried, then three
+    assert lowered == first, lowered  # nothing lowered again for 240, 224, 200
+    assert dmlc.cache_info()["compiles"] == {"DML_PADDING1 generic": 1}
+    KERNELS.clear()
+
+
 @given(st.data())
 def test_generic_gather_by_vectors_matches_specialized(data):
     """The generic gather moves whole 16-byte vectors where the input's innermost size, strides
