@@ -191,9 +191,9 @@ class GenericKernels:
                 if found is not None:
                     break
         if found is None and mode == "always":
-            # every dimension dynamic leaves each too small a range for these sizes (the int32
-            # addresses' range is shared among them): those of size 1 static (nothing varies
-            # there now) before a specialized compile
+            # no kernel with every dimension dynamic admits these sizes (each dimension's range
+            # is what the int32 addresses leave it, shared among them): those of size 1 static
+            # (nothing varies there now) before a specialized compile
             sizes = rules.sizes(checked)
             fewer = tuple(d for d in dims if sizes[d] != 1)
             if fewer and fewer != dims:

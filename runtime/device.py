@@ -38,10 +38,11 @@ from .pool import BufferPool
 from .validation_log import before_instance
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
-def check_kp_size(what: str, nbytes: int) -> None:
+def check_kp_size(what: str | Callable[[], str], nbytes: int) -> None:
     """kp computes a tensor's byte size in uint32: refuse what would wrap (a crash, or a
-    "zero-sized buffer")."""
+    "zero-sized buffer"). `what` may be made only then (a call's tensors ask on the hot path)."""
     if nbytes > MAX_TENSOR_BYTES:
+        what = what() if callable(what) else what
         raise DeviceError(f"{what} needs {nbytes} bytes; Kompute tensors hold at most "
                           f"{MAX_TENSOR_BYTES}")
 
@@ -353,6 +354,5 @@ class Device:
         return dispatch_grid(invocations, local_size, self.max_group_count)
 
     def check_size(self, what: str | Callable[[], str], nbytes: int) -> None:
-        """Refuse a buffer kp cannot make (check_kp_size); `what` may be made only then."""
-        if nbytes > MAX_TENSOR_BYTES:
-            check_kp_size(what() if callable(what) else what, nbytes)
+        """Refuse a buffer kp cannot make (check_kp_size)."""
+        check_kp_size(what, nbytes)

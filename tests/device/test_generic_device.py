@@ -3,6 +3,10 @@ kernel of one descriptor against each other and numpy over random sizes, bit for
 words around every buffer; a new size compiles nothing; the decode loop's compile counts."""
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+from typing import Any
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -115,17 +119,21 @@ def test_device_tensor_smaller_than_the_pushed_extent_is_refused():
         kernel(small)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "float16"])
-def test_decode_loop_compiles_at_most_two_kernels_per_signature(dtype):
-    """The loop of tools/decode_loop.py (every step checked against numpy), float32 and a
-    float16 table and cache (8/16-bit outputs: a generic kernel stores words)."""
-    import importlib.util
-    import pathlib
+def _decode_loop() -> Any:
+    """tools/decode_loop.py as a module (tools/ is no package)."""
     path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "decode_loop.py"
     spec = importlib.util.spec_from_file_location("decode_loop", path)
     assert spec is not None and spec.loader is not None
     loop = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(loop)
+    return loop
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_decode_loop_compiles_at_most_two_kernels_per_signature(dtype):
+    """The loop of tools/decode_loop.py (every step checked against numpy), float32 and a
+    float16 table and cache (8/16-bit outputs: a generic kernel stores words)."""
+    loop = _decode_loop()
     for mode in ("auto", "always"):
         result = loop.run(40, mode, dtype=dtype)
         compiles = result["compiles"]
@@ -383,16 +391,9 @@ def test_decode_loops_breakdown_times_every_layer_and_leaves_them_as_they_were()
     """tools/decode_loop.py --breakdown wraps the functions that begin each layer of a call:
     every layer is timed once the loop ran (the device's: the current backend's), and
     afterwards the functions are dmlc's again."""
-    import importlib.util
-    import pathlib
-
     from dmlc import compiled
     from dmlc.runtime import backend
-    path = pathlib.Path(__file__).resolve().parents[2] / "tools" / "decode_loop.py"
-    spec = importlib.util.spec_from_file_location("decode_loop", path)
-    assert spec is not None and spec.loader is not None
-    loop = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(loop)
+    loop = _decode_loop()
     before = (dmlc.gather, compiled.validate, vars(compiled.CompileOptions)["resolve"],
               vars(compiled.KernelCache)["get"])
     with loop.timed_layers() as spent:
