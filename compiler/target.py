@@ -13,8 +13,10 @@ no target is named (neither target= nor $DMLC_TARGET); else the device-free DEFA
 from __future__ import annotations
 
 import os
+from types import ModuleType
+from typing import Any
 
-from .errors import ValidationError
+from .errors import DeviceError, ValidationError
 from .plan import DEFAULT, MINIMUM, PlanLimits
 
 TARGETS = ("cpu", "gpu")
@@ -33,12 +35,23 @@ def resolve(target: str | None) -> str:
 
 
 def _device_kind() -> str | None:
-    from .errors import DeviceError
-    from .runtime.backend import device_kind  # the loader (or adapter) only: no kp, no device
     try:
-        return device_kind()
+        return _backend().device_kind()  # the loader (or adapter) only: no kp, no device
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so
         return None
+
+
+_BACKEND: ModuleType | None = None
+
+
+def _backend() -> ModuleType:
+    """runtime.backend, imported at the first ask (compiling imports no runtime before; every
+    compile asks, so not by an import statement each time)."""
+    global _BACKEND
+    if _BACKEND is None:
+        from .runtime import backend
+        _BACKEND = backend
+    return _BACKEND
 
 
 def wants_spirv() -> bool:
@@ -91,7 +104,7 @@ def resolve_limits(limits: PlanLimits | str | None, ask_device: bool) -> PlanLim
     device (ask_device), else DEFAULT (dmlc.plan says why)."""
     if limits is None:
         found = _device_limits() if ask_device else None
-        return PlanLimits.of(found[1], found[0]) if found else DEFAULT
+        return _plan_limits(found[0], found[1]) if found else DEFAULT
     if isinstance(limits, str) and limits in NAMED_LIMITS:
         return NAMED_LIMITS[limits]
     if not isinstance(limits, PlanLimits):
@@ -107,11 +120,20 @@ def resolve_limits(limits: PlanLimits | str | None, ask_device: bool) -> PlanLim
 
 NAMED_LIMITS = {"minimum": MINIMUM, "default": DEFAULT}
 
+_PLAN_LIMITS: dict[tuple[str, int], tuple[Any, PlanLimits]] = {}
+"""A device's PlanLimits by (its name, its Limits object: the runtime probes once per device and
+keeps it), so that every compile does not build and hash them anew."""
+
+
+def _plan_limits(name: str, limits: Any) -> PlanLimits:
+    found = _PLAN_LIMITS.get((name, id(limits)))
+    if found is None or found[0] is not limits:
+        found = _PLAN_LIMITS[(name, id(limits))] = (limits, PlanLimits.of(limits, name))
+    return found[1]
+
 
 def _device_limits() -> tuple[str, object] | None:
-    from .errors import DeviceError
-    from .runtime.backend import device_limits_of_selected  # no device opened, as _device_kind
     try:
-        return device_limits_of_selected()
+        return _backend().device_limits_of_selected()  # no device opened, as _device_kind
     except DeviceError:
         return None

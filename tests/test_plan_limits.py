@@ -126,6 +126,20 @@ def test_limits_are_asked_of_the_device_exactly_when_the_target_is(monkeypatch):
     assert target.resolve_limits(None, False) is DEFAULT
 
 
+def test_a_devices_limits_are_built_once_and_follow_the_device(monkeypatch):
+    """Every compile asks the selected device's limits: the PlanLimits of one probed Limits
+    object are made once (the same object back), and another device's (another object, of
+    the same name too) are its own."""
+    import dmlc.target as target
+    monkeypatch.delenv("DMLC_TARGET", raising=False)
+    five, six = with_buffers(5), with_buffers(6)
+    monkeypatch.setattr(target, "_device_limits", lambda: ("GPU", five))
+    first = target.resolve_limits(None, True)
+    assert first == five and target.resolve_limits(None, True) is first
+    monkeypatch.setattr(target, "_device_limits", lambda: ("GPU", six))
+    assert target.resolve_limits(None, True) == six
+
+
 def test_a_plan_over_its_limits_is_a_compile_error(monkeypatch):
     """The planner's limits are checked on what it made (a bug there is said at compile time,
     not by a device): here a join made to bind 8 buffers where only 4 are allowed."""
