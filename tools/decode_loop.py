@@ -5,6 +5,12 @@ after warm-up, with the automatic policy and with dynamic=False (DMLC_DYNAMIC=ne
 
     .venv/bin/python tools/decode_loop.py [--steps 200] [--dtype float16] [--json] [--breakdown]
 
+Each step is also measured against its floor, in the same run: as many bare pre-recorded
+dispatches of an empty shader as the step dispatched kernels (the bench's call-overhead
+reference), timed right after it. The ratio of the two says what dmlc adds to the device's own
+cost per dispatch, which the machine's speed of the hour moves far less than the milliseconds
+(lavapipe's bare dispatch took 24 us on one day and 85 us on another on these machines).
+
 --breakdown says where a step's host time goes (issue 35): per step, the time spent in each
 one-shot call and, across them, in the device's sequences (kp's eval: the submissions and the
 waits for them), in the compile cache's lookup, in validation and in the compile options; the
@@ -47,10 +53,12 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
     table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(dtype))
     host_cache = np.zeros((heads, width, window), dtype)
     cache = dmlc.to_device(host_cache)
-    times, warm_objects = [], None
+    floor = Floor()
+    times, floors, dispatched, warm_objects = [], [], [], None
     for t in range(1, steps + 1):
         if t == WARM_UP + 1:
             warm_objects = dict(dmlc.cache_info()["objects"])
+        floor.dispatches = 0
         start = time.perf_counter()
         ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
         emb = dmlc.gather(table, ids, axis=0)                     # [n, width], n varies
@@ -62,12 +70,15 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
                         out=cache.reshape(heads * width, window).T)
         window_copy = dmlc.copy(cache[:, :, :t])                 # [heads, width, t], t grows
         times.append(time.perf_counter() - start)
+        dispatched.append(floor.dispatches)
+        floors.append(floor.time(floor.dispatches))
         host_cache[:, :, t - 1] = row[:, :, 0]
         assert np.array_equal(emb.numpy() if hasattr(emb, "numpy") else emb,
                               table.numpy()[ids[0]])
         assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
+    floor.close()
     info = dmlc.cache_info()
-    warm = times[10:]
+    warm, warm_floors = times[10:], floors[10:]
     made = {k: n - warm_objects.get(k, 0) for k, n in info["objects"].items()
             if n != warm_objects.get(k, 0)} if warm_objects is not None else None
     live = (table, cache, emb, window_copy)  # what the loop holds at its end
@@ -75,7 +86,43 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
             "pool": info["buffers"], "live_tensor_bytes": sum(t.nbytes for t in live),
             "generic": info["generic"], "objects_made_after_warm_up": made,
             "host_ms_per_step": {"median": 1e3 * float(np.median(warm)),
-                                 "mean": 1e3 * float(np.mean(warm))}}
+                                 "mean": 1e3 * float(np.mean(warm))},
+            "dispatches_per_step": {"min": min(dispatched[10:]), "max": max(dispatched[10:])},
+            "floor_ms_per_step": 1e3 * float(np.median(warm_floors)),
+            "step_over_floor": float(np.median(np.array(warm) / np.array(warm_floors)))}
+
+
+class Floor:
+    """A step's floor: a bare pre-recorded dispatch of an empty shader (the bench's
+    call-overhead reference, compiler/bench/refs.py) evaluated as many times as the step
+    dispatched kernels, counted by wrapping the executables' binding of their buffers (each
+    binding runs every kernel of its plan once)."""
+
+    def __init__(self) -> None:
+        from dmlc.bench.refs import bare_dispatch, waiter
+        from dmlc.runtime import get_device
+        from dmlc.runtime.plan_buffers import PlanBuffers
+        device = get_device()
+        self._bare, self._wait = bare_dispatch(device), waiter(device)
+        self.dispatches = 0
+        self._raw = vars(PlanBuffers)["bound"]
+
+        def bound(exe: PlanBuffers, *a: object, **k: object) -> object:
+            self.dispatches += len(exe.plan.kernels)
+            return self._raw(exe, *a, **k)
+        PlanBuffers.bound = bound
+
+    def time(self, dispatches: int) -> float:
+        """Seconds that many bare dispatches take, each waited for."""
+        start = time.perf_counter()
+        for _ in range(dispatches):
+            self._bare.run()
+            self._wait()
+        return time.perf_counter() - start
+
+    def close(self) -> None:
+        from dmlc.runtime.plan_buffers import PlanBuffers
+        PlanBuffers.bound = self._raw
 
 
 DEVICE_LAYER = {"vulkan": "device sequences (kp eval)",
@@ -128,8 +175,10 @@ def breakdown(steps: int, dtype: str) -> None:
         result = run(steps, "auto", dtype=dtype)
     host = result["host_ms_per_step"]
     assert isinstance(host, dict)
-    print(f"median step {host['median']:.2f} ms (mean {host['mean']:.2f}), {dtype}; per step, "
-          "mean over all steps (layers overlap: the calls contain the rest):")
+    print(f"median step {host['median']:.2f} ms (mean {host['mean']:.2f}), {dtype}, "
+          f"{result['step_over_floor']:.1f}x its floor of bare dispatches "
+          f"({result['floor_ms_per_step']:.2f} ms); per step, mean over all steps (layers "
+          "overlap: the calls contain the rest):")
     width = max(map(len, spent))
     for label, seconds in sorted(spent.items(), key=lambda kv: -kv[1]):
         print(f"    {label:{width}} {1e3 * seconds / steps:.3f} ms")
@@ -158,6 +207,11 @@ def main() -> None:
               f"compiles={r['compiles']}")
         print(f"    per-step host time after 10 warm-up steps: median {host['median']:.2f} ms, "
               f"mean {host['mean']:.2f} ms; generic kernels: {r['generic']}")
+        d = r["dispatches_per_step"]
+        assert isinstance(d, dict)
+        print(f"    floor (the step's {d['min']}-{d['max']} dispatches, bare and pre-recorded, "
+              f"timed after each step): median {r['floor_ms_per_step']:.2f} ms; step / floor: "
+              f"median {r['step_over_floor']:.1f}x")
         print(f"    device objects made after {WARM_UP} warm-up steps "
               f"(dmlc.cache_info()['objects']): {r['objects_made_after_warm_up']}")
         pool = r["pool"]
