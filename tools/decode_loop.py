@@ -53,32 +53,31 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
     table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(dtype))
     host_cache = np.zeros((heads, width, window), dtype)
     cache = dmlc.to_device(host_cache)
-    floor = Floor()
     times, floors, dispatched, warm_objects = [], [], [], None
-    for t in range(1, steps + 1):
-        if t == WARM_UP + 1:
-            warm_objects = dict(dmlc.cache_info()["objects"])
-        floor.dispatches = 0
-        start = time.perf_counter()
-        ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
-        emb = dmlc.gather(table, ids, axis=0)                     # [n, width], n varies
-        row = rng.standard_normal((heads, width, 1)).astype(dtype)
-        where = np.array([[[t - 1]]], np.int64)                   # the step's column of the cache
-        # cache[:, :, t-1] = row, in place: a scatter_nd over the last axis (transposed view)
-        dmlc.scatter_nd(cache.reshape(heads * width, window).T,
-                        where.reshape(1, 1), row.reshape(1, heads * width),
-                        out=cache.reshape(heads * width, window).T)
-        window_copy = dmlc.copy(cache[:, :, :t])                 # [heads, width, t], t grows
-        times.append(time.perf_counter() - start)
-        dispatched.append(floor.dispatches)
-        floors.append(floor.time(floor.dispatches))
-        host_cache[:, :, t - 1] = row[:, :, 0]
-        assert np.array_equal(emb.numpy() if hasattr(emb, "numpy") else emb,
-                              table.numpy()[ids[0]])
-        assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
-    floor.close()
+    with Floor() as floor:  # the counting wrapper is removed however the loop ends
+        for t in range(1, steps + 1):
+            if t == WARM_UP + 1:
+                warm_objects = dict(dmlc.cache_info()["objects"])
+            floor.dispatches = 0
+            start = time.perf_counter()
+            ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
+            emb = dmlc.gather(table, ids, axis=0)                 # [n, width], n varies
+            row = rng.standard_normal((heads, width, 1)).astype(dtype)
+            where = np.array([[[t - 1]]], np.int64)               # the step's column of the cache
+            # cache[:, :, t-1] = row, in place: a scatter_nd over the last axis (transposed view)
+            dmlc.scatter_nd(cache.reshape(heads * width, window).T,
+                            where.reshape(1, 1), row.reshape(1, heads * width),
+                            out=cache.reshape(heads * width, window).T)
+            window_copy = dmlc.copy(cache[:, :, :t])              # [heads, width, t], t grows
+            times.append(time.perf_counter() - start)
+            dispatched.append(floor.dispatches)
+            floors.append(floor.time(floor.dispatches))
+            host_cache[:, :, t - 1] = row[:, :, 0]
+            assert np.array_equal(emb.numpy() if hasattr(emb, "numpy") else emb,
+                                  table.numpy()[ids[0]])
+            assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
     info = dmlc.cache_info()
-    warm, warm_floors = times[10:], floors[10:]
+    warm, warm_floors, warm_dispatches = times[10:], floors[10:], dispatched[10:]
     made = {k: n - warm_objects.get(k, 0) for k, n in info["objects"].items()
             if n != warm_objects.get(k, 0)} if warm_objects is not None else None
     live = (table, cache, emb, window_copy)  # what the loop holds at its end
@@ -87,7 +86,7 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
             "generic": info["generic"], "objects_made_after_warm_up": made,
             "host_ms_per_step": {"median": 1e3 * float(np.median(warm)),
                                  "mean": 1e3 * float(np.mean(warm))},
-            "dispatches_per_step": {"min": min(dispatched[10:]), "max": max(dispatched[10:])},
+            "dispatches_per_step": {"min": min(warm_dispatches), "max": max(warm_dispatches)},
             "floor_ms_per_step": 1e3 * float(np.median(warm_floors)),
             "step_over_floor": float(np.median(np.array(warm) / np.array(warm_floors)))}
 
@@ -95,22 +94,25 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
 class Floor:
     """A step's floor: a bare pre-recorded dispatch of an empty shader (the bench's
     call-overhead reference, compiler/bench/refs.py) evaluated as many times as the step
-    dispatched kernels, counted by wrapping the executables' binding of their buffers (each
-    binding runs every kernel of its plan once)."""
+    dispatched kernels, counted while the block runs by wrapping the executables' binding of
+    their buffers (each binding runs every kernel of its plan once)."""
 
     def __init__(self) -> None:
         from dmlc.bench.refs import bare_dispatch, waiter
         from dmlc.runtime import get_device
-        from dmlc.runtime.plan_buffers import PlanBuffers
         device = get_device()
         self._bare, self._wait = bare_dispatch(device), waiter(device)
         self.dispatches = 0
+
+    def __enter__(self) -> Floor:
+        from dmlc.runtime.plan_buffers import PlanBuffers
         self._raw = vars(PlanBuffers)["bound"]
 
         def bound(exe: PlanBuffers, *a: object, **k: object) -> object:
             self.dispatches += len(exe.plan.kernels)
             return self._raw(exe, *a, **k)
         PlanBuffers.bound = bound
+        return self
 
     def time(self, dispatches: int) -> float:
         """Seconds that many bare dispatches take, each waited for."""
@@ -120,7 +122,7 @@ class Floor:
             self._wait()
         return time.perf_counter() - start
 
-    def close(self) -> None:
+    def __exit__(self, *exc: object) -> None:
         from dmlc.runtime.plan_buffers import PlanBuffers
         PlanBuffers.bound = self._raw
 
