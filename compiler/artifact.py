@@ -20,6 +20,7 @@ from .dtypes import as_ndarray, padded_words
 from .errors import ValidationError
 from .family.checks import fmt
 from .family.computed import computed_argument
+from .family.generic import GenericProgram
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
@@ -162,8 +163,13 @@ class CompiledProgram:
     """A generic program (program.params) bound to one call's sizes: the push-constant words
     (compiler/dynamic.py); the descriptor is then that call's, and `program`, `stages` are
     shared by every size."""
-    variant: str = ""
-    """A generic program's form (family/generic.py: GenericProgram.variant)."""
+    generic: GenericProgram | None = field(default=None, repr=False)
+    """A generic program's lowering: its form (variant) and its push words' recipes."""
+
+    @property
+    def variant(self) -> str:
+        """A generic program's form (family/generic.py: GenericProgram.variant)."""
+        return "" if self.generic is None else self.generic.variant
 
     @property
     def ir(self) -> str:

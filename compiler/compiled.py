@@ -144,15 +144,15 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
     artifact is bound to the call of `checked` (CompiledProgram.params)."""
     if known_backend() != "webgpu":
         toolchain.warm_up()
-    values = generic.values(checked)
-    assert values is not None, "the policy checks admissibility first"
     program = run_pipeline(verify_program(generic.program), disabled={"all"})
-    return _compiled(checked, program, options, params=values, variant=generic.variant)
+    return _compiled(checked, program, options, generic=generic)
 
 
 def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions, spirv_cache:
-              bool = True, params: tuple[int, ...] = (), variant: str = "") -> CompiledProgram:
-    """The artifact of `checked`'s call: its shaders (params, variant: a generic kernel's)."""
+              bool = True, generic: GenericProgram | None = None) -> CompiledProgram:
+    """The artifact of `checked`'s call: its shaders (generic: a generic kernel's lowering)."""
+    params = () if generic is None else generic.values(checked)
+    assert params is not None, "the policy checks admissibility first"
     with gc_paused():
         sources = [glsl.render_glsl(k, program, options.guard_words,
                                     options.limits.maxStorageBufferRange)
@@ -162,7 +162,7 @@ def _compiled(checked: OperatorDesc, program: Program, options: CompileOptions, 
                        known_backend() == "webgpu")
     return CompiledProgram(checked, program, stages, options.check_indices,
                            options.guard_words, options.target, options.in_place,
-                           options.limits, params=params, variant=variant)
+                           options.limits, params=params, generic=generic)
 
 
 def compile(desc: OperatorDesc, *,

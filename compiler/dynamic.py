@@ -58,7 +58,7 @@ def sizes_vary(mode: str = "always") -> Iterator[None]:
     .dml module) use `mode`, whatever $DMLC_DYNAMIC says but "never": what a front end that
     knows better asks. An ONNX model with symbolic dimensions asks "always" (one compile per
     kernel for every batch size, not a specialized one first); `dmlc compile` asks "never" (a
-    manifest's runner passes no push constants)."""
+    file's integer sizes are specialized; its symbolic ones give generic kernels anyway)."""
     token = _HINT.set("never" if _HINT.get() == "never" else mode)  # an enclosing never wins
     try:
         yield
@@ -266,7 +266,7 @@ class GenericKernels:
             generic = rules.build(form, dims, variant)
         if generic is None or len(generic.program.params) > MAX_PARAMS:
             return None
-        return dataclasses.replace(generic, variant=variant)
+        return dataclasses.replace(generic, variant=variant, dims=dims)
 
     def info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""

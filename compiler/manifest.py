@@ -1,7 +1,7 @@
 """A compiled program as a JSON manifest: enough to run its SPIR-V from any Vulkan code.
 
 `dmlc compile FILE --emit manifest -o DIR` (or `dmlc.write_manifest(kernel, DIR)`) writes
-DIR/NAME.manifest.json beside each kernel's DIR/LABEL.spv. Schema (version 1;
+DIR/NAME.manifest.json beside each kernel's DIR/LABEL.spv. Schema (version 2;
 docs/shaders-out.md):
 
 - kernels, in dispatch order (each sees every write of the ones before it: put a compute->compute
@@ -18,8 +18,11 @@ docs/shaders-out.md):
   is the data tensor's buffer, which is also the output (`initial` "input", `access`
   read_write, `output` true, and the output's `input_index` 0): bind the caller's tensor there
   and it is updated, nothing copied.
-- target: "cpu" or "gpu", what the kernels were tuned for (compiler/target.py). A manifest is
-  for its shapes only: every shape is its own SPIR-V.
+- target: "cpu" or "gpu", what the kernels were tuned for (compiler/target.py).
+- generic: null for a program of fixed sizes (every shape its own SPIR-V); a generic kernel's
+  push-constant words, each a formula of the call's tensors with its range, the guards a call
+  must meet and the tensors they name (generic_section); its kernels' `count_word` and its
+  buffers' `extent` size each call's launch and bindings.
 - vulkan: the API version and the features and extensions required (none optional today).
 - source: what it was compiled from (`dmlc compile`: "FILE#UNIT", the file's real path and the
   program's name in it; null from Python): a manifest of another source is not overwritten.
@@ -28,6 +31,7 @@ as two words, low first: exactly the bytes of a C array (or numpy array) of the 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -35,12 +39,14 @@ from typing import Any
 
 from .artifact import CompiledProgram, argument
 from .errors import ValidationError
-from .family.registry import output_regions
+from .family.formula import Guard, Symbolic, int_fields, render, render_guard, trace, variables
+from .family.registry import dml_field, output_regions, rules_of
+from .family.tensor import TensorDesc
 from .ir.kernel import Kernel
-from .ir.ops import Op, toposort
+from .ir.ops import Node, Op, toposort
 from .toolchain import TARGET_ENV
 
-VERSION = 1
+VERSION = 2
 GUARANTEED_GROUPS = 65535
 """maxComputeWorkGroupCount[0] and [1] that every Vulkan device supports."""
 
@@ -73,10 +79,8 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
     if any(b.chunk_words for b in compiled.plan.buffers):  # the format has one binding each
         raise ValueError("a program with buffers over maxStorageBufferRange (bound as chunks) "
                          "has no manifest")
-    if compiled.program.params:
-        raise ValueError("a generic program (sizes as push constants) has no manifest: its "
-                         "runner passes none; compile it with dynamic=False")
     program, desc = compiled.program, compiled.descriptor
+    generic = generic_section(compiled)
     access = _access(program.kernels)
     out = compiled.output
     # in place, the data tensor comes first, as in the copying form's call: input 0
@@ -103,7 +107,8 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
                       "write" if kinds == {"write"} else "read",
             "initial": initial, "role": buf.role,
             "input_index": inputs.index(buf.name) if buf.name in inputs else None,
-            "output": buf.name == program.output})
+            "output": buf.name == program.output,
+            "extent": None if buf.extent is None else _words_expr(buf.extent)})
     kernels = []
     for stage, spv in zip(compiled.stages, spirv_files):
         groups = math.ceil(stage.invocations / stage.local_size)
@@ -112,7 +117,8 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
             "workgroup_size": [stage.local_size, 1, 1], "invocations": stage.invocations,
             "workgroups": groups, "dispatch": dispatch(groups), "descriptor_set": 0,
             "bindings": [{"binding": i, "buffer": b, "type": "storage_buffer"}
-                         for i, b in enumerate(stage.buffers)]})
+                         for i, b in enumerate(stage.buffers)],
+            "count_word": stage.count, "items_per_workgroup": stage.local_size * stage.stride})
     return {
         "format": "dmlc-manifest", "version": VERSION, "name": name, "source": None,
         "operator": desc.operator, "descriptor": repr(desc), "target": compiled.target,
@@ -128,7 +134,103 @@ def manifest(name: str, compiled: CompiledProgram, spirv_files: list[str]) -> di
         "buffers": buffers,
         "kernels": kernels,
         "checked_indices": compiled.check_indices,
+        "generic": generic,
     }
+
+
+def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
+    """What a caller of a generic program computes per call (docs/shaders-out.md): every
+    tensor it describes, the push-constant words in order (each a formula of those tensors,
+    family/formula.py, and its admitted range) and the guards a call must meet; None for a
+    program of fixed sizes."""
+    generic, desc = compiled.generic, compiled.descriptor
+    if generic is None:
+        return None
+    if output_regions(desc) is not None:
+        raise ValueError(f"a generic {desc.operator} (outputs at pushed places in one buffer) "
+                         "has no manifest yet; compile it with dynamic=False")
+    words, guards = [], {}
+    for k, (q, recipe) in enumerate(zip(generic.program.params, generic.recipes)):
+        f, met = trace(recipe, desc)
+        words.append({"word": k, "min": q.vmin, "max": q.vmax, "formula": render(f),
+                      "expr": _expr(f), "reads": f})
+        guards.update(dict.fromkeys(met))
+    guards.update(dict.fromkeys(_constants(compiled, [w.pop("reads") for w in words])))
+    return {"form": generic.variant or "generic", "push_constant_bytes": 4 * len(words),
+            "fields": dict(int_fields(desc)),
+            "words": words, "guards": [{"condition": render_guard(g), "expr": _expr(g)}
+                                       for g in guards],
+            "tensors": [{"name": name, "field": dml_field(desc, name.partition("[")[0]),
+                         "element_type": t.data_type.value, "sizes": list(t.sizes),
+                         "strides": list(t.element_strides), "packed": t.strides is None,
+                         "offset": t.offset, "buffer_elements": t.buffer_elements,
+                         "output": _is_output(name), "buffer": _buffer_of(compiled, name, t)}
+                        for name, t in tensor_fields(desc)]}
+
+
+def _is_output(name: str) -> bool:
+    return name.partition("[")[0] in ("output", "outputs")
+
+
+def _buffer_of(compiled: CompiledProgram, name: str, t: TensorDesc) -> str | None:
+    """The program buffer that holds tensor `name` (None: one the program does not bind)."""
+    program = compiled.program
+    if _is_output(name) or (compiled.in_place and name == "input"):
+        return program.output
+    return next((n for n in program.inputs if argument(compiled.descriptor, n)[0] is t), None)
+
+
+def _constants(compiled: CompiledProgram, formulas: list[Any]) -> list[Guard]:
+    """What the kernel assumes of a call beyond its push words, as guards: every size of an
+    input tensor but those at the kernel's dynamic positions (GenericRules.sizes at
+    GenericProgram.dims; an output's sizes follow from its inputs'), and every stride of a
+    strided tensor, every offset and every integer field no word reads, as the compiled call
+    has them."""
+    desc, generic = compiled.descriptor, compiled.generic
+    assert generic is not None
+    traced = rules_of(desc).generic.sizes(Symbolic(desc, []))
+    dynamic = set().union(*(variables(getattr(traced[i], "f", 0)) for i in generic.dims))
+    read = set().union(*(variables(f) for f in formulas))
+    out: list[Guard] = []
+    for name, t in tensor_fields(desc):
+        output = _is_output(name)
+        out += [("eq", ("size", name, i), n) for i, n in enumerate(t.sizes)
+                if not output and ("size", name, i) not in dynamic]
+        out += [("eq", ("stride", name, i), st) for i, st in enumerate(t.strides or ())
+                if ("stride", name, i) not in read]
+        out += [("eq", ("offset", name), t.offset)] if ("offset", name) not in read else []
+    for name, value in int_fields(desc):
+        out += [("eq", v, x) for v, x in ((("field", name), value),) if v not in read] \
+            if isinstance(value, int) else [("eq", ("field", name, i), x) for i, x in
+                                            enumerate(value) if ("field", name, i) not in read]
+    return out
+
+
+def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:
+    """Every tensor of a descriptor by the name its formulas give it (input, inputs[1])."""
+    found = []
+    for f in dataclasses.fields(desc):
+        value = getattr(desc, f.name)
+        if isinstance(value, TensorDesc):
+            found.append((f.name, value))
+        elif isinstance(value, tuple):
+            found += [(f"{f.name}[{k}]", t) for k, t in enumerate(value)
+                      if isinstance(t, TensorDesc)]
+    return found
+
+
+def _expr(f: Any) -> Any:
+    """A formula (or guard) as JSON: an int, or [op, args...] (family/formula.py)."""
+    return f if isinstance(f, (int, str)) else [_expr(a) for a in f]
+
+
+def _words_expr(n: Node) -> Any:
+    """A buffer's runtime extent (PARAMs, + and *) as a formula of push words: ["word", k]."""
+    if n.is_const:
+        return int(n.value)
+    if n.op is Op.PARAM:
+        return ["word", n.param]
+    return ["add" if n.op is Op.ADD else "mul", *(_words_expr(x) for x in n.src)]
 
 
 def _shape(compiled: CompiledProgram, name: str) -> tuple[int, ...]:

@@ -35,17 +35,34 @@ def _file(tmp_path, text, name="f.dml"):
 
 @pytest.mark.parametrize("extra", [["--in-place"], []])
 def test_a_manifest_of_symbolic_sizes_needs_them_bound(tmp_path, capsys, extra):
+    """The in-place form is compiled for one shape; a scatter's generic kernel does not take
+    N (its lines are fixed): both are refused until N is bound."""
     path = _file(tmp_path, SCATTER)
     out = str(tmp_path / "m")
     assert main(["compile", path, *extra, "--emit", "manifest", "-o", out]) == 2
     err = capsys.readouterr().err
-    assert "compiled for one shape" in err and "symbolic sizes (N)" in err
+    assert ("compiled for one shape" in err and "symbolic sizes (N)" in err) if extra else \
+        "generic kernel takes symbolic sizes as push constants, but not N" in err
     assert "--dim N=SIZE" in err
     assert main(["compile", path, *extra, "--emit", "manifest", "-o", out, "--dim", "N=4"]) == 0
     assert "N = 4 (--dim)" in capsys.readouterr().err
     (manifest,) = (tmp_path / "m").glob("*.manifest.json")
-    shapes = [i["shape"] for i in json.loads(manifest.read_text())["inputs"]]
-    assert shapes == [[4, 8]] * 3  # in place too: the data tensor is input 0
+    document = json.loads(manifest.read_text())
+    assert [i["shape"] for i in document["inputs"]] == [[4, 8]] * 3  # in place: data first
+    assert document["generic"] is None
+
+
+def test_a_manifest_of_symbolic_sizes_holds_the_generic_kernel(tmp_path, capsys):
+    """B stays symbolic: the manifest's kernel takes it as push constants, each word a formula
+    of the call's tensors (W bound: the kernel fixes it, a guard says so)."""
+    path = _file(tmp_path, GATHER)
+    out = str(tmp_path / "m")
+    assert main(["compile", path, "--emit", "manifest", "-o", out, "--dim", "W=4"]) == 0
+    (manifest,) = (tmp_path / "m").glob("*.manifest.json")
+    generic = json.loads(manifest.read_text())["generic"]
+    formulas = [w["formula"] for w in generic["words"]]
+    assert "indices.sizes[1]" in formulas and generic["push_constant_bytes"] == 4 * len(formulas)
+    assert "input.sizes[1] == 4" in [g["condition"] for g in generic["guards"]]
 
 
 @pytest.mark.parametrize("emit", ["ir", "glsl", "spirv"])

@@ -237,4 +237,9 @@ def test_shell_scripts_of_the_pages_run_as_written(tmp_path):
             parts = np.split(x, [2, 3], axis=1)
             got = np.fromfile(work / "result.bin", np.int64)
             assert got.tolist() == np.concatenate([p.ravel() for p in parts]).tolist(), got
+        if "embedding_batch_symbolic" in body:  # one generic kernel, three batch sizes
+            table = np.arange(10, dtype=np.float32).reshape(5, 2)
+            for b in (1, 2, 3):
+                got = np.fromfile(work / f"emb{b}.bin", np.float32).reshape(b, 4, 2)
+                assert got.tolist() == [table[[4, 0, 2, 1]].tolist()] * b, (b, got)
     print(f"\n{len(scripts)} shell scripts of the pages run whole")

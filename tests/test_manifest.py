@@ -22,7 +22,7 @@ def test_a_scatter_manifest_names_every_buffer_and_kernel():
                      target="gpu")
     files = [f"s{i}.spv" for i in range(len(k.stages))]
     m = manifest("Y", k.compiled, files)
-    assert m["format"] == "dmlc-manifest" and m["version"] == 1
+    assert m["format"] == "dmlc-manifest" and m["version"] == 2 and m["generic"] is None
     assert m["vulkan"] == {"api_version": "1.0", "features": [], "extensions": []}
     assert [kk["spirv"] for kk in m["kernels"]] == files and len(files) >= 2
     buffers = {b["name"]: b for b in m["buffers"]}
@@ -195,3 +195,40 @@ def test_write_manifest_keeps_another_program_s_manifest(tmp_path):
     (tmp_path / "x.manifest.json").write_text("not json")
     with pytest.raises(dmlc.ValidationError, match="not a dmlc manifest"):
         dmlc.write_manifest(other, tmp_path, "x")
+
+
+def _formula(expr):
+    """A manifest's JSON formula as family/formula.py's tuples."""
+    return tuple(_formula(x) for x in expr) if isinstance(expr, list) else expr
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "FLOAT32", "INT64"])
+def test_a_generic_manifest_gives_every_call_its_push_words(dtype):
+    """The words' formulas, traced at the call that compiled the kernel, give another call of
+    that kernel the words dmlc pushes for it, and its guards hold; a call the kernel does not
+    serve (a size it fixes, a misaligned window) breaks a guard. A runtime extent is a formula
+    of the words."""
+    from dmlc.family.formula import evaluate, holds
+    from dmlc.family.registry import validate
+
+    def view(t, start=0):  # cache[start:start + t] of a [64, 24] cache
+        return dmlc.IdentityDesc(input=T(data_type=dtype, sizes=(t, 24), strides=(24, 1),
+                                         offset=24 * start))
+    dmlc.clear_cache()
+    first = dmlc.compile(view(5), dynamic=(0,))
+    m = manifest("window", first.compiled, ["window.spv"])
+    words = [_formula(w["expr"]) for w in m["generic"]["words"]]
+    guards = [_formula(g["expr"]) for g in m["generic"]["guards"]]
+    assert [w["word"] for w in m["generic"]["words"]] == list(range(len(words)))
+    for t, start in ((1, 0), (9, 3), (40, 20)):
+        other = dmlc.compile(view(t, start), dynamic=(0,))
+        assert other.compiled.program is first.compiled.program  # one kernel
+        call = validate(view(t, start))
+        assert all(holds(g, call) for g in guards)
+        assert tuple(evaluate(w, call) for w in words) == other.compiled.params
+    wider = validate(dmlc.IdentityDesc(input=T(data_type=dtype, sizes=(5, 12),
+                                               strides=(24, 1))))
+    assert not all(holds(g, wider) for g in guards)
+    assert any(b["extent"] is not None for b in m["buffers"])
+    for k in m["kernels"]:
+        assert k["count_word"] is not None and k["items_per_workgroup"] >= 1

@@ -73,8 +73,8 @@ def _compile_dml(args: argparse.Namespace) -> dict[str, CompiledKernel]:
     shapes = parse_sizes("--shape", args.shape, many=True)
     if dims or shapes:  # these symbolic sizes written in (cli/sizes.py)
         module = sizes.bind(module, dims, shapes)
-    if args.in_place or "manifest" in (args.emit or []):  # one shape: every size bound
-        sizes.refuse_unbound(module, "--in-place" if args.in_place else "--emit manifest")
+    if args.in_place:  # one shape: every size bound
+        sizes.refuse_unbound(module, "--in-place")
     kernels = generic_kernels(module, dump_after=dump, target=args.target)
     sizes.check_generic(module, args.target)  # no symbolic size fixed in silence
     if not args.in_place:
@@ -89,7 +89,7 @@ def _compile_dml(args: argparse.Namespace) -> dict[str, CompiledKernel]:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    with sizes_vary("never"):  # artifacts for one size each: a manifest's runner pushes none
+    with sizes_vary("never"):  # integer sizes: specialized (symbolic ones: generic, as written)
         return _cmd_compile(args)
 
 
@@ -179,10 +179,6 @@ def write_manifests(kernels: dict[str, CompiledKernel], folder: str | None, sour
                          "their directory")
     origin = os.path.realpath(source)
     for name, k in kernels.items():
-        if k.compiled.params:
-            raise UsageError(f"--emit manifest: {name} has symbolic sizes, and its generic "
-                             "kernel takes them as push constants, which a manifest's runner "
-                             "does not pass; write the sizes as integers for a manifest")
         file_name = name if stem is None else manifest_name(stem, name, len(kernels))
         try:
             path = write_manifest(k, folder, file_name, source=f"{origin}#{name}")

@@ -57,6 +57,8 @@ class GenericProgram:
     variant: str = ""
     """Which of the family's generic kernels (GenericRules.variants: "vector", "rows"...,
     "checked", "in place"); "" where the family has one kind."""
+    dims: tuple[int, ...] = ()
+    """The positions of GenericRules.sizes it takes at dispatch (dynamic.py sets both)."""
 
     def values(self, desc: Any) -> tuple[int, ...] | None:
         """The push words for a call of `desc` (None: a size outside the declared ranges)."""

@@ -102,9 +102,9 @@ class TensorDesc:
     def reach(self) -> tuple[int, int]:
         """The lowest and highest element the tensor touches, counted from the buffer's start:
         offset + the sum of each dimension's (size - 1) * stride where that is < 0, or > 0."""
-        steps = [(s - 1) * st for s, st in zip(self.sizes, self.element_strides)]
-        return (self.offset + sum(x for x in steps if x < 0),
-                self.offset + sum(x for x in steps if x > 0))
+        pairs = tuple(zip(self.sizes, self.element_strides))  # by the strides' signs (a
+        return (self.offset + sum((s - 1) * st for s, st in pairs if st < 0),  # kernel's own,
+                self.offset + sum((s - 1) * st for s, st in pairs if st > 0))  # as traced)
 
     @property
     def buffer_elements(self) -> int:

@@ -42,7 +42,7 @@ def element_kernel(name: str, table: ParamTable, count: Node, out: Buffer,
         return Kernel(name, count.vmax, (b.store(out, gid, value_of(gid)),), count=count)
     lanes = word_lanes(out.dtype)
     recipe = table.recipes[count.param]
-    words = table.add(1, -(-count.vmax // lanes), lambda d: -(-int(recipe(d)) // lanes))
+    words = table.add(1, -(-count.vmax // lanes), lambda d: -(-recipe(d) // lanes))
     g = b.item_id(words.vmax)
     last = b.add(count, -1)
     zero = b.const_data(out.dtype, 0)

@@ -31,9 +31,8 @@ def _static(path: pathlib.Path) -> bool:
 
 
 EXAMPLES = sorted(p for p in (ROOT / "examples").rglob("*.dml") if _static(p))
-"""Every example but those of symbolic sizes: their generic kernels take sizes as push
-constants, which a manifest's runner does not pass (`--emit manifest` refuses them:
-tests/test_lang_symbolic.py)."""
+"""Every example but those of symbolic sizes: their manifests hold generic kernels, whose calls
+say their sizes (test_a_decode_loop_of_growing_sizes_runs_on_one_spirv_per_kernel)."""
 
 
 @pytest.fixture(scope="module")
@@ -263,3 +262,89 @@ def test_a_model_runs_from_its_manifests_alone(runner, tmp_path):
     assert set(got) == set(expected)
     for name, value in expected.items():
         assert_bits_equal(got[name], value)
+
+
+def run_calls(runner: pathlib.Path, manifest: str, calls: list[dict], folder: pathlib.Path,
+              name: str) -> list[np.ndarray]:
+    """The C runner on a generic manifest: every call (its tensors' sizes, its input arrays)
+    in one process, one pipeline per kernel; each call's output as a flat array."""
+    doc = []
+    for k, (tensors, arrays) in enumerate(calls):
+        files = []
+        for j, a in enumerate(arrays):
+            files.append(str(folder / f"{name}.{k}.in{j}.bin"))
+            np.ascontiguousarray(a).tofile(files[-1])
+        doc.append({"tensors": tensors, "inputs": files,
+                    "output": str(folder / f"{name}.{k}.out.bin")})
+    (folder / f"{name}.calls.json").write_text(json.dumps(doc))
+    subprocess.run([str(runner), manifest, "--calls", str(folder / f"{name}.calls.json")],
+                   check=True, capture_output=True, text=True)
+    dtype = json.loads(pathlib.Path(manifest).read_text())["outputs"][0]["element_type"]
+    return [np.fromfile(folder / f"{name}.{k}.out.bin", dtype=dtype) for k in range(len(calls))]
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "FLOAT32"])
+def test_a_decode_loop_of_growing_sizes_runs_on_one_spirv_per_kernel(dtype, runner, tmp_path):
+    """Issue 36 item 5: 50 steps of a decode loop, from manifests alone: a gather of 1-7 ids
+    from a [300, 64] table, an in-place one-row scatter_nd into a [heads, width, window] cache
+    (its sizes fixed), and the copy of the window cache[:, :, :t], t growing. Each generic
+    kernel is one SPIR-V for every step, its sizes pushed from its manifest's formulas; every
+    step's result has numpy's bits."""
+    from dmlc.compiled import compile_program
+    T, H, W, V, STEPS = 60, 2, 16, 300, 50
+    np_type = dmlc.DataType[dtype].numpy
+    rng = np.random.default_rng(11)
+    table = rng.standard_normal((V, 64)).astype(np_type)
+    rows = rng.standard_normal((STEPS, H * W)).astype(np_type)
+    desc = dmlc.TensorDesc
+    gather = dmlc.compile(dmlc.GatherDesc(
+        input=desc(data_type=dtype, sizes=(V, 64)), indices=desc(data_type="INT64", sizes=(1, 3)),
+        axis=0, index_dimensions=1), dynamic=True)
+    window = dmlc.compile(dmlc.IdentityDesc(input=desc(  # cache[:, :, :5]
+        data_type=dtype, sizes=(H, W, 5), strides=(W * T, T, 1))), dynamic=True)
+    scatter = compile_program(dmlc.ScatterNDDesc(  # the cache as [window, heads * width]
+        input=desc(data_type=dtype, sizes=(T, H * W)), indices=desc(data_type="INT64",
+                                                                    sizes=(1, 1)),
+        updates=desc(data_type=dtype, sizes=(1, H * W)), input_dimension_count=2,
+        indices_dimension_count=2), in_place=True)
+    assert gather.compiled.params and window.compiled.params  # generic kernels
+    out = tmp_path / "out"
+    paths = {n: dmlc.write_manifest(k, out, n) for n, k in
+             (("gather", gather), ("window", window), ("scatter", scatter))}
+    assert sorted(p.name for p in out.glob("*.spv")) == [f"{n}.spv" for n in sorted(paths)]
+
+    ids = [rng.integers(-V, V, (1, n)) for n in rng.integers(1, 8, STEPS)]
+    cache = np.zeros((T, H * W), np_type)  # [window, heads * width]: row t is step t's
+    caches = []
+    for t in range(STEPS):
+        caches.append(cache.copy())
+        cache[t] = rows[t]
+    scattered = run_calls(runner, paths["scatter"], [
+        ({}, [caches[t], np.array([[t]], np.int64), rows[t:t + 1]]) for t in range(STEPS)],
+        tmp_path, "scatter")
+    gathered = run_calls(runner, paths["gather"], [
+        ({"indices": {"sizes": [1, i.shape[1]]}, "output": {"sizes": [i.shape[1], 64]}}, [table, i])
+        for i in ids], tmp_path, "gather")
+    by_head = np.ascontiguousarray(cache.T.reshape(H, W, T))  # the cache [heads, width, window]
+    windows = run_calls(runner, paths["window"], [
+        ({"input": {"sizes": [H, W, t]}, "output": {"sizes": [H, W, t]}}, [by_head])
+        for t in range(1, STEPS + 1)], tmp_path, "window")
+    for t in range(STEPS):
+        assert_bits_equal(scattered[t].reshape(T, H * W), np.where(
+            np.arange(T)[:, None] == t, rows[t], caches[t]))
+        assert_bits_equal(gathered[t].reshape(-1, 64), table[ids[t][0] % V])
+        assert_bits_equal(windows[t].reshape(H, W, t + 1), by_head[:, :, :t + 1])
+
+
+def test_a_call_the_generic_kernel_does_not_serve_is_refused(runner, tmp_path):
+    """A size the kernel fixes (the window's width), or one outside a push word's range, is
+    refused with what the kernel assumes; nothing is dispatched."""
+    kernel = dmlc.compile(dmlc.IdentityDesc(input=dmlc.TensorDesc(
+        data_type="FLOAT32", sizes=(5, 64), strides=(64, 1))), dynamic=(0,))
+    path = dmlc.write_manifest(kernel, tmp_path / "out")
+    data = np.zeros((10, 64), np.float32)
+    for sizes, says in (([3, 32], "assumes input.sizes[1] == 64"),
+                        ([0, 64], "push word 0 = input.sizes[0] is 0, outside [1, ")):
+        with pytest.raises(subprocess.CalledProcessError) as e:
+            run_calls(runner, path, [({"input": {"sizes": sizes}}, [data])], tmp_path, "bad")
+        assert says in e.value.stderr, e.value.stderr

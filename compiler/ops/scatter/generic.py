@@ -198,7 +198,7 @@ def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> Gener
         return [zero] * first + indexed + sc, keep, [zero] * (d - len(kept)) + kept
 
     def rows(x: Any) -> int:
-        return int(x.indices.element_count // x.tuple_size)
+        return x.indices.element_count // x.tuple_size
 
     def lines(x: Any) -> int:
         return math.prod(x.input.sizes[x.first_indexed + x.tuple_size:])
@@ -230,10 +230,10 @@ def _lower_elements(desc: ScatterDesc, dims: Sequence[int],
         return (*element_target(desc, s_idx, uc), uc)
 
     def steps(x: Any) -> int:
-        return int(x.indices.sizes[x.axis])
+        return x.indices.sizes[x.axis]
 
     def lines(x: Any) -> int:
-        return int(x.indices.element_count // x.indices.sizes[x.axis])
+        return x.indices.element_count // x.indices.sizes[x.axis]
     return _program(desc, table, insizes, in_place, (s_idx, s_upd), (isizes[axis], steps),
                     (product(line_sizes), lines), update)
 
@@ -266,7 +266,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
         n_steps if n_steps.op is Op.PARAM else table.add(1, n_steps.vmax, steps_recipe))
     n_lines = table.add(1, _hi(lines[0]), lines[1])
     walk = SOFT_FLOAT_COPIES if soft_float(desc.reduction, out.data_type) else LINE_BLOCK
-    blocks = table.add(1, -(-n_lines.vmax // walk), lambda x: -(-int(lines[1](x)) // walk))
+    blocks = table.add(1, -(-n_lines.vmax // walk), lambda x: -(-lines[1](x) // walk))
     g, step = b.item_id(blocks.vmax), b.step_id(_hi(n_steps))
     store = b.atomic_store if out.data_type.bits < 32 else b.store  # lines share words
     effects = []
@@ -298,9 +298,9 @@ def _copy_kernel(name: str, table: ParamTable, s_in: Operand, dtype: DataType,
     if packed:
         lanes = vector_width(dtype)
         vectors = table.add(1, -(-elements // lanes),
-                            lambda x: -(-int(x.input.element_count) // lanes))
+                            lambda x: -(-x.input.element_count // lanes))
         blocks = table.add(1, -(-vectors.vmax // VECTOR_BLOCK),
-                           lambda x: -(-int(x.input.element_count) // (lanes * VECTOR_BLOCK)))
+                           lambda x: -(-x.input.element_count // (lanes * VECTOR_BLOCK)))
         b_out = Buffer("output", dtype, vectors.vmax * lanes, "output", b.mul(vectors, lanes))
         last = b.add(vectors, -1)
         zero = b.const(0)  # the one row's start in the input and in the output
