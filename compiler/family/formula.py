@@ -256,6 +256,10 @@ class Symbolic:
     def __init__(self, desc: Any, guards: list[Guard]) -> None:
         self._desc, self._guards = desc, guards
 
+    @property  # type: ignore[misc]
+    def __class__(self) -> type:  # isinstance(stand-in, ScatterNDDesc), as for the call
+        return type(self._desc)
+
     def __getattr__(self, name: str) -> Any:
         member = getattr(type(self._desc), name, None)
         if isinstance(member, property) and member.fget is not None:
