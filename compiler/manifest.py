@@ -38,9 +38,9 @@ import os
 from typing import Any
 
 from .artifact import CompiledProgram, argument
-from .errors import ValidationError
+from .errors import DmlcError, ValidationError
 from .family.formula import Guard, Symbolic, int_fields, render, render_guard, trace, variables
-from .family.registry import dml_field, output_regions, rules_of
+from .family.registry import dml_field, output_regions, rules_of, validate
 from .family.tensor import TensorDesc
 from .ir.kernel import Kernel
 from .ir.ops import Node, Op, toposort
@@ -164,18 +164,21 @@ def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
                          "element_type": t.data_type.value, "sizes": list(t.sizes),
                          "strides": list(t.element_strides), "packed": t.strides is None,
                          "offset": t.offset, "buffer_elements": t.buffer_elements,
-                         "output": _is_output(name), "buffer": _buffer_of(compiled, name, t)}
+                         "output": _is_output(desc, t), "buffer": _buffer_of(compiled, name, t)}
                         for name, t in tensor_fields(desc)]}
 
 
-def _is_output(name: str) -> bool:
-    return name.partition("[")[0] in ("output", "outputs")
+def _is_output(desc: Any, t: TensorDesc) -> bool:
+    """Whether t is the descriptor's output (its OutputTensor, a slice_grad's output gradient,
+    one of a split's)."""
+    regions = output_regions(desc)
+    return t is desc.output or (regions is not None and any(t is r for _, r in regions))
 
 
 def _buffer_of(compiled: CompiledProgram, name: str, t: TensorDesc) -> str | None:
     """The program buffer that holds tensor `name` (None: one the program does not bind)."""
     program = compiled.program
-    if _is_output(name) or (compiled.in_place and name == "input"):
+    if _is_output(compiled.descriptor, t) or (compiled.in_place and name == "input"):
         return program.output
     return next((n for n in program.inputs if argument(compiled.descriptor, n)[0] is t), None)
 
@@ -183,17 +186,19 @@ def _buffer_of(compiled: CompiledProgram, name: str, t: TensorDesc) -> str | Non
 def _constants(compiled: CompiledProgram, formulas: list[Any]) -> list[Guard]:
     """What the kernel assumes of a call beyond its push words, as guards: every size of an
     input tensor but those at the kernel's dynamic positions (GenericRules.sizes at
-    GenericProgram.dims; an output's sizes follow from its inputs'), and every stride of a
+    GenericProgram.dims) and those tied to them (_tied; an output's sizes follow from its
+    inputs'), and every stride of a
     strided tensor, every offset and every integer field no word reads, as the compiled call
     has them."""
     desc, generic = compiled.descriptor, compiled.generic
     assert generic is not None
     traced = rules_of(desc).generic.sizes(Symbolic(desc, []))
     dynamic = set().union(*(variables(getattr(traced[i], "f", 0)) for i in generic.dims))
+    dynamic |= _tied(desc, dynamic)
     read = set().union(*(variables(f) for f in formulas))
     out: list[Guard] = []
     for name, t in tensor_fields(desc):
-        output = _is_output(name)
+        output = _is_output(desc, t)
         out += [("eq", ("size", name, i), n) for i, n in enumerate(t.sizes)
                 if not output and ("size", name, i) not in dynamic]
         out += [("eq", ("stride", name, i), st) for i, st in enumerate(t.strides or ())
@@ -204,6 +209,50 @@ def _constants(compiled: CompiledProgram, formulas: list[Any]) -> list[Guard]:
             if isinstance(value, int) else [("eq", ("field", name, i), x) for i, x in
                                             enumerate(value) if ("field", name, i) not in read]
     return out
+
+
+def _tied(desc: Any, dynamic: set[tuple]) -> set[tuple]:
+    """The input sizes validation ties to a dynamic one (a scatter's updates follow its
+    indices): with the dynamic size doubled (or halved) the call is invalid, and valid again
+    with this one changed too. A size merely equal to a dynamic one stays a constant of the
+    kernel (a guard)."""
+    tied: set[tuple] = set()
+    sizes = {("size", name, i): n for name, t in tensor_fields(desc) if not _is_output(desc, t)
+             for i, n in enumerate(t.sizes)}
+    for v in sorted(dynamic & sizes.keys()):
+        for new in (sizes[v] * 2, sizes[v] // 2):  # larger, or within a static bound
+            if new < 1 or _valid(_resized(desc, {v}, new)):
+                continue  # nothing else must follow it
+            tied |= {w for w in sizes.keys() - dynamic - tied
+                     if sizes[w] == sizes[v] and _valid(_resized(desc, {v, w}, new))}
+    return tied
+
+
+def _resized(desc: Any, changed: set[tuple], new: int) -> Any:
+    """desc with the sizes `changed` (("size", tensor, i) variables) `new`, its output to be
+    inferred again."""
+    changes: dict[str, Any] = {}
+    for name, t in tensor_fields(desc):
+        if not _is_output(desc, t):
+            field, _, item = name.partition("[")
+            resized = dataclasses.replace(t, sizes=tuple(
+                new if ("size", name, i) in changed else n for i, n in enumerate(t.sizes)))
+            if item:
+                items = list(changes.get(field, getattr(desc, field)))
+                items[int(item[:-1])] = resized
+                changes[field] = tuple(items)
+            else:
+                changes[field] = resized
+    inferred = {"output": None} if "output" in {f.name for f in dataclasses.fields(desc)} else {}
+    return dataclasses.replace(desc, **changes, **inferred)
+
+
+def _valid(desc: Any) -> bool:
+    try:
+        validate(desc)
+    except DmlcError:
+        return False
+    return True
 
 
 def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:

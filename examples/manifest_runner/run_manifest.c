@@ -95,7 +95,7 @@ typedef struct {
     const char *name;
     int rank;
     int64_t sizes[8], strides[8], offset, elements;
-    int has_elements;
+    int has_elements, output;
 } Tensor;
 
 /* What a formula reads: the call's tensors, the descriptor's integer fields (the call's, else
@@ -220,6 +220,7 @@ static void prepare(Call *c, int index, const cJSON *m, const cJSON *spec) {
         const cJSON *offset = given ? cJSON_GetObjectItemCaseSensitive(given, "offset") : NULL;
         int n;
         t->name = field(jt, "name")->valuestring;
+        t->output = cJSON_IsTrue(field(jt, "output"));
         ints(sizes ? sizes : field(jt, "sizes"), t->sizes, &t->rank);
         if (strides || !cJSON_IsTrue(field(jt, "packed")) || !sizes) {
             ints(strides ? strides : field(jt, "strides"), t->strides, &n);
@@ -536,8 +537,9 @@ int main(int argc, char **argv) {
             const cJSON *jb = cJSON_GetArrayItem(jbuffers, i);
             if (!cJSON_IsTrue(field(jb, "output"))) continue;
             int64_t count = (int64_t)field(jb, "element_count")->valuedouble;
-            if (generic) {
-                const Tensor *out = find_tensor((Tensor *)call->tensors, call->ntensors, "output");
+            for (int t = 0; generic && t < call->ntensors; t++) {
+                const Tensor *out = &call->tensors[t];
+                if (!out->output) continue;
                 count = 1;
                 for (int d = 0; d < out->rank; d++) count *= out->sizes[d];
             }
