@@ -53,7 +53,7 @@ def test_split_outputs_are_regions_of_one_buffer():
     t = T(data_type="UINT8", sizes=(2, 6))
     k = dmlc.compile(dmlc.SplitDesc(input=t, outputs=(T(data_type="UINT8", sizes=(2, 2)),
                                                       T(data_type="UINT8", sizes=(2, 4))),
-                                    axis=1))
+                                    axis=1), dynamic=False)  # a generic split has none yet
     m = manifest("S", k.compiled, ["s.spv"])
     assert [(o["shape"], o["offset_elements"]) for o in m["outputs"]] == [([2, 2], 0),
                                                                          ([2, 4], 4)]
