@@ -31,6 +31,7 @@ as two words, low first: exactly the bytes of a C array (or numpy array) of the 
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import math
@@ -248,11 +249,9 @@ def _resized(desc: Any, changed: set[tuple], new: int) -> Any:
 
 
 def _valid(desc: Any) -> bool:
-    try:
-        validate(desc)
-    except DmlcError:
-        return False
-    return True
+    with contextlib.suppress(DmlcError):
+        return validate(desc) is not None
+    return False
 
 
 def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:
