@@ -40,7 +40,16 @@ from typing import Any
 
 from .artifact import CompiledProgram, argument
 from .errors import DmlcError, ValidationError
-from .family.formula import Guard, Symbolic, int_fields, render, render_guard, trace, variables
+from .family.formula import (
+    Guard,
+    Symbolic,
+    int_fields,
+    render,
+    render_guard,
+    tensor_fields,
+    trace,
+    variables,
+)
 from .family.registry import dml_field, output_regions, rules_of, validate
 from .family.tensor import TensorDesc
 from .ir.kernel import Kernel
@@ -150,17 +159,16 @@ def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
     if output_regions(desc) is not None:
         raise ValueError(f"a generic {desc.operator} (outputs at pushed places in one buffer) "
                          "has no manifest yet; compile it with dynamic=False")
-    words, guards = [], {}
-    for k, (q, recipe) in enumerate(zip(generic.program.params, generic.recipes)):
-        f, met = trace(recipe, desc)
-        words.append({"word": k, "min": q.vmin, "max": q.vmax, "formula": render(f),
-                      "expr": _expr(f), "reads": f})
-        guards.update(dict.fromkeys(met))
-    guards.update(dict.fromkeys(_constants(compiled, [w.pop("reads") for w in words])))
-    return {"form": generic.variant or "generic", "push_constant_bytes": 4 * len(words),
+    traced = [trace(recipe, desc) for recipe in generic.recipes]
+    formulas = [f for f, _ in traced]
+    guards = dict.fromkeys([g for _, met in traced for g in met]
+                           + _constants(compiled, formulas))
+    return {"form": generic.variant or "generic", "push_constant_bytes": 4 * len(formulas),
             "fields": dict(int_fields(desc)),
-            "words": words, "guards": [{"condition": render_guard(g), "expr": _expr(g)}
-                                       for g in guards],
+            "words": [{"word": k, "min": q.vmin, "max": q.vmax, "formula": render(f),
+                       "expr": _expr(f)}
+                      for k, (q, f) in enumerate(zip(generic.program.params, formulas))],
+            "guards": [{"condition": render_guard(g), "expr": _expr(g)} for g in guards],
             "tensors": [{"name": name, "field": dml_field(desc, name.partition("[")[0]),
                          "element_type": t.data_type.value, "sizes": list(t.sizes),
                          "strides": list(t.element_strides), "packed": t.strides is None,
@@ -170,10 +178,9 @@ def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
 
 
 def _is_output(desc: Any, t: TensorDesc) -> bool:
-    """Whether t is the descriptor's output (its OutputTensor, a slice_grad's output gradient,
-    one of a split's)."""
-    regions = output_regions(desc)
-    return t is desc.output or (regions is not None and any(t is r for _, r in regions))
+    """Whether t is the descriptor's output (its OutputTensor, a slice_grad's output gradient;
+    a split, whose outputs are several, has no generic section)."""
+    return t is desc.output
 
 
 def _buffer_of(compiled: CompiledProgram, name: str, t: TensorDesc) -> str | None:
@@ -188,9 +195,8 @@ def _constants(compiled: CompiledProgram, formulas: list[Any]) -> list[Guard]:
     """What the kernel assumes of a call beyond its push words, as guards: every size of an
     input tensor but those at the kernel's dynamic positions (GenericRules.sizes at
     GenericProgram.dims) and those tied to them (_tied; an output's sizes follow from its
-    inputs'), and every stride of a
-    strided tensor, every offset and every integer field no word reads, as the compiled call
-    has them."""
+    inputs'), and every stride of a strided tensor, every offset and every integer field no
+    word reads, as the compiled call has them."""
     desc, generic = compiled.descriptor, compiled.generic
     assert generic is not None
     traced = rules_of(desc).generic.sizes(Symbolic(desc, []))
@@ -206,9 +212,9 @@ def _constants(compiled: CompiledProgram, formulas: list[Any]) -> list[Guard]:
                 if ("stride", name, i) not in read]
         out += [("eq", ("offset", name), t.offset)] if ("offset", name) not in read else []
     for name, value in int_fields(desc):
-        out += [("eq", v, x) for v, x in ((("field", name), value),) if v not in read] \
-            if isinstance(value, int) else [("eq", ("field", name, i), x) for i, x in
-                                            enumerate(value) if ("field", name, i) not in read]
+        items = [(("field", name), value)] if isinstance(value, int) else \
+            [(("field", name, i), x) for i, x in enumerate(value)]
+        out += [("eq", v, x) for v, x in items if v not in read]
     return out
 
 
@@ -252,19 +258,6 @@ def _valid(desc: Any) -> bool:
     with contextlib.suppress(DmlcError):
         return validate(desc) is not None
     return False
-
-
-def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:
-    """Every tensor of a descriptor by the name its formulas give it (input, inputs[1])."""
-    found = []
-    for f in dataclasses.fields(desc):
-        value = getattr(desc, f.name)
-        if isinstance(value, TensorDesc):
-            found.append((f.name, value))
-        elif isinstance(value, tuple):
-            found += [(f"{f.name}[{k}]", t) for k, t in enumerate(value)
-                      if isinstance(t, TensorDesc)]
-    return found
 
 
 def _expr(f: Any) -> Any:

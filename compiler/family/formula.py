@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import types
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +42,11 @@ _NOT = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
 VARIABLES = ("size", "stride", "offset", "elements", "field")
 _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+_APPLY: dict[str, Callable[[int, int], Any]] = {
+    "add": operator.add, "sub": operator.sub, "mul": operator.mul,
+    "floordiv": operator.floordiv, "mod": operator.mod, "eq": operator.eq, "ne": operator.ne,
+    "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
+"""Each binary op and comparison on Python ints (// and % floor)."""
 
 
 class TraceError(Exception):
@@ -62,9 +68,7 @@ def trace(recipe: Callable[[Any], Any], desc: Any) -> tuple[Formula, tuple[Guard
 def holds(guard: Guard, desc: Any) -> bool:
     """Whether a call of `desc` meets `guard`."""
     op, a, b = guard
-    x, y = evaluate(a, desc), evaluate(b, desc)
-    return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
-            "ge": x >= y}[op]
+    return bool(_APPLY[op](evaluate(a, desc), evaluate(b, desc)))
 
 
 def evaluate(f: Formula, desc: Any) -> int:
@@ -79,20 +83,9 @@ def evaluate(f: Formula, desc: Any) -> int:
         t = tensor(desc, f[1])
         return (t.sizes[f[2]] if op == "size" else t.element_strides[f[2]] if op == "stride"
                 else t.offset if op == "offset" else t.buffer_elements)
-    args = [evaluate(a, desc) for a in f[1:3]]
     if op == "neg":
-        return -args[0]
-    a, b = args
-    if op == "add":
-        return a + b
-    if op == "sub":
-        return a - b
-    if op == "mul":
-        return a * b
-    if op == "floordiv":
-        return a // b
-    assert op == "mod", f
-    return a % b
+        return -evaluate(f[1], desc)
+    return int(_APPLY[op](evaluate(f[1], desc), evaluate(f[2], desc)))
 
 
 def tensor(desc: Any, name: str) -> TensorDesc:
@@ -199,9 +192,7 @@ class Traced:
         return self
 
     def _compare(self, op: str, other: Any) -> bool:
-        o = other.v if isinstance(other, Traced) else other
-        result = {"eq": self.v == o, "ne": self.v != o, "lt": self.v < o, "le": self.v <= o,
-                  "gt": self.v > o, "ge": self.v >= o}[op]
+        result = _APPLY[op](self.v, other.v if isinstance(other, Traced) else other)
         self.guards.append((op if result else _NOT[op], self.f, _formula(other)))
         return bool(result)
 
@@ -288,3 +279,16 @@ def int_fields(desc: Any) -> list[tuple[str, Any]]:
     """The descriptor's integer fields and tuples of integers (the formulas' fields)."""
     return [(f.name, v) for f in dataclasses.fields(desc) if _is_int(v := getattr(desc, f.name))
             or (isinstance(v, tuple) and v and all(_is_int(x) for x in v))]
+
+
+def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:
+    """Every tensor of a descriptor by the name formulas give it (input, inputs[1])."""
+    found = []
+    for f in dataclasses.fields(desc):
+        value = getattr(desc, f.name)
+        if isinstance(value, TensorDesc):
+            found.append((f.name, value))
+        elif isinstance(value, tuple):
+            found += [(f"{f.name}[{k}]", t) for k, t in enumerate(value)
+                      if isinstance(t, TensorDesc)]
+    return found

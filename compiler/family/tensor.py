@@ -102,9 +102,10 @@ class TensorDesc:
     def reach(self) -> tuple[int, int]:
         """The lowest and highest element the tensor touches, counted from the buffer's start:
         offset + the sum of each dimension's (size - 1) * stride where that is < 0, or > 0."""
-        pairs = tuple(zip(self.sizes, self.element_strides))  # by the strides' signs (a
-        return (self.offset + sum((s - 1) * st for s, st in pairs if st < 0),  # kernel's own,
-                self.offset + sum((s - 1) * st for s, st in pairs if st > 0))  # as traced)
+        # by the strides' signs, not the products': a traced size of 1 then pins nothing
+        pairs = tuple(zip(self.sizes, self.element_strides))  # (family/formula.py)
+        return (self.offset + sum((s - 1) * st for s, st in pairs if st < 0),
+                self.offset + sum((s - 1) * st for s, st in pairs if st > 0))
 
     @property
     def buffer_elements(self) -> int:

@@ -384,6 +384,7 @@ int main(int argc, char **argv) {
         CHECK(vkAllocateMemory(device, &mai, NULL, &b->memory));
         CHECK(vkBindBufferMemory(device, b->buffer, b->memory, 0));
         CHECK(vkMapMemory(device, b->memory, 0, b->size, 0, &b->mapped));
+        memset(b->mapped, 0, b->size);
     }
 
     /* One pipeline per kernel (its push constants the generic program's words), made once. */
@@ -469,12 +470,13 @@ int main(int argc, char **argv) {
 
     for (int c = 0; c < ncalls; c++) {
         const Call *call = &calls[c];
-        /* Each buffer as "initial" says: the caller's input, else zeros ("undefined" may hold
-         * anything). */
+        /* Each buffer as "initial" says: the caller's input, or zeros again (a checked
+         * kernel's status stays set after a call that found a bad index); "undefined" ones
+         * keep what the last call left. */
         for (int i = 0; i < nbuf; i++) {
             const cJSON *jb = cJSON_GetArrayItem(jbuffers, i);
             Buffer *b = &buffers[i];
-            memset(b->mapped, 0, b->size);
+            if (!strcmp(field(jb, "initial")->valuestring, "zeros")) memset(b->mapped, 0, b->size);
             const cJSON *index = field(jb, "input_index");
             if (!cJSON_IsNumber(index)) continue;
             const char *file = call->inputs[index->valueint];
