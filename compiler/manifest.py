@@ -246,7 +246,8 @@ def _resized(desc: Any, changed: set[tuple], new: int) -> Any:
                 new if ("size", name, i) in changed else n for i, n in enumerate(t.sizes)))
             if item:
                 items = list(changes.get(field, getattr(desc, field)))
-                items[int(item[:-1])] = resized
+                k = int(item[:-1])
+                items[k] = (items[k][0], resized) if isinstance(items[k], tuple) else resized
                 changes[field] = tuple(items)
             else:
                 changes[field] = resized

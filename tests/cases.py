@@ -169,9 +169,10 @@ ALL_CASES = {"gather": gather_cases, "gather_elements": gather_elements_cases,
 def _register_families() -> None:
     """Each operator family's generators live in tests/cases_<family>.py (they import Case
     from here, so they are added after it is defined)."""
+    from cases_expression import expression_cases
     from cases_scatternd import scatter_nd_cases, scatter_nd_reduce_cases, scatter_reduce_cases
     ALL_CASES.update(scatter_nd=scatter_nd_cases, scatter_nd_reduce=scatter_nd_reduce_cases,
-                     scatter_reduce=scatter_reduce_cases)
+                     scatter_reduce=scatter_reduce_cases, expression=expression_cases)
 
 
 _register_families()

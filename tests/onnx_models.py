@@ -22,3 +22,19 @@ def gather_slice_concat(table: np.ndarray) -> Any:
                      helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 2, 8])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 4, 8])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def gather_expand(table: np.ndarray) -> Any:
+    """Gather (ids [B] from `table`, a [16, 8] float32 initializer) -> Unsqueeze (axis 1) ->
+    Expand to [B, 3, 8] (a device tensor broadcast: a tensor expression), B a dim_param."""
+    from onnx import TensorProto, helper, numpy_helper
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"], axis=0),
+             helper.make_node("Unsqueeze", ["g", "axes"], ["u"]),
+             helper.make_node("Expand", ["u", "shape"], ["y"])]
+    inits = [numpy_helper.from_array(table, "table"),
+             numpy_helper.from_array(np.array([1], np.int64), "axes"),
+             numpy_helper.from_array(np.array([1, 3, 1], np.int64), "shape")]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B"])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 3, 8])], inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])

@@ -89,7 +89,8 @@ def _same_words(generic: Any, first: Any, call: Any) -> None:
 
 
 def _tensors(desc: Any, change: Any) -> Any:
-    """desc with change(t) for each of its TensorDescs (fields, and tuples of them)."""
+    """desc with change(t) for each of its TensorDescs (fields, tuples of them, and an
+    expression's (name, tensor) pairs)."""
     fields = {}
     for f in dataclasses.fields(desc):
         v = getattr(desc, f.name)
@@ -97,6 +98,9 @@ def _tensors(desc: Any, change: Any) -> Any:
             fields[f.name] = change(v)
         elif isinstance(v, tuple) and v and all(isinstance(t, TensorDesc) for t in v):
             fields[f.name] = tuple(change(t) for t in v)
+        elif isinstance(v, tuple) and v and all(isinstance(p, tuple) and len(p) == 2
+                                                and isinstance(p[1], TensorDesc) for p in v):
+            fields[f.name] = tuple((name, change(t)) for name, t in v)
     return dataclasses.replace(desc, **fields)
 
 

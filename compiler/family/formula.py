@@ -9,7 +9,8 @@ tuple `(op, *args)`:
 - variables: `("size", T, i)`, `("stride", T, i)` (in elements), `("offset", T)` (elements
   before the tensor's first, in its buffer), `("elements", T)` (the elements its bound buffer
   holds), where T names a descriptor's tensor field: "input", or "inputs[1]" for an item of a
-  tuple field; `("field", F)` and `("field", F, i)`: an integer field of the descriptor, or
+  tuple field ("tensors[1]": the tensor of an expression's second (name, tensor) pair);
+  `("field", F)` and `("field", F, i)`: an integer field of the descriptor, or
   item i of a tuple of them (a slice's window offsets);
 - arithmetic on int64: `("add", a, b)`, `("sub", a, b)`, `("mul", a, b)`, `("neg", a)`,
   `("floordiv", a, b)` and `("mod", a, b)` (Python's: rounding toward minus infinity, the
@@ -92,7 +93,13 @@ def tensor(desc: Any, name: str) -> TensorDesc:
     """The tensor a formula's variable names: field `name`, or item k of field F as "F[k]"."""
     field, _, item = name.partition("[")
     t = getattr(desc, field)
-    return t[int(item[:-1])] if item else t
+    return paired(t[int(item[:-1])]) if item else t
+
+
+def paired(item: Any) -> Any:
+    """An item of a tuple field: a tensor's (name, tensor) pair (an expression's) as its
+    tensor, anything else as it is."""
+    return item[1] if isinstance(item, tuple) and len(item) == 2 else item
 
 
 def render(f: Formula) -> str:
@@ -260,15 +267,23 @@ class Symbolic:
         value = getattr(self._desc, name)
         if isinstance(value, TensorDesc):
             return SymbolicTensor(name, value, self._guards)
-        if isinstance(value, tuple) and any(isinstance(t, TensorDesc) for t in value):
-            return tuple(SymbolicTensor(f"{name}[{k}]", t, self._guards)
-                         if isinstance(t, TensorDesc) else t
-                         for k, t in enumerate(value))
+        if isinstance(value, tuple) and any(isinstance(paired(t), TensorDesc) for t in value):
+            return tuple(_symbolic(f"{name}[{k}]", t, self._guards) for k, t in enumerate(value))
         if _is_int(value):
             return Traced(("field", name), value, self._guards)
         if isinstance(value, tuple) and value and all(_is_int(x) for x in value):
             return tuple(Traced(("field", name, k), x, self._guards) for k, x in enumerate(value))
         return value
+
+
+def _symbolic(name: str, item: Any, guards: list[Guard]) -> Any:
+    """An item of a tuple field as a recipe sees it: a tensor (alone, or in a (name, tensor)
+    pair) symbolic, anything else as it is."""
+    if isinstance(item, TensorDesc):
+        return SymbolicTensor(name, item, guards)
+    if isinstance(paired(item), TensorDesc):
+        return (item[0], SymbolicTensor(name, item[1], guards))
+    return item
 
 
 def _is_int(x: Any) -> bool:
@@ -282,13 +297,14 @@ def int_fields(desc: Any) -> list[tuple[str, Any]]:
 
 
 def tensor_fields(desc: Any) -> list[tuple[str, TensorDesc]]:
-    """Every tensor of a descriptor by the name formulas give it (input, inputs[1])."""
+    """Every tensor of a descriptor by the name formulas give it (input, inputs[1]; an
+    expression's tensors[0], the tensor of its first (name, tensor) pair)."""
     found = []
     for f in dataclasses.fields(desc):
         value = getattr(desc, f.name)
         if isinstance(value, TensorDesc):
             found.append((f.name, value))
         elif isinstance(value, tuple):
-            found += [(f"{f.name}[{k}]", t) for k, t in enumerate(value)
-                      if isinstance(t, TensorDesc)]
+            found += [(f"{f.name}[{k}]", paired(t)) for k, t in enumerate(value)
+                      if isinstance(paired(t), TensorDesc)]
     return found

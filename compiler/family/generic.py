@@ -196,14 +196,14 @@ def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
     return Buffer(name, t.data_type, reach, role, extent), extent
 
 
-def sym_operand(name: str, field: str, t: TensorDesc, role: str, sizes: Sequence[Size],
-                table: ParamTable, lanes: int = 1) -> Operand:
-    """Tensor `field` of the descriptor as a generic kernel reads it: of `sizes` (some PARAMs),
-    a view's offset pushed (sym_offset: a multiple of `lanes`), its buffer of runtime extent
-    where any is (sym_buffer)."""
-    offset = sym_offset(t, table, lambda d: getattr(d, field).offset, lanes)
-    buf, extent = sym_buffer(name, t, role, sizes, table,
-                             lambda d: getattr(d, field).buffer_elements, offset)
+def sym_operand(name: str, field: str | Callable[[Any], TensorDesc], t: TensorDesc, role: str,
+                sizes: Sequence[Size], table: ParamTable, lanes: int = 1) -> Operand:
+    """Tensor `field` of the descriptor (or the one `field(call)` returns) as a generic kernel
+    reads it: of `sizes` (some PARAMs), a view's offset pushed (sym_offset: a multiple of
+    `lanes`), its buffer of runtime extent where any is (sym_buffer)."""
+    of = field if callable(field) else (lambda d: getattr(d, field))
+    offset = sym_offset(t, table, lambda d: of(d).offset, lanes)
+    buf, extent = sym_buffer(name, t, role, sizes, table, lambda d: of(d).buffer_elements, offset)
     return Operand(buf, sizes, sym_strides(t, sizes), offset, extent)
 
 
@@ -244,11 +244,14 @@ def sym_offset(t: TensorDesc, table: ParamTable, recipe: Recipe, lanes: int = 1)
 
 
 def tensor_offsets(desc: Any) -> tuple[int, ...]:
-    """The offset of every TensorDesc field of a descriptor (items of tuple fields too)."""
+    """The offset of every TensorDesc field of a descriptor (items of tuple fields too, and the
+    tensors of (name, tensor) pairs: an expression's)."""
     found: list[int] = []
     for f in dataclasses.fields(desc):
         value = getattr(desc, f.name)
         for t in value if isinstance(value, tuple) else (value,):
+            if isinstance(t, tuple) and len(t) == 2:
+                t = t[1]
             if isinstance(t, TensorDesc):
                 found.append(t.offset)
     return tuple(found)

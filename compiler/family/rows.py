@@ -35,7 +35,7 @@ def by_rows(sizes: Sequence[Size]) -> bool:
 
 def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
                      element: Element, out_of: Callable[[Any], TensorDesc] = lambda d: d.output,
-                     lanes: int = 1) -> tuple[Kernel, Buffer]:
+                     lanes: int = 1, buffer: str = "output") -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes` (some PARAMs) by row blocks, and
     its output buffer (of runtime extent: the output's elements, a PARAM); each recipe reads
     out_of(call's descriptor). With lanes > 1 the innermost size is counted in vectors of
@@ -64,15 +64,15 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     first = b.mul(row, inner)
     last = b.add(total, -1)
     if lanes == 1:
-        b_out = Buffer("output", dtype, elements_hi, "output", total)
+        b_out = Buffer(buffer, dtype, elements_hi, "output", total)
     else:
-        b_out = Buffer("output", dtype, elements_hi * lanes, "output", b.mul(total, lanes))
+        b_out = Buffer(buffer, dtype, elements_hi * lanes, "output", b.mul(total, lanes))
     effects = []
     for j in range(BLOCK):
         col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
         at = b.minimum(b.add(first, col), last)
         effects.append(b.store(b_out, at, element(outer, col)) if lanes == 1 else
-                       b.vstore("output", b.mul(at, lanes), element(outer, col)))
+                       b.vstore(buffer, b.mul(at, lanes), element(outer, col)))
     return Kernel(name, blocks_hi, tuple(effects), count=count), b_out
 
 
@@ -92,17 +92,17 @@ def vector_block(block: Node, size: int, src: Node, first: Node, last_col: Node 
 
 
 def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
-                  element: Element) -> tuple[Kernel, Buffer]:
+                  element: Element, buffer: str = "output") -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes`, each element `element(outer
     coordinates, column)`: by row blocks where by_rows(sizes) (32/64-bit types), else one
     element (or word of 8/16-bit elements: family/words.py) per invocation; with its output
-    buffer (of runtime extent: the output's elements)."""
+    buffer (named `buffer`, of runtime extent: the output's elements)."""
     if by_rows(sizes) and dtype.bits >= 32:
-        return row_block_kernel(name, table, sizes, dtype, element)
+        return row_block_kernel(name, table, sizes, dtype, element, buffer=buffer)
     items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.output.element_count)
-    b_out = Buffer("output", dtype, items_hi, "output", count)
+    b_out = Buffer(buffer, dtype, items_hi, "output", count)
 
     def value_of(i: Node) -> Node:
         xs = unflatten_sym(i, sizes)

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from .common import BenchCase
 from .core import core_cases
+from .expression import expression_cases
 from .join import join_cases
 from .layout import layout_cases
 from .nd import nd_cases
 from .scatternd import scatter_nd_cases
 
-FAMILIES = (core_cases, join_cases, layout_cases, nd_cases, scatter_nd_cases)
+FAMILIES = (core_cases, join_cases, layout_cases, nd_cases, scatter_nd_cases, expression_cases)
 
 
 def suite(quick: bool = False) -> list[BenchCase]:
