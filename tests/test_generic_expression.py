@@ -25,13 +25,15 @@ def _compiles() -> dict[str, int]:
 @settings(max_examples=budget(60), deadline=None, suppress_health_check=list(HealthCheck))
 @given(cases.ALL_CASES["expression"](), st.data())
 def test_generic_expression_matches_the_oracle(case, data):
-    """Every position dynamic, then one drawn position alone: bit for bit the oracle's answer
-    (the interpreter runs the generic program at the call's push words)."""
+    """One drawn position dynamic, then every position: bit for bit the oracle's answer (the
+    interpreter runs the generic program at the call's push words). Every position dynamic
+    shares one range among many sizes (int32 addresses: 13 for 8 output dimensions), which
+    a call's sizes may leave: it then compiles specialized."""
     desc = validate(case.descriptor)
     free = rules_of(desc).generic.free(desc)
-    for dynamic in (True, (data.draw(st.sampled_from(free)),)):
+    for dynamic in ((data.draw(st.sampled_from(free)),), True):
         kernel = dmlc.compile(desc, dynamic=dynamic, target="cpu")
-        assert kernel.compiled.generic is not None, dynamic
+        assert kernel.compiled.generic is not None or dynamic is True
         assert_bits_equal(kernel.reference(*case.arrays), case.expected)
 
 
@@ -99,7 +101,7 @@ def test_a_window_of_a_growing_cache_read_through_an_expression():
         x = dmlc.TensorDesc(data_type="INT32", sizes=(t, 16), strides=(16, 1))
         desc = ExpressionDesc(name="Y", index_vars=("i", "j"), tensors=(("X", x),),
                               body=Load("X", (Var("i"), Add(Mul(Var("j"), 2), Const(1)))))
-        got = dmlc.compile(desc).reference(cache[:t].reshape(-1))
+        got = dmlc.compile(desc, dynamic="auto").reference(cache[:t].reshape(-1))
         assert_bits_equal(got, cache[:t, 1::2])
     assert _compiles() == {"expression": 1, "expression generic": 1}
     KERNELS.clear()

@@ -99,7 +99,10 @@ OutputTensor: (Sizes:{B, 1, 2, 4}, DataType:INT32)
     assert dmlc.cache_info()["compiles"] == {"DML_DEPTH_TO_SPACE1 generic": 1}
 
 
-def test_symbolic_tensor_expressions_compile_once_per_size():
+def test_symbolic_tensor_expressions_run_at_three_sizes_on_one_generic_kernel():
+    """The file is elaborated at each call's sizes (lang/expression_sizes.py); the expression's
+    generic kernel serves the sizes after the first (auto: one specialized compile first;
+    DMLC_DYNAMIC=always: none)."""
     module = parse_module("""X: float32[N, M]
 I: int32[N, M]
 Y[i, j] = X[I[i, j], j]
@@ -111,7 +114,8 @@ Y[i, j] = X[I[i, j], j]
         (got,) = run_module(module, {"X": x, "I": ids}).values()
         assert got.tobytes() == np.take_along_axis(x, ids, axis=0).tobytes()
     compiles = dmlc.cache_info()["compiles"]
-    assert sum(compiles.values()) == 3 and not any("generic" in k for k in compiles), compiles
+    assert compiles.get("expression generic") == 1 and compiles.get("expression", 0) <= 1, \
+        compiles
 
 
 def test_a_symbolic_expression_file_runs_with_its_data(tmp_path, capsys):
