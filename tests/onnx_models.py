@@ -38,3 +38,23 @@ def gather_expand(table: np.ndarray) -> Any:
         nodes, "g", [helper.make_tensor_value_info("ids", TensorProto.INT64, ["B"])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["B", 3, 8])], inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def compiles_over_batches(model: Any, feeds_of: Any) -> dict[str, int]:
+    """Run `model` at batch sizes 3, 1, 5, 2, 4 (feeds_of(batch, rng): its inputs), each result
+    bit for bit as onnx's reference evaluator's, on a cleared compile cache; return the compiles
+    counted (dmlc.cache_info()["compiles"])."""
+    import pytest
+    pytest.importorskip("onnx")
+    from onnx.reference import ReferenceEvaluator
+
+    import dmlc
+    import dmlc.onnx
+    program = dmlc.onnx.load_program(model)
+    dmlc.clear_cache()
+    rng = np.random.default_rng(1)
+    for batch in (3, 1, 5, 2, 4):
+        feeds = feeds_of(batch, rng)
+        (want,) = ReferenceEvaluator(model).run(None, feeds)
+        assert program.run(feeds)["y"].tobytes() == np.asarray(want).tobytes()
+    return dict(dmlc.cache_info()["compiles"])
