@@ -214,7 +214,8 @@ class GenericKernels:
                 dims: tuple[int, ...], variants: tuple[str, ...]) -> _Found | None:
         """A kernel already compiled for one of `forms` as one of `variants` that admits this
         call's sizes, or None."""
-        gkeys = [(rules.key(d, dims), options, dims, v) for v in variants for d in forms]
+        keys = [rules.key(d, dims) for d in forms]  # each once, whatever the variants
+        gkeys = [(k, options, dims, v) for v in variants for k in keys]
         with self._lock:
             gkey, entry = next(((k, self._store[k]) for k in gkeys if k in self._store),
                                (None, None))

@@ -30,6 +30,7 @@ from typing import Any, cast
 from ..ir import Buffer, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
+from .formula import paired
 from .lowering import Operand, Size, sym_strides
 from .tensor import TensorDesc
 
@@ -249,9 +250,8 @@ def tensor_offsets(desc: Any) -> tuple[int, ...]:
     found: list[int] = []
     for f in dataclasses.fields(desc):
         value = getattr(desc, f.name)
-        for t in value if isinstance(value, tuple) else (value,):
-            if isinstance(t, tuple) and len(t) == 2:
-                t = t[1]
+        for item in value if isinstance(value, tuple) else (value,):
+            t = paired(item)
             if isinstance(t, TensorDesc):
                 found.append(t.offset)
     return tuple(found)

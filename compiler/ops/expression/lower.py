@@ -192,7 +192,8 @@ def lower_expression_generic(desc: ExpressionDesc, dims: Sequence[int],
                    for _, _, t in tensors)
             or (variant != "scalar" and variant not in expression_variants(desc, dims))):
         return None
-    read = vector_read(desc)[0] if variant == "vector" else None  # type: ignore[index]
+    found = vector_read(desc) if variant == "vector" else None
+    read = None if found is None else found[0]
     lanes = vector_width(out.data_type) if read is not None else 1
     spans = position_spans(desc)
     out_dims = spans[0](dims)

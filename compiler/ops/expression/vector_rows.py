@@ -46,8 +46,7 @@ def vector_read(desc: ExpressionDesc) -> tuple[str, int] | None:
     if not isinstance(body, E.Load) or not body.subscripts:
         return None
     *outer, inner = body.subscripts
-    if any(last in E.variables(s) or any(isinstance(n, E.IndexValue) and last in E.variables(n)
-                                         for n in E.walk(s)) for s in outer):
+    if any(last in E.variables(s) for s in outer):  # loaded indices' subscripts too
         return None
     terms = [inner.a, inner.b] if isinstance(inner, E.Add) else [inner]
     index = [t for t in terms if t == E.Var(last) or t == E.Mul(E.Var(last), 1)]
