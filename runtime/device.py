@@ -35,7 +35,7 @@ from .arena import ArenaPool
 from .limits import CPU_TYPE, Limits, device_limits, probe
 from .plan_buffers import SharedKernels
 from .pool import BufferPool
-from .validation_log import before_instance
+from .validation_log import new_instance
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
 def check_kp_size(what: str | Callable[[], str], nbytes: int) -> None:
@@ -143,8 +143,16 @@ def device_limits_of_selected() -> tuple[str, Limits] | None:
     return _probed(selected_index())[1]
 
 
-@functools.cache
 def _probed(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
+    with _probing:  # threads whose first calls meet here probe the loader once between them
+        return _probed_once(index)
+
+
+_probing = threading.Lock()
+
+
+@functools.cache
+def _probed_once(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
     found = probe()
     if not 0 <= index < len(found.types):
         return None, None
@@ -213,8 +221,8 @@ class Device:
             raise DeviceError(f"Vulkan device {index} does not exist (DMLC_DEVICE or "
                               f"set_device()); this machine has {names}")
         try:
-            before_instance()  # kp's instance would truncate what the probe's logged
-            self.manager = kp.Manager(index)
+            with new_instance():  # kp's instance would truncate what the probe's logged
+                self.manager = kp.Manager(index)
         except RuntimeError as e:
             raise DeviceError(f"cannot open Vulkan device {index}: {e}; {INSTALL_HINT}") from e
         props = self.manager.get_device_properties()

@@ -16,7 +16,7 @@ import os
 import struct
 from dataclasses import dataclass, fields, replace
 
-from .validation_log import before_instance
+from .validation_log import new_instance
 
 
 @dataclass(frozen=True)
@@ -169,8 +169,8 @@ def probe() -> Probe:
                          0, None, 1 if portable else 0,
                          ctypes.cast(names, ctypes.c_void_p) if portable else None)
     instance = ctypes.c_void_p()
-    before_instance()
-    result = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance))
+    with new_instance():
+        result = vk.vkCreateInstance(ctypes.byref(info), None, ctypes.byref(instance))
     if result != 0:
         why = "no Vulkan driver found" if result == -9 else f"vkCreateInstance failed ({result})"
         return Probe(path, problem=f"{why}: {_no_driver_hint(portable)}")

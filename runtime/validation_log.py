@@ -6,16 +6,31 @@ vkCreateInstance. Two things follow, each of which once hid messages from the va
   (messages-PID.txt), named in a settings file of its own, before its first instance;
 - a process that creates a second instance (a second Device, a probe after a Device) truncates
   its own: before every instance, a non-empty log is moved aside (messages-PID.N.txt).
+Threads that create instances at once (a first call from several threads probes the loader while
+another opens the device) take turns: moving the log aside and the creation that reopens it run
+under one lock (was: two threads renaming the same log, FileNotFoundError).
 tools/validation.sh reads every messages*.txt of the run.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
+import threading
+from collections.abc import Iterator
+
+_creating = threading.RLock()
 
 
-def before_instance() -> None:
-    """Call before every vkCreateInstance (kp.Manager, probe): see the module's docstring."""
+@contextlib.contextmanager
+def new_instance() -> Iterator[None]:
+    """Wrap every vkCreateInstance (kp.Manager, probe, wgpu's adapters): see the docstring."""
+    with _creating:
+        _keep_log()
+        yield
+
+
+def _keep_log() -> None:
     run_dir = os.environ.get("DMLC_VALIDATION_DIR")
     if not run_dir:
         return

@@ -4,8 +4,18 @@ every vkCreateInstance; once, that hid messages from the validation run)."""
 from __future__ import annotations
 
 import os
+from concurrent.futures import ThreadPoolExecutor
 
-from dmlc.runtime.validation_log import before_instance
+from dmlc.runtime.validation_log import new_instance
+
+
+def before_instance(note: str | None = None) -> None:
+    """What every instance creation does; `note` stands for what the instance then logs."""
+    with new_instance():
+        if note is not None:
+            with open(os.path.join(os.environ["DMLC_VALIDATION_DIR"],
+                                   f"messages-{os.getpid()}.txt"), "w") as log:
+                log.write(note)
 
 
 def test_each_instance_keeps_what_the_one_before_logged(tmp_path, monkeypatch):
@@ -36,3 +46,19 @@ def test_nothing_happens_outside_the_validation_run(tmp_path, monkeypatch):
     before = os.environ.get("VK_LAYER_SETTINGS_PATH")
     before_instance()
     assert os.environ.get("VK_LAYER_SETTINGS_PATH") == before and not list(tmp_path.iterdir())
+
+
+def test_threads_creating_instances_take_turns(tmp_path, monkeypatch):
+    """Eight threads create instances at once (a first call from several threads): each moves
+    the log aside and logs in turn, so none loses a message or renames a log another moved
+    (was: FileNotFoundError in the validation run)."""
+    (tmp_path / "vk_layer_settings.txt").write_text(
+        f"khronos_validation.log_filename = {tmp_path}/messages.txt\n")
+    monkeypatch.setenv("DMLC_VALIDATION_DIR", str(tmp_path))
+    monkeypatch.delenv("VK_LAYER_SETTINGS_PATH", raising=False)
+    notes = [f"instance {k}\n" for k in range(8)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(before_instance, notes * 5))
+    before_instance()
+    kept = sorted(p.read_text() for p in tmp_path.glob(f"messages-{os.getpid()}.*.txt"))
+    assert kept == sorted(notes * 5)

@@ -10,7 +10,7 @@ from typing import Any
 
 from ...errors import DeviceError
 from ..limits import Limits
-from ..validation_log import before_instance
+from ..validation_log import new_instance
 
 INSTALL_HINT = "pip install wgpu (dmlc's webgpu extra), and a GPU driver (Vulkan, Metal or D3D12)"
 NATIVE = ("Vulkan", "Metal", "D3D12")
@@ -34,17 +34,17 @@ def import_wgpu() -> Any:
 @functools.cache
 def adapter_list() -> tuple[Any, ...]:
     wgpu = import_wgpu()
-    before_instance()
-    return tuple(wgpu.gpu.enumerate_adapters_sync())
+    with new_instance():
+        return tuple(wgpu.gpu.enumerate_adapters_sync())
 
 
 def open_adapter(index: int | None) -> Any:
     """A new adapter: wgpu's preferred one (index None), or entry `index` of its list."""
     wgpu = import_wgpu()
     if index is None:
-        before_instance()  # wgpu's Vulkan instance, under tools/validation.sh: a log of its own
-        try:
-            adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
+        try:  # wgpu's Vulkan instance, under tools/validation.sh: a log of its own
+            with new_instance():
+                adapter = wgpu.gpu.request_adapter_sync(power_preference="high-performance")
         except Exception as e:  # no driver at all: wgpu-native's RuntimeError
             raise DeviceError(f"WebGPU finds no adapter ({e}): {INSTALL_HINT}") from e
         if adapter is None:
