@@ -19,8 +19,8 @@ policy of docs/generic-kernels.md.
   int32 addresses' range is shared), its dimensions of size 1 stay static;
 - a tuple of positions: those dimensions dynamic (positions in the family's GenericRules.sizes).
 Families without a generic lowering, checked mode where the family has no checked generic
-form (GenericRules.checked), the in-place form where it has none (GenericRules.in_place; the
-scatters have one, checked mode in place compiles specialized), and a call whose sizes fall
+form (GenericRules.checked), the in-place form where it has none (GenericRules.in_place and
+checked_in_place: the scatters have both), and a call whose sizes fall
 outside the generic kernel's ranges are always compiled specialized.
 """
 from __future__ import annotations
@@ -259,7 +259,9 @@ class GenericKernels:
                variant: str) -> GenericProgram | None:
         """The generic program of `variant` (or of checked mode's, or the in-place form), or
         None where there is none or it needs more push words than a shader has (MAX_PARAMS)."""
-        if options.check_indices and rules.checked:
+        if options.check_indices and options.in_place and rules.checked_in_place:
+            generic, variant = rules.checked_in_place(form, dims), "checked in place"
+        elif options.check_indices and rules.checked:
             generic, variant = rules.checked(form, dims), "checked"
         elif options.in_place and rules.in_place:
             generic, variant = rules.in_place(form, dims), "in place"

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from tests.twins import assert_checked_twins
 
 import dmlc
 import reference_scatternd as ref
@@ -49,14 +50,21 @@ def _values(dtype: DataType, seed: int, shape: tuple[int, ...], reduction: str) 
     return random_bits(seed, shape, dtype.numpy)
 
 
-def _in_place(program, params, data: np.ndarray, *arrays: np.ndarray) -> np.ndarray:
+def _in_place(program, params, data: np.ndarray, *arrays: np.ndarray,
+              status: dict | None = None) -> np.ndarray:
     """An in-place program run by the interpreter: its output buffer holds the data tensor's
-    owner (flat bits) as the call binds it; returns that buffer after the kernels."""
+    owner (flat bits) as the call binds it; returns that buffer after the kernels. `status`:
+    checked mode's status buffers, zeroed first and filled in."""
     bufs = {"output": data.reshape(-1).view(f"uint{8 * data.itemsize}").copy()}
     for name, a in zip(program.inputs, arrays, strict=True):
         bufs[name] = np.ascontiguousarray(a).reshape(-1).view(f"uint{8 * a.itemsize}")
+    for buf in program.buffers:
+        if buf.role == "status":
+            bufs[buf.name] = np.zeros(buf.count, buf.dtype.bits_dtype)
     for k in program.kernels:
         run_kernel(k, bufs, params)
+    if status is not None:
+        status.update({name: a for name, a in bufs.items() if name.startswith("check_")})
     return bufs["output"].view(data.dtype).reshape(data.shape)
 
 
@@ -165,6 +173,69 @@ def test_generic_scatter_elements_matches_specialized_and_numpy(data):
         assert got.tobytes() == dmlc.compile(desc, dynamic=False).reference(x, i, u).tobytes()
         assert got.tobytes() == ref.scatter(x, i, u, axis, reduction).tobytes()
     KERNELS.clear()
+
+
+@given(st.data())
+def test_generic_checked_scatters_raise_as_the_specialized_ones(data):
+    """check_indices=True: a generic kernel (its index check over a varying number of indices,
+    each against its static indexed size) names the first bad index as the specialized kernel
+    does, or gives its result bit for bit; one generic compile serves the sizes."""
+    nd = data.draw(st.booleans())
+    itype = data.draw(st.sampled_from(INDEX_TYPES))
+    reduction = data.draw(st.sampled_from(REDUCTIONS))
+    dtype = data.draw(st.sampled_from(DTYPES))
+    dmlc.clear_cache()
+    for _ in range(3):
+        rows, width = data.draw(st.integers(1, 6)), data.draw(st.integers(1, 4))
+        seed = data.draw(st.integers(0, 999))
+        if nd:
+            desc = _nd(dtype, itype, (4, width), (rows, 1), reduction)
+            i = _indices(seed, (rows, 1), [4], itype)
+        else:
+            desc = _elements(dtype, itype, (4, width), (rows, width), 0, reduction)
+            lo = -5 if itype.numpy.kind == "i" else 0
+            i = np.random.default_rng(seed).integers(lo, 5, (rows, width)).astype(itype.numpy)
+        x = _values(dtype, seed, (4, width), reduction)
+        u = _values(dtype, seed + 1, desc.updates.sizes, reduction)
+        generic = dmlc.compile(desc, dynamic=True, check_indices=True, target="cpu")
+        special = dmlc.compile(desc, dynamic=False, check_indices=True, target="cpu")
+        assert_checked_twins(generic, special, x, i, u)
+    assert dmlc.cache_info()["compiles"][f"{desc.operator} generic"] == 1
+    KERNELS.clear()
+
+
+@given(st.data())
+def test_generic_checked_scatter_in_place_writes_nothing_past_a_bad_index(data):
+    """Checked mode in place (a KV cache's row update with check_indices): the generic kernel
+    reports what the specialized one reports and, where an index is bad, leaves the owner as
+    it was; else both write the same rows."""
+    dtype = data.draw(st.sampled_from(DTYPES))
+    reduction = data.draw(st.sampled_from(REDUCTIONS))
+    length, width = data.draw(st.integers(2, 6)), data.draw(st.integers(1, 5))
+    owner_shape = (length, width + 2)
+    offset = data.draw(st.integers(0, 2))
+    rows = data.draw(st.integers(1, 5))
+    desc = _nd(dtype, DataType.INT64, (length, width), (rows, 1), reduction,
+               view=owner_shape, offset=offset)
+    seed = data.draw(st.integers(0, 999))
+    owner = _values(dtype, seed, owner_shape, reduction)
+    i = _indices(seed, (rows, 1), [length], DataType.INT64)
+    u = _values(dtype, seed + 1, (rows, width), reduction)
+    rules = rules_of(desc).generic
+    dims = rules.free(desc)
+    generic = rules.checked_in_place(rules.forms(desc, dims)[0], dims)
+    assert generic is not None
+    got_status: dict = {}
+    want_status: dict = {}
+    got = _in_place(verify_program(generic.program), generic.values(desc), owner, i, u,
+                    status=got_status)
+    special = build_program(desc, in_place=True, check_indices=True)[1]
+    want = _in_place(special, (), owner, i, u, status=want_status)
+    assert got.tobytes() == want.tobytes()
+    assert {k: v.tobytes() for k, v in got_status.items()} == \
+        {k: v.tobytes() for k, v in want_status.items()}
+    if ((i < -length) | (i >= length)).any():
+        assert got_status["check_first"][0] and got.tobytes() == owner.tobytes()
 
 
 def test_a_line_of_more_than_max_steps_updates_compiles_specialized():

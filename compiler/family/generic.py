@@ -103,6 +103,9 @@ class GenericRules:
     in_place: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
     """lower for the form that updates its data tensor in place (the scatters: out= the data
     tensor, a view at a pushed offset); None: the in-place form compiles specialized."""
+    checked_in_place: Callable[[Any, Sequence[int]], GenericProgram | None] | None = None
+    """lower for the in-place form in checked mode (its writes made only when every index is
+    in range); None: checked mode in place compiles specialized."""
     always: Callable[[Any], tuple[int, ...]] | None = None
     """A validated descriptor -> the free positions that "always" makes dynamic from the first
     call (the others become dynamic once they vary, as in auto: a gather's row width, which its
@@ -114,11 +117,11 @@ class GenericRules:
 
     def serves(self, target: str, in_place: bool, check_indices: bool) -> bool:
         """Whether a compile with these options may get a generic kernel: its target served,
-        the in-place form only where the family has one (not checked), checked mode only
-        where it has a checked form."""
-        return (target in self.targets
-                and (not in_place or (self.in_place is not None and not check_indices))
-                and (not check_indices or self.checked is not None))
+        the in-place form, checked mode and both together only where the family has that
+        form."""
+        form = (self.checked_in_place if in_place and check_indices else
+                self.in_place if in_place else self.checked if check_indices else self.lower)
+        return target in self.targets and form is not None
 
     def moved(self, desc: Any) -> tuple[int, ...]:
         """The offsets of this call (`offsets`)."""

@@ -7,6 +7,8 @@ from ...family.registry import Family, Rules
 from .api import scatter, scatter_elements, scatter_nd
 from .desc import ScatterDesc, ScatterNDDesc
 from .generic import (
+    lower_scatter_checked,
+    lower_scatter_checked_in_place,
     lower_scatter_generic,
     lower_scatter_in_place,
     scatter_free,
@@ -20,7 +22,9 @@ from .validate import validate_scatter, validate_scatter_nd
 __all__ = ['scatter', 'scatter_elements', 'scatter_nd', 'ScatterDesc', 'ScatterNDDesc']
 
 GENERIC = GenericRules(scatter_sizes, scatter_free, scatter_key, lower_scatter_generic,
-                       scatter_layouts, in_place=lower_scatter_in_place, targets=("cpu",))
+                       scatter_layouts, in_place=lower_scatter_in_place, targets=("cpu",),
+                       checked=lower_scatter_checked,
+                       checked_in_place=lower_scatter_checked_in_place)
 
 FAMILY = Family(
     "scatter",

@@ -32,6 +32,7 @@ from ...family.generic import (
     sym_operand,
     sym_sizes,
 )
+from ...family.index_check import with_index_check, writes_only_if_valid
 from ...family.lowering import Operand, Size, product, sym_strides, unflatten_sym
 from ...family.rows import vector_block
 from ...family.tensor import TensorDesc
@@ -130,6 +131,15 @@ def lower_scatter_in_place(desc: Scatter, dims: Sequence[int]) -> GenericProgram
     return _lower(desc, dims, in_place=True)
 
 
+def lower_scatter_checked(desc: Scatter, dims: Sequence[int]) -> GenericProgram | None:
+    return _lower(desc, dims, in_place=False, checked=True)
+
+
+def lower_scatter_checked_in_place(desc: Scatter,
+                                   dims: Sequence[int]) -> GenericProgram | None:
+    return _lower(desc, dims, in_place=True, checked=True)
+
+
 def _refused(desc: Scatter, dims: Sequence[int], in_place: bool) -> bool:
     """No generic form: a given output layout (copying), TotalTensorSizeInBytes, a negative
     stride, or a dimension the family keeps static."""
@@ -142,14 +152,25 @@ def _refused(desc: Scatter, dims: Sequence[int], in_place: bool) -> bool:
             or not set(dims) <= set(scatter_free(desc)))
 
 
-def _lower(desc: Scatter, dims: Sequence[int], in_place: bool) -> GenericProgram | None:
+def _lower(desc: Scatter, dims: Sequence[int], in_place: bool,
+           checked: bool = False) -> GenericProgram | None:
+    """The copying or in-place program; checked: with the index check's kernels in front
+    (with_index_check: each index against its static indexed size), and in place, the writes
+    made only when every index was in range (writes_only_if_valid), as a specialized kernel."""
     if _refused(desc, dims, in_place):
         return None
     if in_place:
         desc = in_place_layout(desc)
-    if isinstance(desc, ScatterNDDesc):
-        return _lower_nd(desc, dims, in_place)
-    return _lower_elements(desc, dims, in_place)
+    lowered = (_lower_nd(desc, dims, in_place) if isinstance(desc, ScatterNDDesc) else
+               _lower_elements(desc, dims, in_place))
+    if lowered is None:
+        return None
+    program, table, s_idx = lowered
+    if checked:
+        program = with_index_check(program, table, desc, desc.indices, s_idx.sizes, s_idx.buf,
+                                   s_idx.extent, s_idx.offset)
+        program = writes_only_if_valid(program) if in_place else program
+    return GenericProgram(program, tuple(table.recipes))
 
 
 def _limit(t: TensorDesc, dyn: Sequence[int], fixed: dict[int, int] | None = None) -> int:
@@ -162,7 +183,11 @@ def _limit(t: TensorDesc, dyn: Sequence[int], fixed: dict[int, int] | None = Non
     return dynamic_limit(static, len(dyn), [strides[i] for i in dyn], room)
 
 
-def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> GenericProgram | None:
+_Lowered = tuple[Program, ParamTable, Operand]
+"""A program, its PARAMs' table (checked mode adds its own) and the indices as it reads them."""
+
+
+def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> _Lowered | None:
     inp, idx, upd = desc.input, desc.indices, desc.updates
     d, q, first, k = inp.rank, desc.indices_dimension_count, desc.first_indexed, desc.tuple_size
     dropped = _updates_dropped(desc)
@@ -207,7 +232,7 @@ def _lower_nd(desc: ScatterNDDesc, dims: Sequence[int], in_place: bool) -> Gener
 
 
 def _lower_elements(desc: ScatterDesc, dims: Sequence[int],
-                    in_place: bool) -> GenericProgram | None:
+                    in_place: bool) -> _Lowered | None:
     inp, idx, upd = desc.input, desc.indices, desc.updates
     axis = desc.axis
     in_dims = [i for i in dims if i != axis]
@@ -242,7 +267,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
              tensors: tuple[Operand, Operand], steps: tuple[Size, Recipe],
              lines: tuple[Size, Recipe],
              update: Callable[[Node, Node], tuple[list[Node], Node, list[Node]]]
-             ) -> GenericProgram:
+             ) -> _Lowered:
     """Copy (unless in place), then the lines kernel. `update(step, line)`: an update's output
     coordinates, whether it is kept, and its coordinates in the updates; the data tensor's
     `sizes`; `steps` and `lines`: each line's updates and the lines, with their recipes."""
@@ -284,7 +309,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     program = Program(f"{name}_in_place" if in_place else name, bufs, tuple(kernels),
                       ("indices", "updates") if in_place else ("input", "indices", "updates"),
                       "output", out.sizes, params=tuple(table.params))
-    return GenericProgram(program, tuple(table.recipes))
+    return program, table, s_idx
 
 
 def _copy_kernel(name: str, table: ParamTable, s_in: Operand, dtype: DataType,
