@@ -115,9 +115,11 @@ def test_generic_scatter_nd_matches_specialized_and_numpy(data):
 def test_generic_scatter_nd_in_place_through_a_view_at_moving_offsets(data):
     """In place (a KV cache's prefill): the data tensor a window of a wider owner at an offset,
     rows of it replaced (or combined) by a varying number of tuples; the rest of the owner as
-    it was."""
+    it was. Checked mode too: the status the specialized kernel reports and, where an index is
+    bad, the owner as it was."""
     dtype = data.draw(st.sampled_from(DTYPES))
     reduction = data.draw(st.sampled_from(REDUCTIONS))
+    checked = data.draw(st.booleans())
     length, width = data.draw(st.integers(2, 6)), data.draw(st.integers(1, 9))
     owner_shape = (length, width + data.draw(st.integers(0, 3)))
     for _ in range(3):
@@ -130,14 +132,26 @@ def test_generic_scatter_nd_in_place_through_a_view_at_moving_offsets(data):
         i = _indices(seed, (rows, 1), [length], DataType.INT64)
         u = _values(dtype, seed + 1, (rows, width), reduction)
         rules = rules_of(desc).generic
-        generic = rules.in_place(rules.forms(desc, rules.free(desc))[0], rules.free(desc))
+        dims = rules.free(desc)
+        generic = (rules.checked_in_place if checked else rules.in_place)(
+            rules.forms(desc, dims)[0], dims)
         assert generic is not None
-        got = _in_place(verify_program(generic.program), generic.values(desc), owner, i, u)
-        special = build_program(desc, in_place=True)[1]
+        got_status: dict = {}
+        want_status: dict = {}
+        got = _in_place(verify_program(generic.program), generic.values(desc), owner, i, u,
+                        status=got_status)
+        special = build_program(desc, in_place=True, check_indices=checked)[1]
         window = (slice(None), slice(offset, offset + width))
         want = owner.copy()
-        want[window] = ref.scatter_nd(owner[window], i, u, reduction=reduction)
-        assert got.tobytes() == _in_place(special, (), owner, i, u).tobytes() == want.tobytes()
+        bad = ((i < -length) | (i >= length)).any()
+        if not (checked and bad):
+            want[window] = ref.scatter_nd(owner[window], i, u, reduction=reduction)
+        assert got.tobytes() == _in_place(special, (), owner, i, u, status=want_status).tobytes()
+        assert got.tobytes() == want.tobytes()
+        assert {k: v.tobytes() for k, v in got_status.items()} == \
+            {k: v.tobytes() for k, v in want_status.items()}
+        assert bool(got_status) == checked
+        assert not checked or bool(got_status["check_first"][0]) == bad
 
 
 def _elements(dtype: DataType, itype: DataType, x_shape, idx_shape, axis: int,
@@ -202,40 +216,6 @@ def test_generic_checked_scatters_raise_as_the_specialized_ones(data):
         assert_checked_twins(generic, special, x, i, u)
     assert dmlc.cache_info()["compiles"][f"{desc.operator} generic"] == 1
     KERNELS.clear()
-
-
-@given(st.data())
-def test_generic_checked_scatter_in_place_writes_nothing_past_a_bad_index(data):
-    """Checked mode in place (a KV cache's row update with check_indices): the generic kernel
-    reports what the specialized one reports and, where an index is bad, leaves the owner as
-    it was; else both write the same rows."""
-    dtype = data.draw(st.sampled_from(DTYPES))
-    reduction = data.draw(st.sampled_from(REDUCTIONS))
-    length, width = data.draw(st.integers(2, 6)), data.draw(st.integers(1, 5))
-    owner_shape = (length, width + 2)
-    offset = data.draw(st.integers(0, 2))
-    rows = data.draw(st.integers(1, 5))
-    desc = _nd(dtype, DataType.INT64, (length, width), (rows, 1), reduction,
-               view=owner_shape, offset=offset)
-    seed = data.draw(st.integers(0, 999))
-    owner = _values(dtype, seed, owner_shape, reduction)
-    i = _indices(seed, (rows, 1), [length], DataType.INT64)
-    u = _values(dtype, seed + 1, (rows, width), reduction)
-    rules = rules_of(desc).generic
-    dims = rules.free(desc)
-    generic = rules.checked_in_place(rules.forms(desc, dims)[0], dims)
-    assert generic is not None
-    got_status: dict = {}
-    want_status: dict = {}
-    got = _in_place(verify_program(generic.program), generic.values(desc), owner, i, u,
-                    status=got_status)
-    special = build_program(desc, in_place=True, check_indices=True)[1]
-    want = _in_place(special, (), owner, i, u, status=want_status)
-    assert got.tobytes() == want.tobytes()
-    assert {k: v.tobytes() for k, v in got_status.items()} == \
-        {k: v.tobytes() for k, v in want_status.items()}
-    if ((i < -length) | (i >= length)).any():
-        assert got_status["check_first"][0] and got.tobytes() == owner.tobytes()
 
 
 def test_a_line_of_more_than_max_steps_updates_compiles_specialized():
