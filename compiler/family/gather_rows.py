@@ -30,6 +30,7 @@ from .lowering import (
     Size,
     address,
     address_sym,
+    block_column,
     clamped,
     clamped_vector,
     product,
@@ -249,7 +250,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     first, last = b.mul(row, v), b.add(vectors, -1)
     stores = []
     for j in range(w):
-        col = b.const(j) if nb == 1 else b.minimum(b.add(b.mul(block, w), j), v - 1)
+        col = b.const(j) if nb == 1 else block_column(block, w, j, v - 1)
         stores.append((b.mul(b.minimum(b.add(first, col), last), lanes), b.mul(col, lanes)))
     return GatherRows(lanes, items, count, source, indices, b_out, gid, coords,
                       osizes, tuple(stores))

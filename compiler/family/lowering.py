@@ -150,6 +150,15 @@ def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: Size) -
     return b.const(0) if acc is None else acc
 
 
+def block_column(block: Node, size: int, j: int, last: Node | int) -> Node:
+    """Column j of block `block` of `size` columns along a row whose last column is `last`:
+    block * size + j, clamped to `last` (a block past the row's end repeats its last column)
+    unless its range already keeps it there (a row of whole blocks: no min in the shader)."""
+    col = b.add(b.mul(block, size), j)
+    lowest = last if isinstance(last, int) else last.vmin
+    return col if col.vmax <= lowest else b.minimum(col, last)
+
+
 def clamped(addr: Node, extent: Node | None) -> Node:
     """An address kept inside a buffer of runtime `extent` elements (verify.py's proof)."""
     return addr if extent is None else b.minimum(addr, b.add(extent, -1))

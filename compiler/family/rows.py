@@ -15,7 +15,7 @@ from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
 from .generic import ParamTable
-from .lowering import Size, clamped_vector, product, unflatten_sym
+from .lowering import Size, block_column, clamped_vector, product, unflatten_sym
 from .tensor import TensorDesc
 from .words import element_kernel
 
@@ -69,7 +69,7 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
         b_out = Buffer(buffer, dtype, elements_hi * lanes, "output", b.mul(total, lanes))
     effects = []
     for j in range(BLOCK):
-        col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
+        col = block_column(block, BLOCK, j, last_col)
         at = b.minimum(b.add(first, col), last)
         effects.append(b.store(b_out, at, element(outer, col)) if lanes == 1 else
                        b.vstore(buffer, b.mul(at, lanes), element(outer, col)))
@@ -84,7 +84,7 @@ def vector_block(block: Node, size: int, src: Node, first: Node, last_col: Node 
     `extent`, if any) and stored at vector min(first + c, last) of the output."""
     effects = []
     for j in range(size):
-        col = b.minimum(b.add(b.mul(block, size), j), last_col)
+        col = block_column(block, size, j, last_col)
         addr = clamped_vector(b.add(src, b.mul(col, lanes)), extent, lanes)
         dst = b.mul(b.minimum(b.add(first, col), last), lanes)
         effects.append(b.vstore("output", dst, b.vload("input", addr)))

@@ -21,6 +21,7 @@ from ...family.lowering import (
     Operand,
     Size,
     address_sym,
+    block_column,
     clamped,
     clamped_vector,
     product,
@@ -267,7 +268,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
         last_col = b.const(row_len - 1) if isinstance(row_len, int) else b.add(row_len, -1)
         effects = []
         for j in range(min(BLOCK, row_len) if isinstance(row_len, int) else BLOCK):
-            col = b.minimum(b.add(b.mul(block, BLOCK), j), last_col)
+            col = block_column(block, BLOCK, j, last_col)
             addr = clamped_vector(b.add(src, b.mul(col, lanes)), extent, lanes)
             dst = b.mul(b.minimum(b.add(first, col), b.add(vectors, -1)), lanes)
             effects.append(b.vstore("output", dst, b.vload(name, addr)))

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...family.generic import ParamTable
-from ...family.lowering import Size, address_sym, product, unflatten_sym
+from ...family.lowering import Size, address_sym, block_column, product, unflatten_sym
 from ...family.rows import BLOCK
 from ...ir import Buffer, Kernel, Node
 from ...ir import build as b
@@ -69,7 +69,7 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
         return b.vstore("output", b.mul(b.minimum(at, last), lanes), vector)
     effects = []
     for g in range(size):
-        u = b.minimum(b.add(b.mul(block, size), g), last_group)
+        u = block_column(block, size, g, last_group)
         if to_depth:
             ys = [load([n, c, h, b.mul(b.add(b.mul(u, bs), i), lanes)]) for i in range(bs)]
             for k in range(bs):
