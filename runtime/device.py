@@ -143,6 +143,7 @@ def device_limits_of_selected() -> tuple[str, Limits] | None:
     return _probed(selected_index())[1]
 
 
+@functools.cache  # a compile's target asks at every call: answered without the lock
 def _probed(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
     with _probing:  # threads whose first calls meet here probe the loader once between them
         return _probed_once(index)
