@@ -169,7 +169,8 @@ def _lower(desc: Scatter, dims: Sequence[int], in_place: bool,
     if checked:
         program = with_index_check(program, table, desc, desc.indices, s_idx.sizes, s_idx.buf,
                                    s_idx.extent, s_idx.offset)
-        program = writes_only_if_valid(program) if in_place else program
+    if checked and in_place:
+        program = writes_only_if_valid(program)
     return GenericProgram(program, tuple(table.recipes))
 
 
