@@ -44,7 +44,7 @@ from .refs import (
 
 COLD_TARGET_MS, WARM_TARGET_MS = 100.0, 1.0
 GENERIC_GOAL = 0.85
-"""Issue 36's bar for a generic kernel against its specialized twin (was 0.7)."""
+"""The least a generic kernel's bandwidth may be against its specialized twin's."""
 QUICK_NOTE = ("--quick: sizes divided by 4 per dimension are too small to judge against the "
               "targets, which are set for the full sizes (no ok/MISS; run without --quick)")
 
