@@ -85,12 +85,15 @@ def test_generic_scatter_elements_equals_specialized(data):
         assert generic.executable().guard_damage() == []
 
 
-@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.uint64])
-def test_a_kv_prefill_in_place_at_moving_offsets_compiles_once(monkeypatch, dtype):
+@pytest.mark.parametrize("checked", [False, True])
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.int8, np.int64, np.uint64])
+def test_a_kv_prefill_in_place_at_moving_offsets_compiles_once(monkeypatch, dtype, checked):
     """A cache [layers, length, width] whose layer l is updated in place (a view at offset
     l * length * width) by a prompt of a varying number of rows: auto compiles the in-place
     kernel once specialized, then once generic (its sizes and offset pushed) for every later
-    prompt and layer; nothing else of the cache changes."""
+    prompt and layer; nothing else of the cache changes. Unchecked, rows out of range are
+    dropped; checked (check_indices=True), a prompt with a bad row raises naming it and leaves
+    the whole cache as it was."""
     monkeypatch.setenv("DMLC_DYNAMIC", "auto")
     dmlc.clear_cache()
     layers, length, width = 3, 16, 24
@@ -100,34 +103,17 @@ def test_a_kv_prefill_in_place_at_moving_offsets_compiles_once(monkeypatch, dtyp
         i = _rows(step, rows, length)
         u = random_bits(step + 7, (rows, width), dtype)
         view = cache[layer]
-        assert dmlc.scatter_nd(view, i, u, out=view) is view
+        if checked:
+            i = np.clip(i, -length, length - 1)
+            if step in (2, 4):  # a bad row: the call raises, nothing written
+                i[rows // 2, 0] = length + step
+                with pytest.raises(dmlc.IndexOutOfRangeError) as bad:
+                    dmlc.scatter_nd(view, i, u, out=view, check_indices=True)
+                assert bad.value.position == (rows // 2, 0) and bad.value.value == length + step
+                assert cache.numpy().tobytes() == host.tobytes(), step
+                continue
+        assert dmlc.scatter_nd(view, i, u, out=view, check_indices=checked) is view
         host[layer] = ref.scatter_nd(host[layer], i, u)
-        assert cache.numpy().tobytes() == host.tobytes(), step
-    assert dmlc.cache_info()["compiles"] == {"DML_SCATTER_ND": 1, "DML_SCATTER_ND generic": 1}
-
-
-@pytest.mark.parametrize("dtype", [np.float16, np.int64])
-def test_a_checked_kv_prefill_in_place_compiles_once_and_raises_untouched(monkeypatch, dtype):
-    """check_indices=True in place: the prefill above, checked, compiles one specialized and
-    one generic kernel over the prompts and layers; a prompt with a bad row raises naming it
-    and leaves the whole cache as it was."""
-    monkeypatch.setenv("DMLC_DYNAMIC", "auto")
-    dmlc.clear_cache()
-    layers, length, width = 3, 16, 8
-    host = random_bits(4, (layers, length, width), dtype)
-    cache = dmlc.to_device(host)
-    for step, (layer, rows) in enumerate([(0, 5), (1, 9), (2, 5), (0, 1), (1, 16), (2, 3)]):
-        i = np.random.default_rng(step).integers(-length, length, (rows, 1)).astype(np.int64)
-        u = random_bits(step + 7, (rows, width), dtype)
-        view = cache[layer]
-        if step in (2, 4):  # a bad row: the call raises, nothing written
-            i[rows // 2, 0] = length + step
-            with pytest.raises(dmlc.IndexOutOfRangeError) as bad:
-                dmlc.scatter_nd(view, i, u, out=view, check_indices=True)
-            assert bad.value.position == (rows // 2, 0) and bad.value.value == length + step
-        else:
-            dmlc.scatter_nd(view, i, u, out=view, check_indices=True)
-            host[layer] = ref.scatter_nd(host[layer], i, u)
         assert cache.numpy().tobytes() == host.tobytes(), step
     assert dmlc.cache_info()["compiles"] == {"DML_SCATTER_ND": 1, "DML_SCATTER_ND generic": 1}
 
