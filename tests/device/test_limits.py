@@ -86,13 +86,14 @@ def test_workgroup_size_is_refused_with_its_value(monkeypatch):
 
 @vulkan
 def test_every_kernel_binds_at_most_the_guaranteed_four_buffers(monkeypatch):
-    """Scatter in checked mode has 7 buffers, but no kernel of it binds more than 4."""
+    """Scatter in checked mode has more than 4 buffers (7 specialized, 6 generic), but no kernel
+    of it binds more than 4."""
     _with_limits(monkeypatch, maxPerStageDescriptorStorageBuffers=4)
     desc = ScatterDesc(input=TensorDesc(data_type=DataType.INT8, sizes=(4, 3)),
                        indices=TensorDesc(data_type=DataType.INT64, sizes=(2, 3)),
                        updates=TensorDesc(data_type=DataType.INT8, sizes=(2, 3)), axis=0)
     kernel = dmlc.compile(desc, check_indices=True)
-    assert len(kernel.program.buffers) == 7 and max(len(s.buffers) for s in kernel.stages) == 4
+    assert len(kernel.program.buffers) > 4 and max(len(s.buffers) for s in kernel.stages) <= 4
     x, i = np.zeros((4, 3), np.int8), np.array([[3, 0, -1], [1, 1, 1]], np.int64)
     u = np.arange(6, dtype=np.int8).reshape(2, 3)
     assert_bits_equal(kernel(x, i, u), scatter(x, i, u, 0))
