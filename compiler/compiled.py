@@ -36,7 +36,7 @@ from .ir.verify import clear_memo as clear_verify_memo
 from .ir.verify import verify_program
 from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
-from .passes.pipeline import env_names
+from .passes.pipeline import env_names, run_generic_pipeline
 from .plan import DEFAULT, PlanLimits
 from .target import asks_device, known_backend, resolve_limits, wants_spirv
 from .target import resolve as resolve_target
@@ -139,12 +139,12 @@ def _artifact(checked: OperatorDesc, options: CompileOptions,
 
 def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
                       options: CompileOptions) -> CompiledProgram:
-    """A generic program compiled (docs/generic-kernels.md): only the required passes run
-    (the optimizing ones prove facts, alignment and divisibility, for one size), and the
-    artifact is bound to the call of `checked` (CompiledProgram.params)."""
+    """A generic program compiled (docs/generic-kernels.md; its pipeline:
+    run_generic_pipeline), the artifact bound to the call of `checked`
+    (CompiledProgram.params)."""
     if known_backend() != "webgpu":
         toolchain.warm_up()
-    program = run_pipeline(verify_program(generic.program), disabled={"all"})
+    program = run_generic_pipeline(verify_program(generic.program))
     return _compiled(checked, program, options, generic=generic)
 
 

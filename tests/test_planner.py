@@ -14,7 +14,7 @@ from dmlc.family.registry import LowerContext, lower, rules_of, validate
 from dmlc.ir import Op
 from dmlc.ir.verify import verify_program
 from dmlc.passes.cost import bound
-from dmlc.passes.pipeline import env_names, run_pipeline
+from dmlc.passes.pipeline import env_names, run_generic_pipeline, run_pipeline
 from dmlc.passes.planner import BOUNDED, MIN_ITEMS, STRIDE_MIN_ITEMS, describe, moves_blocks
 from dmlc.target import resolve
 
@@ -216,7 +216,7 @@ def test_generic_blocks_of_vectors_run_one_item_per_invocation():
         rules = rules_of(validate(desc)).generic
         dims = (rules.always or rules.free)(validate(desc))  # what "always" makes dynamic
         generic = rules.build(validate(desc), dims, variant)
-        program = run_pipeline(verify_program(generic.program), disabled={"all"})
+        program = run_generic_pipeline(verify_program(generic.program))
         (k,) = program.kernels
         assert k.count is not None and k.items >= STRIDE_MIN_ITEMS
         strides[name] = (k.schedule.stride, moves_blocks(k))

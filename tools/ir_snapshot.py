@@ -9,7 +9,8 @@ The set: every bench case (full and quick sizes), the .dml examples, and a few h
 cases drawn (derandomized) from the test suite's strategies, each for both targets, with the
 passes on and with every pass off; the scatters in their in-place form too. Needs no Vulkan
 device. With --generic: the same descriptors' generic programs instead (every free dimension
-dynamic, then each one alone; every variant, the checked and in-place forms), as lowered.
+dynamic, then each one alone; every variant, the checked and in-place forms), as compiled
+(run_generic_pipeline: DMLC_DISABLE_PASSES=all gives them with no rule pass), IR and GLSL.
 """
 from __future__ import annotations
 
@@ -88,7 +89,6 @@ def render(desc: object, target: str, in_place: bool = False) -> str:
 def render_generic(desc: object) -> str:
     """Every generic program of `desc` (dynamic.py's lowerings, without the policy)."""
     from dmlc.family.registry import rules_of, validate
-    from dmlc.ir.printer import render_program
 
     try:
         checked = validate(desc)
@@ -108,13 +108,25 @@ def render_generic(desc: object) -> str:
                 for name, lowering in lowerings:
                     try:
                         g = lowering()
-                        body = "none" if g is None else render_program(g.program)
+                        body = "none" if g is None else _compiled_generic(g.program)
                     except Exception as e:
                         body = f"error: {type(e).__name__}: {e}"
                     text.append(f"-- dims {dims} form {form!r:.60} {name}\n{body}")
         return "\n".join(text)
     except Exception as e:
         return f"error: {type(e).__name__}: {e}"
+
+
+def _compiled_generic(program: object) -> str:
+    """A generic program as its compile runs it (run_generic_pipeline), IR and GLSL."""
+    from dmlc.codegen import glsl
+    from dmlc.ir.printer import render_program
+    from dmlc.ir.verify import verify_program
+    from dmlc.passes.pipeline import run_generic_pipeline
+
+    compiled = run_generic_pipeline(verify_program(program), dump_after=set())  # type: ignore[arg-type]
+    return "\n".join([render_program(compiled),
+                      *(glsl.render_glsl(k, compiled) for k in compiled.kernels)])
 
 
 def main() -> None:

@@ -126,13 +126,13 @@ def _merge_terms(p: Node, q: Node) -> Node | None:
     q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
     q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
     (u, kp), (r, kq) = _scaled(p), _scaled(q)
-    if r.op is not Op.FLOORMOD or kp != kq * r.src[1].value:
+    if r.op is not Op.FLOORMOD or not r.src[1].is_const or kp != kq * r.src[1].value:
         return None
     x, d = r.src[0], r.src[1].value
     if u.op is Op.FLOORDIV and u.src[0] is x and u.src[1].arg == d:
         return mul(x, kq)
-    if (u.op is Op.FLOORMOD and u.src[0].op is Op.FLOORDIV and u.src[0].src[0] is x
-            and u.src[0].src[1].arg == d):
+    if (u.op is Op.FLOORMOD and u.src[1].is_const and u.src[0].op is Op.FLOORDIV
+            and u.src[0].src[0] is x and u.src[0].src[1].arg == d):
         return mul(floormod(x, u.src[1].value * d), kq)
     return None
 
@@ -278,7 +278,8 @@ FLOORDIV_RULES = [
     Rule("x // d -> q  when x's whole range has quotient q", SIMPLIFY_DIVMOD,
          lambda a, d: const(a.vmin // d) if a.vmin // d == a.vmax // d else None),
     Rule("(x // c1) // c2 -> x // (c1 * c2)", COALESCE,
-         lambda a, d: floordiv(a.src[0], a.src[1].arg * d) if a.op is DIV else None, (DIV,)),
+         lambda a, d: floordiv(a.src[0], a.src[1].value * d)
+         if a.op is DIV and a.src[1].is_const else None, (DIV,)),
     Rule("(x * c) // d -> x * (c / d)  when d | c", SIMPLIFY_DIVMOD, _div_scaled_multiple, (MUL,)),
     Rule("(x * c) // d -> x // (d / c)  when c | d", SIMPLIFY_DIVMOD, _div_scaled_divisor, (MUL,)),
     Rule("(d*k + y) // d -> k + y // d", SIMPLIFY_DIVMOD, _div_sum, (ADD,)),
@@ -301,7 +302,7 @@ def _mod_sum(a: Node, d: int) -> Node | None:
 
 
 def _mod_of_mod(a: Node, d: int) -> Node | None:
-    if a.op is Op.FLOORMOD and a.src[1].value % d == 0:
+    if a.op is Op.FLOORMOD and a.src[1].is_const and a.src[1].value % d == 0:
         return floormod(a.src[0], d)
     return None
 

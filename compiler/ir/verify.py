@@ -2,10 +2,14 @@
 
 The safety rule that matters most: every LOAD, STORE and ATOMIC_MAX address is proven, by value
 ranges alone, to lie inside its buffer, whatever the index values in memory. Codegen relies on it.
+A buffer of runtime extent (a generic kernel's) is proven so for every admissible size
+(ir/extents.py).
 """
 from __future__ import annotations
 
 from ..dtypes import DataType
+from .extents import clamped_vector, clamped_word, vector_within_extent, within_extent
+from .extents import clear_memo as clear_extents_memo
 from .kernel import SOFT_FLOAT_COPIES, Kernel, Program, soft_float_copies, vector_width, word_lanes
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
@@ -34,7 +38,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         addr = n.src[0]
         if addr.vmin < 0 or addr.vmax >= buf.count:
             fail(f"address range [{addr.vmin}, {addr.vmax}] may leave {buf.name}[{buf.count}]")
-        if buf.extent is not None and not _within_extent(addr, buf.extent, k):
+        if buf.extent is not None and not within_extent(addr, buf.extent, k):
             fail(f"address not proven inside {buf.name}'s runtime extent {buf.extent.arg}")
         if n.op is Op.LOAD and n.dtype != buf.dtype:
             fail("load type differs from the buffer's")
@@ -54,12 +58,12 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
             fail(f"unknown buffer {n.arg!r}")
         width, addr = vector_width(buf.dtype), n.src[0]
         if buf.extent is not None and not (
-                _vector_within_extent(addr, buf.extent, width, k)
-                or _clamped_to_whole_vectors(addr, buf.extent, width)
-                or (n.op is Op.VLOAD and _clamped_vector(addr, buf.extent, width))):
+                vector_within_extent(addr, buf.extent, width, k)
+                or (n.op is Op.VLOAD and clamped_vector(addr, buf.extent, width))):
             fail(f"vector access not proven inside {buf.name}'s runtime extent (one holds for "
-                 "every size only as vector gid of a kernel of count items and an extent of "
-                 "count vectors, or a load clamped to the extent's last vector)")
+                 "every size as vector gid of a kernel of count items and an extent of count "
+                 "vectors, a load clamped to the extent's last vector, or one whose upper "
+                 "bound is a whole vector below the extent: ir/extents.py)")
         # A load may read the padding of the last vector (Buffer.words: every binding is whole
         # 16-byte vectors); only the lanes it extracts are elements, and those are checked where
         # the scalar address was. A store writes elements only.
@@ -77,7 +81,7 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
         except KeyError:
             fail(f"unknown buffer {n.arg!r}")
         lanes, addr = word_lanes(buf.dtype), n.src[0]
-        if buf.extent is not None and not _clamped_word(addr, buf.extent, lanes):
+        if buf.extent is not None and not clamped_word(addr, buf.extent, lanes):
             fail(f"word store not proven inside {buf.name}'s runtime extent (one holds for "
                  "every size only clamped to the extent's last word: min(x, (extent - 1) // "
                  f"{lanes}))")
@@ -106,85 +110,6 @@ def _check_node(n: Node, k: Kernel, p: Program) -> None:
 
 def _integer(n: Node) -> bool:
     return isinstance(n.dtype, DataType) and n.dtype.numpy.kind in "iu"
-
-
-def _within_extent(addr: Node, extent: Node, k: Kernel) -> bool:
-    """Whether an address (>= 0) is below a buffer's runtime extent for every admissible size:
-    below its smallest value, clamped to it (min(x, extent - 1)), or the item id of a kernel
-    that runs exactly `extent` items (the shader's guard gid < count)."""
-    if addr.vmax < extent.vmin:
-        return True
-    if addr is k.gid and k.count is extent:
-        return True
-    if addr.op is Op.MIN:
-        bound = addr.src[1]
-        return (bound.op is Op.ADD and bound.src[0] is extent and bound.src[1].is_const
-                and bound.src[1].value == -1)
-    return False
-
-
-def _vector_within_extent(addr: Node, extent: Node, width: int, k: Kernel) -> bool:
-    """Whether the vector at `addr` (width elements) is inside a buffer's runtime extent for
-    every admissible size: vector gid (addr = gid * width) of a kernel whose extent is its
-    count of vectors (extent = count * width, the shader's guard gid < count)."""
-    return (k.count is not None and _times(addr, k.gid, width)
-            and _times(extent, k.count, width))
-
-
-def _clamped_vector(addr: Node, extent: Node, width: int) -> bool:
-    """A vector load clamped to the last vector that holds an element of a runtime extent:
-    min(x // width, (extent - 1) // width) * width. It starts at or below element extent - 1
-    and is aligned, so it ends inside the binding's whole 16-byte vectors (Buffer.words); the
-    lanes past the extent are padding, which only a load may read."""
-    if addr.op is not Op.MUL:
-        return False
-    inner = next((a for a, m in (addr.src, addr.src[::-1]) if m.is_const and m.value == width),
-                 None)
-    if inner is None or inner.op is not Op.MIN:
-        return False
-    return any(_last_vector(bound, extent, width) for bound in inner.src)
-
-
-def _clamped_to_whole_vectors(addr: Node, extent: Node, width: int) -> bool:
-    """A vector access of an extent of whole vectors (extent = c * width), clamped to its last
-    one: min(x, c - 1) * width (a block's vectors past the last all move the last vector)."""
-    inner = _factor(addr, width)
-    count = _factor(extent, width)
-    if inner is None or count is None or inner.op is not Op.MIN:
-        return False
-    return any(bound.op is Op.ADD and bound.src[0] is count and bound.src[1].is_const
-               and bound.src[1].value == -1 for bound in inner.src)
-
-
-def _clamped_word(addr: Node, extent: Node, lanes: int) -> bool:
-    """A word store clamped to the last word that holds an element of a runtime extent:
-    min(x, (extent - 1) // lanes). Its first element is then below the extent, so the word lies
-    in the buffer's words for every admissible extent; its lanes past the extent are the
-    padding of the last word (family/words.py: only an output that is a buffer of its own is
-    stored by words, so that padding is no other tensor's)."""
-    return addr.op is Op.MIN and any(_last_vector(bound, extent, lanes) for bound in addr.src)
-
-
-def _factor(n: Node, c: int) -> Node | None:
-    """x where n is x * c (either order), else None."""
-    if n.op is not Op.MUL:
-        return None
-    return next((a for a, m in (n.src, n.src[::-1]) if m.is_const and m.value == c), None)
-
-
-def _last_vector(n: Node, extent: Node, width: int) -> bool:
-    """n is (extent - 1) // width."""
-    if n.op is not Op.FLOORDIV or not (n.src[1].is_const and n.src[1].value == width):
-        return False
-    last = n.src[0]
-    return (last.op is Op.ADD and last.src[0] is extent and last.src[1].is_const
-            and last.src[1].value == -1)
-
-
-def _times(n: Node, x: Node, c: int) -> bool:
-    """n is x * c (either order)."""
-    return n.op is Op.MUL and any(a is x and m.is_const and m.value == c
-                                  for a, m in (n.src, n.src[::-1]))
 
 
 def _extent_ok(extent: Node, p: Program) -> bool:
@@ -219,9 +144,10 @@ MEMO_NODES = 1 << 16
 
 
 def clear_memo() -> None:
-    """Forget which kernels and nodes were verified."""
+    """Forget which kernels and nodes were verified, and what the extent proofs opened."""
     _VERIFIED.clear()
     _CHECKED.clear()
+    clear_extents_memo()
 
 
 def verify_program(p: Program) -> Program:

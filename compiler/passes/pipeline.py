@@ -81,6 +81,14 @@ def run_pipeline(p: Program, dump_after: set[str] | None = None,
     return p
 
 
+def run_generic_pipeline(p: Program, dump_after: set[str] | None = None) -> Program:
+    """The pipeline of a generic program (PARAM sizes, docs/generic-kernels.md): the rule passes
+    simplify it under its PARAMs' ranges, so what they prove holds for every size the kernel
+    admits; its items map as its lowering made them (the carriers prove alignment and
+    divisibility for one size). DMLC_DISABLE_PASSES applies as to any program."""
+    return run_pipeline(p, dump_after, env_names("DMLC_DISABLE_PASSES") | set(CARRIERS))
+
+
 def pass_names() -> list[str]:
     """What --dump-after accepts: the lowering, every pass, or all."""
     return ["lower", *(name for name, _ in PIPELINE), "all"]
