@@ -13,7 +13,7 @@ from typing import Any
 from ..ir import Buffer, Kernel
 from ..ir import build as b
 from ..ir.kernel import vector_width
-from ..ir.ops import INT32_MAX, INT32_MIN, Node
+from ..ir.ops import INT32_MAX, Node
 from .generic import (
     OFFSET_MAX,
     ParamTable,
@@ -28,11 +28,12 @@ from .generic import (
 from .lowering import (
     Operand,
     Size,
-    address,
     address_sym,
     block_column,
     clamped,
     clamped_vector,
+    int32_strides,
+    largest,
     product,
     sym_strides,
     unflatten_sym,
@@ -98,11 +99,8 @@ class GatherTable:
 
     def address(self, coords: Sequence[Node]) -> Node:
         """The element address of input `coords` (clamped to the runtime extent)."""
-        if self.extent is None:
-            return address(coords, self.t)
-        strides = [0 if n == 1 and isinstance(st, int) and not INT32_MIN <= st <= INT32_MAX
-                   else st for n, st in zip(self.t.sizes, self.strides)]
-        return clamped(address_sym(coords, strides, self.offset), self.extent)
+        return clamped(address_sym(coords, int32_strides(self.t.sizes, self.strides),
+                                   self.offset), self.extent)
 
     def vload(self, at: Node) -> Node:
         """The 16-byte vector at element address `at` (aligned: the caller's static facts and
@@ -197,7 +195,7 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
         inner = osizes[-1]
         assert isinstance(inner, int) and inner % lanes == 0
         vsizes[-1] = inner // lanes
-    items = product([s if isinstance(s, int) else s.vmax for s in vsizes])
+    items = product([largest(s) for s in vsizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count // lanes)
     source = gather_table(inp, table, lanes, tsizes, stride_hi)
@@ -232,7 +230,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     v = inner // lanes
     nb = -(-v // BLOCK)
     w = -(-v // nb)
-    rows_hi = product([s if isinstance(s, int) else s.vmax for s in osizes[:-1]])
+    rows_hi = product([largest(s) for s in osizes[:-1]])
     assert isinstance(rows_hi, int)
     items = rows_hi * nb
     vectors = table.add(1, rows_hi * v, lambda x: x.output.element_count // lanes)

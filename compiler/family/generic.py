@@ -31,7 +31,7 @@ from ..ir import Buffer, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
 from .formula import paired
-from .lowering import Operand, Size, sym_strides
+from .lowering import Operand, Size, largest, sym_strides
 from .tensor import TensorDesc
 
 Recipe = Callable[[Any], int]
@@ -195,7 +195,8 @@ def sym_buffer(name: str, t: TensorDesc, role: str, sizes: Sequence[Size],
         assert offset == t.offset
         return Buffer(name, t.data_type, t.buffer_elements, role), None
     strides = sym_strides(t, sizes) if strides is None else strides
-    reach = _hi(offset) + sum((_hi(s) - 1) * _hi(st) for s, st in zip(sizes, strides)) + 1
+    reach = largest(offset) + sum((largest(s) - 1) * largest(st)
+                                  for s, st in zip(sizes, strides)) + 1
     extent = table.add(1, reach, recipe)
     return Buffer(name, t.data_type, reach, role, extent), extent
 
@@ -264,10 +265,6 @@ def indices_offset(desc: Any) -> tuple[int, ...]:
     """GenericRules.offsets of a family that pushes only its indices' offset (its table's is
     in the key: one_hot)."""
     return (desc.indices.offset,)
-
-
-def _hi(x: Size) -> int:
-    return x if isinstance(x, int) else x.vmax
 
 
 class _Wild:

@@ -28,6 +28,7 @@ from .lowering import (
     address,
     address_sym,
     clamped,
+    largest,
     product,
     sym_strides,
     tensor_buffer,
@@ -115,7 +116,7 @@ def with_index_check(program: Program, table: ParamTable, desc: Any, idx: Tensor
     PARAM n; the report kernel runs 1 item. `dims`: the indexed axes' sizes where some are
     PARAMs (is_bad)."""
     bounds = index_bounds(desc)
-    n_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    n_hi = product([largest(s) for s in sizes])
     assert isinstance(n_hi, int)
     n = table.add(1, n_hi, lambda d: index_bounds(d).tensor.element_count)
     one = table.add(1, 1, lambda d: 1)

@@ -2,10 +2,9 @@
 over sizes that are numbers (a specialized kernel) or PARAMs (a generic one: family/generic.py).
 
 Both kinds of kernel share the algorithm, written over `Size` and reading its tensors through
-`Operand`s; they differ in spelling. A specialized kernel's index arithmetic is spelled in full
-(`unflatten`'s `(x // inner) % size`, `address`'s every term), and the rule passes fold it; a
-generic program skips those passes, so its helpers (`unflatten_sym`, `address_sym`) fold what
-they know as they build, and clamp each access to its buffer's runtime extent."""
+`Operand`s. Index arithmetic is spelled in full (`address_sym`'s every term, `unflatten_sym`'s
+every size) and the rule passes fold it, under a generic kernel's PARAMs' ranges too; a generic
+kernel's accesses are clamped to their buffers' runtime extents."""
 from __future__ import annotations
 
 import math
@@ -36,35 +35,31 @@ def unflatten(linear: Node, sizes: Sequence[int]) -> list[Node]:
 
 
 def address(coords: Sequence[Node], t: TensorDesc) -> Node:
-    """Element offset of `coords` in t's buffer: offset + sum(coord * stride). A size-1 dimension's
-    coordinate is always 0, so a stride there that no 32-bit int holds counts as 0 (the rules
-    fold the others away)."""
-    acc = b.const(t.offset)
-    for c, stride, size in zip(coords, t.element_strides, t.sizes):
-        if size == 1 and not INT32_MIN <= stride <= INT32_MAX:
-            stride = 0
-        acc = b.add(acc, b.mul(c, stride))
-    return acc
+    """Element offset of `coords` in t's buffer (address_sym)."""
+    return address_sym(coords, int32_strides(t.sizes, t.element_strides), t.offset)
+
+
+def int32_strides(sizes: Sequence[Size], strides: Sequence[Size]) -> list[Size]:
+    """The strides an address takes: a size-1 dimension's coordinate is always 0, so a stride
+    there that no 32-bit int holds counts as 0."""
+    return [0 if isinstance(n, int) and n == 1 and isinstance(st, int)
+            and not INT32_MIN <= st <= INT32_MAX else st for n, st in zip(sizes, strides)]
 
 
 @dataclass(frozen=True)
 class Operand:
     """A tensor as a kernel reads it: its buffer, its sizes, element strides and offset (numbers,
-    or a generic kernel's PARAMs), and the address of an element: a specialized kernel's
-    (`operand`: `address`'s spelling) or a generic kernel's (family/generic.py: sym_operand,
-    `address_sym`'s, clamped to the buffer's runtime `extent` where it has one)."""
+    or a generic kernel's PARAMs), and the address of an element (address_sym's), clamped to
+    the buffer's runtime `extent` where it has one (a generic kernel's: family/generic.py,
+    sym_operand)."""
 
     buf: Buffer
     sizes: Sequence[Size]
     strides: Sequence[Size]
     offset: Size
     extent: Node | None = None
-    t: TensorDesc | None = None
-    """The tensor whose sizes are all numbers: addresses spelled as `address` spells them."""
 
     def at(self, coords: Sequence[Node]) -> Node:
-        if self.t is not None:
-            return address(coords, self.t)
         return clamped(address_sym(coords, self.strides, self.offset), self.extent)
 
     def load(self, coords: Sequence[Node]) -> Node:
@@ -73,7 +68,7 @@ class Operand:
 
 def operand(t: TensorDesc, buf: Buffer) -> Operand:
     """Tensor t as a specialized kernel reads it, from `buf` (tensor_buffer's)."""
-    return Operand(buf, t.sizes, t.element_strides, t.offset, t=t)
+    return Operand(buf, t.sizes, int32_strides(t.sizes, t.element_strides), t.offset)
 
 
 def store_at(out: TensorDesc, buf: Buffer, t: Node, value: Node) -> Node:
@@ -104,6 +99,11 @@ def gather_form(name: str, inp: TensorDesc, out: TensorDesc,
     return Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes)
 
 
+def largest(x: Size) -> int:
+    """A size's largest value: itself, or a PARAM's upper bound."""
+    return x if isinstance(x, int) else x.vmax
+
+
 def product(sizes: Sequence[Size]) -> Size:
     acc: Size = 1
     for s in sizes:
@@ -120,43 +120,31 @@ def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
 
 def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
-    by one size at a time; the outermost clamped to its size (exact below the product). Sizes
-    of 1 give coordinate 0 (the optimizing passes do not run on generic kernels: the lowering
-    folds what it knows)."""
+    by one size at a time; the outermost clamped to its size (exact below the product)."""
     coords: list[Node] = []
     q = linear
-    for k in range(len(sizes) - 1, 0, -1):
-        if isinstance(sizes[k], int) and sizes[k] == 1:
-            coords.append(b.const(0))
-            continue
-        coords.append(b.floormod(q, sizes[k]))
-        q = b.floordiv(q, sizes[k])
+    for size in sizes[:0:-1]:
+        coords.append(b.floormod(q, size))
+        q = b.floordiv(q, size)
     first = sizes[0]
-    coords.append(b.const(0) if first == 1 else b.minimum(
-        q, first - 1 if isinstance(first, int) else b.add(first, -1)))
+    coords.append(b.minimum(q, first - 1 if isinstance(first, int) else b.add(first, -1)))
     return coords[::-1]
 
 
 def address_sym(coords: Sequence[Node], strides: Sequence[Size], offset: Size) -> Node:
-    """offset + sum(coord * stride), leaving out the terms known to be 0 (a pushed offset,
-    sym_offset's, is a PARAM or a PARAM times the vector width)."""
-    acc: Node | None = (None if isinstance(offset, int) and offset == 0 else
-                        b.const(offset) if isinstance(offset, int) else offset)
+    """offset + sum(coord * stride) over numbers or PARAMs (a pushed offset, sym_offset's, is a
+    PARAM or a PARAM times the vector width), spelled in full: the rule passes fold it."""
+    acc = b.const(offset) if isinstance(offset, int) else offset
     for c, st in zip(coords, strides):
-        if (c.is_const and c.value == 0) or (isinstance(st, int) and st == 0):
-            continue
-        term = c if isinstance(st, int) and st == 1 else b.mul(c, st)
-        acc = term if acc is None else b.add(acc, term)
-    return b.const(0) if acc is None else acc
+        acc = b.add(acc, b.mul(c, st))
+    return acc
 
 
 def block_column(block: Node, size: int, j: int, last: Node | int) -> Node:
     """Column j of block `block` of `size` columns along a row whose last column is `last`:
-    block * size + j, clamped to `last` (a block past the row's end repeats its last column)
-    unless its range already keeps it there (a row of whole blocks: no min in the shader)."""
-    col = b.add(b.mul(block, size), j)
-    lowest = last if isinstance(last, int) else last.vmin
-    return col if col.vmax <= lowest else b.minimum(col, last)
+    block * size + j, clamped to `last` (a block past the row's end repeats its last column;
+    the rule passes drop the clamp where the column's range keeps it there)."""
+    return b.minimum(b.add(b.mul(block, size), j), last)
 
 
 def clamped(addr: Node, extent: Node | None) -> Node:

@@ -15,7 +15,7 @@ from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
 from .generic import ParamTable
-from .lowering import Size, block_column, clamped_vector, product, unflatten_sym
+from .lowering import Size, block_column, clamped_vector, largest, product, unflatten_sym
 from .tensor import TensorDesc
 from .words import element_kernel
 
@@ -42,7 +42,7 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     `lanes` elements (the output's innermost size a multiple of them, which the caller
     guarantees), `element` gives a 16-byte vector and each is stored at min(row * width + c,
     vectors - 1) * lanes (the extent `vectors * lanes`: verify.py's whole-vector clamp)."""
-    his = [s if isinstance(s, int) else s.vmax for s in sizes]
+    his = [largest(s) for s in sizes]
     elements_hi = product(his)
     assert isinstance(elements_hi, int)
     inner = sizes[-1]
@@ -51,7 +51,7 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     total = table.add(1, elements_hi, lambda d: out_of(d).element_count // lanes)
     per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
         1, -(-inner_hi // BLOCK), lambda d: -(-(out_of(d).sizes[-1] // lanes) // BLOCK))
-    per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
+    per_row_hi = largest(per_row)
     blocks_hi = rows_hi * per_row_hi
     count = table.add(1, blocks_hi, lambda d: _blocks(out_of(d), lanes))
     gid = b.item_id(blocks_hi)
@@ -99,7 +99,7 @@ def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: Da
     buffer (named `buffer`, of runtime extent: the output's elements)."""
     if by_rows(sizes) and dtype.bits >= 32:
         return row_block_kernel(name, table, sizes, dtype, element, buffer=buffer)
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    items_hi = product([largest(s) for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.output.element_count)
     b_out = Buffer(buffer, dtype, items_hi, "output", count)

@@ -20,7 +20,7 @@ from .generic import (
     sym_buffer,
     sym_offset,
 )
-from .lowering import Size, address_sym, clamped, product, sym_strides, unflatten_sym
+from .lowering import Size, address_sym, clamped, largest, product, sym_strides, unflatten_sym
 from .rows import vector_block, vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
@@ -81,7 +81,7 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
         a = tile_dim(inp, dims)
         assert a is not None
         return tile_copy(name, view_of, inp, out, table, sizes, vsizes, dims, a, lanes, variant)
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in vsizes])
+    items_hi = product([largest(s) for s in vsizes])
     assert isinstance(items_hi, int)
     if lanes > 1:
         return _vector_copy(name, view_of, inp, out, table, sizes, vsizes, items_hi, lanes)
@@ -116,12 +116,12 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     and stored at min(row * row_vectors + c, vectors - 1) (clamped, exact: verify proves it
     inside the output's whole vectors)."""
     inner = vsizes[-1]
-    inner_hi = inner if isinstance(inner, int) else inner.vmax
+    inner_hi = largest(inner)
     rows_hi = vectors_hi // inner_hi
     vectors = table.add(1, vectors_hi, lambda d: view_of(d)[1].element_count // lanes)
     per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
         1, -(-inner_hi // BLOCK), lambda d: -(-(view_of(d)[0].sizes[-1] // lanes) // BLOCK))
-    per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
+    per_row_hi = largest(per_row)
     blocks_hi = rows_hi * per_row_hi
     count = table.add(1, blocks_hi, lambda d: _blocks(view_of(d)[0], lanes))
     offset = sym_offset(inp, table, offset_of(view_of), lanes)  # aligned: a guarded assumption

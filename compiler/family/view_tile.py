@@ -25,6 +25,7 @@ from .lowering import (
     address_sym,
     clamped,
     clamped_vector,
+    largest,
     product,
     sym_strides,
     unflatten_sym,
@@ -93,8 +94,8 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
         else:
             t = TILE_A if i == a else TILE_C
             tsizes.append(table.add(1, -(-s.vmax // t), _tiles_of(view_of, i, t)))
-    tiles_hi = product([_hi(s) for s in tsizes])
-    elems_hi = product([_hi(s) for s in sizes])
+    tiles_hi = product([largest(s) for s in tsizes])
+    elems_hi = product([largest(s) for s in sizes])
     assert isinstance(tiles_hi, int) and isinstance(elems_hi, int)
     count = table.add(1, tiles_hi, lambda d: _tiles(view_of(d)[0], a))
     elements = table.add(1, elems_hi // lanes_out,
@@ -211,6 +212,3 @@ def _tiles(view: TensorDesc, a: int) -> int:
 def _tiles_of(view_of: ViewOf, i: int, t: int) -> Recipe:
     return lambda d: -(-view_of(d)[0].sizes[i] // t)
 
-
-def _hi(x: Size) -> int:
-    return x if isinstance(x, int) else x.vmax

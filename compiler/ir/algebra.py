@@ -352,11 +352,17 @@ FLOORMOD_RULES = [
 # min, max, comparisons, logic and selects
 
 def _min_decided(a: Node, b: Node) -> Node | None:
-    return a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None)
+    return _one_value(a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None))
 
 
 def _max_decided(a: Node, b: Node) -> Node | None:
-    return a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)
+    return _one_value(a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None))
+
+
+def _one_value(n: Node | None) -> Node | None:
+    """n, or the constant it always is (a size-1 dimension's coordinate: min(gid, 0) in a
+    kernel of one item is 0, not gid)."""
+    return const(n.vmin) if n is not None and n.vmin == n.vmax and not n.is_const else n
 
 
 def _less_decided(a: Node, b: Node) -> Node | None:
@@ -372,9 +378,11 @@ def _and_constant(a: Node, b: Node) -> Node | None:
     return None
 
 
-MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,
+MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges (a constant if one value)",
+                  SIMPLIFY_DIVMOD,
                   _min_decided)]
-MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges", SIMPLIFY_DIVMOD,
+MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges (a constant if one value)",
+                  SIMPLIFY_DIVMOD,
                   _max_decided)]
 LESS_RULES = [Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
                    _less_decided)]

@@ -21,7 +21,7 @@ from ...family.generic import (
     tensor_limit,
 )
 from ...family.literal import literal_bits
-from ...family.lowering import Operand, Size, operand, tensor_buffer, unflatten
+from ...family.lowering import Operand, Size, largest, operand, tensor_buffer, unflatten
 from ...family.registry import PLAIN, LowerContext
 from ...family.rows import output_kernel, row_block_kernel, vector_sizes
 from ...family.tensor import TensorDesc
@@ -150,7 +150,7 @@ def expression_value(desc: ExpressionDesc, operands: dict[str, Operand],
     validation's did, then the coordinates take their place."""
     out = desc.output
     assert out is not None, "validate() first"
-    env = index_variables({v: n if isinstance(n, int) else n.vmax
+    env = index_variables({v: largest(n)
                            for v, n in zip(desc.index_vars, sizes)})
     value = emit(desc.body, env, operands, dict(desc.tensors), out.data_type)
     return substitute([value], dict(zip(env.values(), coords)), NO_RULES)[0]

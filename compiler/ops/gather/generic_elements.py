@@ -21,6 +21,7 @@ from ...family.lowering import (
     Size,
     address_sym,
     clamped_vector,
+    largest,
     product,
     unflatten_sym,
 )
@@ -123,7 +124,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
         program = Program("gather_elements", (table_in.buf, indices.buf, b_out), (kernel,),
                           ("input", "indices"), "output", out.sizes, params=tuple(table.params))
         return GenericProgram(program, tuple(table.recipes))
-    items = product([s if isinstance(s, int) else s.vmax for s in isizes])
+    items = product([largest(s) for s in isizes])
     assert isinstance(items, int)
     count = table.add(1, items, lambda x: x.output.element_count)
     table_in, indices = _operands(desc, table, insizes, isizes)

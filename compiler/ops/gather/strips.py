@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...family.generic import ParamTable
-from ...family.lowering import Size, clamped, product, unflatten_sym
+from ...family.lowering import Size, clamped, largest, product, unflatten_sym
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -40,7 +40,7 @@ def gather_strips(desc: GatherDesc, table: ParamTable, osizes: list[Size], b_in:
     assert out is not None
     inner = osizes[-1]
     assert isinstance(inner, int)  # the input's innermost size
-    rows_hi = product([s if isinstance(s, int) else s.vmax for s in osizes[:-1]])
+    rows_hi = product([largest(s) for s in osizes[:-1]])
     assert isinstance(rows_hi, int)
     tiles_of_rows_hi = -(-rows_hi // ROWS)
     strips = -(-inner // COLS)

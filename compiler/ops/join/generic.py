@@ -24,6 +24,7 @@ from ...family.lowering import (
     block_column,
     clamped,
     clamped_vector,
+    largest,
     product,
     replace,
     sym_strides,
@@ -158,7 +159,7 @@ def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgra
         members = range(g, min(g + GROUP, len(inputs)))
         length = sum(inputs[k].sizes[axis] for k in members)
         gsizes = replace_size(sizes, axis, length)
-        g_hi = product([s if isinstance(s, int) else s.vmax for s in gsizes])
+        g_hi = product([largest(s) for s in gsizes])
         assert isinstance(g_hi, int)
         g_count = table.add(1, g_hi, _group_count(axis, length))
         gid = b.item_id(g_hi)
@@ -193,7 +194,7 @@ def _output_sizes(out: TensorDesc, dims: Sequence[int], table: ParamTable,
     and the PARAM holding a call's."""
     sizes: list[Size] = [table.add(1, hi, _size_of(i)) if i in dims else s
                          for i, s in enumerate(out.sizes)]
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    items_hi = product([largest(s) for s in sizes])
     assert isinstance(items_hi, int)
     return sizes, items_hi, table.add(1, items_hi, lambda d: d.output.element_count)
 
@@ -222,7 +223,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
     table = ParamTable()
     sizes, vsizes = vector_sizes(out.sizes, dims, table, hi, lanes,
                                  lambda i: size_of("output", i))
-    his = [s if isinstance(s, int) else s.vmax for s in vsizes]
+    his = [largest(s) for s in vsizes]
     vectors_hi = product(his)
     assert isinstance(vectors_hi, int)
     vectors = table.add(1, vectors_hi, lambda d: d.output.element_count // lanes)
@@ -247,7 +248,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
         row_len: Size = ivsizes[-1]
         q: Size = -(-m // lanes // BLOCK) if axis == last else per_row
         rows_hi = product(ihis[:-1])
-        q_hi = q if isinstance(q, int) else q.vmax
+        q_hi = largest(q)
         assert isinstance(rows_hi, int) and isinstance(q_hi, int)
         items_hi = rows_hi * q_hi
         count = table.add(1, items_hi, _count_of(k, lanes, axis == last))

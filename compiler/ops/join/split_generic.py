@@ -25,7 +25,15 @@ from ...family.generic import (
     sym_buffer,
     sym_offset,
 )
-from ...family.lowering import Size, address_sym, clamped, product, sym_strides, unflatten_sym
+from ...family.lowering import (
+    Size,
+    address_sym,
+    clamped,
+    largest,
+    product,
+    sym_strides,
+    unflatten_sym,
+)
 from ...family.rows import size_of, vector_block, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Kernel, Node, Program
@@ -111,7 +119,7 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
                                  lambda i: size_of("input", i))
     if lanes > 1:
         return _vector_split(desc, table, sizes, vsizes, lanes)
-    items_hi = product([s if isinstance(s, int) else s.vmax for s in sizes])
+    items_hi = product([largest(s) for s in sizes])
     assert isinstance(items_hi, int)
     count = table.add(1, items_hi, lambda d: d.input.element_count)
     offset = sym_offset(inp, table, lambda d: d.input.offset)
@@ -153,7 +161,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
     strides = sym_strides(inp, sizes)
     # a pushed offset: a PARAM times the width (aligned offsets only: a guarded assumption)
     offset = sym_offset(inp, table, lambda d: d.input.offset, lanes)
-    his = [s if isinstance(s, int) else s.vmax for s in vsizes]
+    his = [largest(s) for s in vsizes]
     vectors_hi = product(his)
     assert isinstance(vectors_hi, int)
     vectors = table.add(1, vectors_hi, lambda d: d.output.element_count // lanes)
@@ -196,7 +204,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
         rows_hi = vectors_hi // inner_hi
         per_row: Size = -(-inner // BLOCK) if isinstance(inner, int) else table.add(
             1, -(-inner_hi // BLOCK), lambda d: -(-(d.input.sizes[-1] // lanes) // BLOCK))
-        per_row_hi = per_row if isinstance(per_row, int) else per_row.vmax
+        per_row_hi = largest(per_row)
         items_hi = rows_hi * per_row_hi
         count = table.add(1, items_hi, lambda d: d.input.element_count // d.input.sizes[-1]
                           * -(-(d.input.sizes[-1] // lanes) // BLOCK))

@@ -19,6 +19,7 @@ from ...family.index_check import with_index_check
 from ...family.lowering import (
     Size,
     address,
+    largest,
     product,
     unflatten_sym,
 )
@@ -96,7 +97,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     table = ParamTable()
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     osizes: list[Size] = [depth if i == axis else s for i, s in enumerate(isizes)]
-    items = product([s if isinstance(s, int) else s.vmax for s in osizes])
+    items = product([largest(s) for s in osizes])
     assert isinstance(items, int)
     indices = sym_operand("indices", "indices", idx, "input", isizes, table)
     b_val = Buffer("values", values.data_type, values.buffer_elements, "input")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...family.generic import GenericProgram, ParamTable, sym_operand
-from ...family.lowering import Size, address_sym, product, unflatten_sym
+from ...family.lowering import Size, address_sym, largest, product, unflatten_sym
 from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -96,7 +96,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     source = sym_operand("input", "input", inp, "input", in_sizes, table, lanes)
     b_in, extent, offset, strides = source.buf, source.extent, source.offset, source.strides
     fill = padding_fill(desc)
-    his = [x if isinstance(x, int) else x.vmax for x in out_sizes]
+    his = [largest(x) for x in out_sizes]
     width_hi = his[-1]
     rows_hi = product(his[:-1]) if len(his) > 1 else 1
     assert isinstance(rows_hi, int)
@@ -121,10 +121,10 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         return padded_element(desc, [*outer, col], source)
 
     # the interior: row blocks of BLOCK vectors
-    per_hi = per if isinstance(per, int) else per.vmax
+    per_hi = largest(per)
     blocks: Size = -(-per // BLOCK) if isinstance(per, int) else table.add(
         1, -(-per_hi // BLOCK), lambda d: -(-_interior_vectors(d, lanes, shift) // BLOCK))
-    blocks_hi = blocks if isinstance(blocks, int) else blocks.vmax
+    blocks_hi = largest(blocks)
     count = table.add(1, rows_hi * blocks_hi,
                       lambda d: _rows(d) * -(-_interior_vectors(d, lanes, shift) // BLOCK))
     gid = b.item_id(rows_hi * blocks_hi)

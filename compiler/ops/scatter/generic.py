@@ -33,7 +33,7 @@ from ...family.generic import (
     sym_sizes,
 )
 from ...family.index_check import with_index_check, writes_only_if_valid
-from ...family.lowering import Operand, Size, product, sym_strides, unflatten_sym
+from ...family.lowering import Operand, Size, largest, product, sym_strides, unflatten_sym
 from ...family.rows import vector_block
 from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
@@ -290,10 +290,10 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
     n_steps, steps_recipe = steps
     step_count = None if isinstance(n_steps, int) else (
         n_steps if n_steps.op is Op.PARAM else table.add(1, n_steps.vmax, steps_recipe))
-    n_lines = table.add(1, _hi(lines[0]), lines[1])
+    n_lines = table.add(1, largest(lines[0]), lines[1])
     walk = SOFT_FLOAT_COPIES if soft_float(desc.reduction, out.data_type) else LINE_BLOCK
     blocks = table.add(1, -(-n_lines.vmax // walk), lambda x: -(-lines[1](x) // walk))
-    g, step = b.item_id(blocks.vmax), b.step_id(_hi(n_steps))
+    g, step = b.item_id(blocks.vmax), b.step_id(largest(n_steps))
     store = b.atomic_store if out.data_type.bits < 32 else b.store  # lines share words
     effects = []
     for j in range(walk):
@@ -305,7 +305,7 @@ def _program(desc: Scatter, table: ParamTable, sizes: list[Size], in_place: bool
             value = b.combine(desc.reduction, b.load(s_out.buf, target), value)
         effects.append(store(s_out.buf, target, value,
                              pred=b.logical_and(keep, b.less(line, n_lines))))
-    kernels.append(Kernel(f"{name}_lines", blocks.vmax, tuple(effects), steps=_hi(n_steps),
+    kernels.append(Kernel(f"{name}_lines", blocks.vmax, tuple(effects), steps=largest(n_steps),
                           count=blocks, step_count=step_count))
     program = Program(f"{name}_in_place" if in_place else name, bufs, tuple(kernels),
                       ("indices", "updates") if in_place else ("input", "indices", "updates"),
@@ -320,7 +320,7 @@ def _copy_kernel(name: str, table: ParamTable, s_in: Operand, dtype: DataType,
     output's extent its vectors (the last one's padding lanes are the output's own: a generic
     kernel's output is a buffer of its own, family/words.py); else an element (or a word of
     8/16-bit elements) an item, read where the input's layout puts it."""
-    elements = _hi(product(s_in.sizes))
+    elements = largest(product(s_in.sizes))
     if packed:
         lanes = vector_width(dtype)
         vectors = table.add(1, -(-elements // lanes),
@@ -347,6 +347,3 @@ def _coords(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     zero = b.const(0)
     return [zero] * ones + (unflatten_sym(linear, sizes[ones:]) if ones < len(sizes) else [])
 
-
-def _hi(x: Size) -> int:
-    return x if isinstance(x, int) else x.vmax

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...family.generic import ParamTable
-from ...family.lowering import Size, address_sym, block_column, product, unflatten_sym
+from ...family.lowering import Size, address_sym, block_column, largest, product, unflatten_sym
 from ...family.rows import BLOCK
 from ...ir import Buffer, Kernel, Node
 from ...ir import build as b
@@ -34,17 +34,17 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     assert out is not None
     bs, dcr, to_depth = desc.block_size, desc.order.endswith("DEPTH_COLUMN_ROW"), desc.to_depth
     rows_of = in_sizes if to_depth else out_sizes  # the rows walked, their W b groups
-    his = [_hi(s) for s in out_sizes]
-    vectors_hi = _hi(product(his)) // lanes
+    his = [largest(s) for s in out_sizes]
+    vectors_hi = largest(product(his)) // lanes
     total = table.add(1, vectors_hi, lambda d: d.output.element_count // lanes)
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(total, lanes))
     # groups an item: about BLOCK vectors stored (passes/planner.py: moves_blocks), fewer
     # where a static row has fewer
     size = max(1, min(BLOCK // bs, q if isinstance(q, int) else BLOCK))
     per_row: Size = -(-q // size) if isinstance(q, int) else table.add(
-        1, -(-_hi(q) // size), lambda d: -(-_groups(d, lanes) // size))
-    rows_hi = _hi(product([_hi(s) for s in rows_of[:3]]))
-    items_hi = rows_hi * _hi(per_row)
+        1, -(-largest(q) // size), lambda d: -(-_groups(d, lanes) // size))
+    rows_hi = largest(product([largest(s) for s in rows_of[:3]]))
+    items_hi = rows_hi * largest(per_row)
     count = table.add(1, items_hi, lambda d: _rows(d) * -(-_groups(d, lanes) // size))
     gid = b.item_id(items_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
@@ -93,9 +93,6 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     name = "space_to_depth" if to_depth else "depth_to_space"
     return Kernel(name, items_hi, tuple(effects), count=count), b_out
 
-
-def _hi(x: Size) -> int:
-    return x if isinstance(x, int) else x.vmax
 
 
 def _rows(d: SpaceToDepthDesc) -> int:
