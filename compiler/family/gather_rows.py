@@ -36,7 +36,7 @@ from .lowering import (
     largest,
     product,
     sym_strides,
-    unflatten_sym,
+    unflatten,
 )
 from .tensor import TensorDesc
 from .words import element_kernel
@@ -166,7 +166,7 @@ class GatherRows:
         if self.lanes > 1:
             return Kernel(name, self.items, self.effects(src_of(self.coords)), count=self.count)
         return element_kernel(name, table, self.count, self.b_out, lambda i: b.load(
-            self.b_in, src_of(unflatten_sym(i, self.sizes))))
+            self.b_in, src_of(unflatten(i, self.sizes))))
 
     @property
     def b_in(self) -> Buffer:
@@ -203,7 +203,7 @@ def gather_rows(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: ParamT
     b_out = Buffer("output", out.data_type, items * lanes, "output",
                    count if lanes == 1 else b.mul(count, lanes))
     gid = b.item_id(items)
-    coords = unflatten_sym(gid, vsizes)
+    coords = unflatten(gid, vsizes)
     if lanes > 1 and not coords[-1].is_const:  # a vector's first element
         coords[-1] = b.mul(coords[-1], lanes)
     return GatherRows(lanes, items, count, source, indices, b_out, gid, coords,
@@ -244,7 +244,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
     if row.vmax >= rows_hi:  # exact: gid < rows * nb
         row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if nb == 1 else b.floormod(gid, nb)
-    coords = [*unflatten_sym(row, osizes[:-1]), b.const(0)]
+    coords = [*unflatten(row, osizes[:-1]), b.const(0)]
     first, last = b.mul(row, v), b.add(vectors, -1)
     stores = []
     for j in range(w):

@@ -33,7 +33,6 @@ from .lowering import (
     sym_strides,
     tensor_buffer,
     unflatten,
-    unflatten_sym,
 )
 from .registry import OperatorDesc
 from .tensor import IndexBounds, TensorDesc, index_bounds
@@ -124,14 +123,14 @@ def with_index_check(program: Program, table: ParamTable, desc: Any, idx: Tensor
     b_first = Buffer(FIRST, DataType.UINT32, 1, "status")
     b_value = Buffer(VALUE, idx.data_type, 1, "status")
     u = b.item_id(n_hi)
-    coords = unflatten_sym(u, sizes)
+    coords = unflatten(u, sizes)
     raw = b.load(buf, clamped(address_sym(coords, strides, offset), extent))
     k_check = Kernel("check_indices", n_hi, (b.atomic_max(b_first, 0, b.sub(n, u),
                                                           pred=is_bad(raw, coords, bounds, dims)),),
                      count=n)
     first = b.minimum(b.maximum(b.bits(b.load(b_first, 0)), 0), n)
     pos = b.minimum(b.maximum(b.sub(n, first), 0), b.add(n, -1))
-    value = b.load(buf, clamped(address_sym(unflatten_sym(pos, sizes), strides, offset), extent))
+    value = b.load(buf, clamped(address_sym(unflatten(pos, sizes), strides, offset), extent))
     k_report = Kernel("check_report", 1, (b.store(b_value, 0, value, pred=b.less(0, first)),),
                       count=one)
     return Program(program.name, (*program.buffers, b_first, b_value),

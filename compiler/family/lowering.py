@@ -2,12 +2,11 @@
 over sizes that are numbers (a specialized kernel) or PARAMs (a generic one: family/generic.py).
 
 Both kinds of kernel share the algorithm, written over `Size` and reading its tensors through
-`Operand`s. Index arithmetic is spelled in full (`address_sym`'s every term, `unflatten_sym`'s
+`Operand`s. Index arithmetic is spelled in full (`address_sym`'s every term, `unflatten`'s
 every size) and the rule passes fold it, under a generic kernel's PARAMs' ranges too; a generic
 kernel's accesses are clamped to their buffers' runtime extents."""
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -23,15 +22,6 @@ Size = Node | int
 def tensor_buffer(name: str, t: TensorDesc, role: str) -> Buffer:
     """The buffer behind a tensor: as many elements as its sizes and strides reach."""
     return Buffer(name, t.data_type, t.buffer_elements, role)
-
-
-def unflatten(linear: Node, sizes: Sequence[int]) -> list[Node]:
-    """Row-major coordinates of `linear` in a tensor of `sizes`: (linear // inner) % size."""
-    coords = []
-    for k, size in enumerate(sizes):
-        inner = math.prod(sizes[k + 1:])
-        coords.append(b.floormod(b.floordiv(linear, inner), size))
-    return coords
 
 
 def address(coords: Sequence[Node], t: TensorDesc) -> Node:
@@ -118,9 +108,11 @@ def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
     return [product(sizes[i + 1:]) for i in range(len(sizes))]
 
 
-def unflatten_sym(linear: Node, sizes: Sequence[Size]) -> list[Node]:
+def unflatten(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
     by one size at a time; the outermost clamped to its size (exact below the product)."""
+    if not sizes:
+        return []
     coords: list[Node] = []
     q = linear
     for size in sizes[:0:-1]:

@@ -15,7 +15,7 @@ from ..dtypes import DataType
 from ..ir import Buffer, Kernel, Node
 from ..ir import build as b
 from .generic import ParamTable
-from .lowering import Size, block_column, clamped_vector, largest, product, unflatten_sym
+from .lowering import Size, block_column, clamped_vector, largest, product, unflatten
 from .tensor import TensorDesc
 from .words import element_kernel
 
@@ -59,7 +59,7 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     if row.vmax >= rows_hi:  # exact: gid < rows * per_row
         row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
-    outer = unflatten_sym(row, sizes[:-1]) if len(sizes) > 1 else []
+    outer = unflatten(row, sizes[:-1]) if len(sizes) > 1 else []
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     first = b.mul(row, inner)
     last = b.add(total, -1)
@@ -105,7 +105,7 @@ def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: Da
     b_out = Buffer(buffer, dtype, items_hi, "output", count)
 
     def value_of(i: Node) -> Node:
-        xs = unflatten_sym(i, sizes)
+        xs = unflatten(i, sizes)
         return element(xs[:-1], xs[-1])
     return element_kernel(name, table, count, b_out, value_of), b_out
 

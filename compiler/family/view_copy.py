@@ -20,7 +20,7 @@ from .generic import (
     sym_buffer,
     sym_offset,
 )
-from .lowering import Size, address_sym, clamped, largest, product, sym_strides, unflatten_sym
+from .lowering import Size, address_sym, clamped, largest, product, sym_strides, unflatten
 from .rows import vector_block, vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
@@ -93,7 +93,7 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     strides = sym_strides(inp, sizes)
 
     def value_of(i: Node) -> Node:
-        coords = unflatten_sym(i, vsizes)
+        coords = unflatten(i, vsizes)
         return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
     kernel = element_kernel(name, table, count, b_out, value_of)
     program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
@@ -133,7 +133,7 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     if row.vmax >= rows_hi:  # exact: gid < rows * per_row (ranges know no product of PARAMs)
         row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
-    outer = unflatten_sym(row, vsizes[:-1]) if len(vsizes) > 1 else []
+    outer = unflatten(row, vsizes[:-1]) if len(vsizes) > 1 else []
     strides = sym_strides(inp, sizes)
     start = address_sym(outer, strides[:-1], offset)  # the row's first element
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)

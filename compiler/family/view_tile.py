@@ -28,7 +28,7 @@ from .lowering import (
     largest,
     product,
     sym_strides,
-    unflatten_sym,
+    unflatten,
 )
 from .tensor import TensorDesc
 
@@ -108,7 +108,7 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
     b_out = Buffer("output", out.data_type, elems_hi, "output",
                    elements if lanes_out == 1 else b.mul(elements, lanes_out))
     gid = b.item_id(tiles_hi)
-    coords = unflatten_sym(gid, tsizes)
+    coords = unflatten(gid, tsizes)
     in_strides = sym_strides(inp, sizes)
     if lanes_out == 1:
         cols = [_edge(coords[last], j, sizes[last], TILE_C) for j in range(TILE_C)]

@@ -360,30 +360,24 @@ def _max_decided(a: Node, b: Node) -> Node | None:
 
 
 def _one_value(n: Node | None) -> Node | None:
-    """n, or the constant it always is (a size-1 dimension's coordinate: min(gid, 0) in a
-    kernel of one item is 0, not gid)."""
+    """n, or the constant it always is (min(gid, 0) in a kernel of one item: 0, not gid)."""
     return const(n.vmin) if n is not None and n.vmin == n.vmax and not n.is_const else n
 
 
 def _less_decided(a: Node, b: Node) -> Node | None:
-    if a.vmax < b.vmin:
-        return const_bool(True)
-    return const_bool(False) if a.vmin >= b.vmax else None
+    decided = a.vmax < b.vmin or a.vmin >= b.vmax
+    return const_bool(a.vmax < b.vmin) if decided else None
 
 
 def _and_constant(a: Node, b: Node) -> Node | None:
-    for x, y in ((a, b), (b, a)):
-        if x.is_const:
-            return y if x.arg else x
-    return None
+    c, y = (a, b) if a.is_const else (b, a)
+    return (y if c.arg else c) if c.is_const else None
 
 
-MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges (a constant if one value)",
-                  SIMPLIFY_DIVMOD,
-                  _min_decided)]
-MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges (a constant if one value)",
-                  SIMPLIFY_DIVMOD,
-                  _max_decided)]
+MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges (one value: c)",
+                  SIMPLIFY_DIVMOD, _min_decided)]
+MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges (one value: c)",
+                  SIMPLIFY_DIVMOD, _max_decided)]
 LESS_RULES = [Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
                    _less_decided)]
 NOT_EQUAL_RULES = [

@@ -23,7 +23,7 @@ from ...family.lowering import (
     clamped_vector,
     largest,
     product,
-    unflatten_sym,
+    unflatten,
 )
 from ...family.rows import BLOCK, row_block_kernel, size_of, vector_sizes
 from ...family.words import element_kernel
@@ -131,7 +131,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     b_out = Buffer("output", out.data_type, items, "output", count)
 
     def value_of(u: Node) -> Node:
-        coords = unflatten_sym(u, isizes)
+        coords = unflatten(u, isizes)
         return indexed(desc, coords, indices.load(coords), table_in)
     kernel = element_kernel("gather_elements", table, count, b_out, value_of)
     program = Program("gather_elements", (table_in.buf, indices.buf, b_out), (kernel,),

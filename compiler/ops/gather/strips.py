@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ...family.generic import ParamTable
-from ...family.lowering import Size, clamped, largest, product, unflatten_sym
+from ...family.lowering import Size, clamped, largest, product, unflatten
 from ...ir import Buffer, Kernel, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
@@ -64,7 +64,7 @@ def gather_strips(desc: GatherDesc, table: ParamTable, osizes: list[Size], b_in:
     effects = []
     for i in range(ROWS):
         r = b.minimum(b.add(b.mul(tile, ROWS), i), b.add(rows, -1))
-        coords = unflatten_sym(r, osizes[:-1]) if len(osizes) > 1 else []
+        coords = unflatten(r, osizes[:-1]) if len(osizes) > 1 else []
         values = [source([*coords, c]) for c in cols]
         if lanes > 1:
             for g, grp in enumerate(groups):

@@ -28,7 +28,7 @@ from ...family.lowering import (
     product,
     replace,
     sym_strides,
-    unflatten_sym,
+    unflatten,
 )
 from ...family.rows import BLOCK, size_of, vector_sizes
 from ...family.tensor import TensorDesc, list_argument
@@ -131,7 +131,7 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
     parts = [_part(desc, k, sizes, table) for k in range(len(inputs))]
     b_out = Buffer("output", out.data_type, items_hi, "output", count)
     kernel = element_kernel("join", table, count, b_out,
-                            lambda u: joined(unflatten_sym(u, sizes), axis, parts))
+                            lambda u: joined(unflatten(u, sizes), axis, parts))
     program = Program("join", (*(p.buf for p in parts), b_out), (kernel,), tuple(names),
                       "output", out.sizes, params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
@@ -163,7 +163,7 @@ def _grouped_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgra
         assert isinstance(g_hi, int)
         g_count = table.add(1, g_hi, _group_count(axis, length))
         gid = b.item_id(g_hi)
-        coords = unflatten_sym(gid, gsizes)
+        coords = unflatten(gid, gsizes)
         parts = [_part(desc, k, sizes, table) for k in members]
         bufs += [p.buf for p in parts]
         placed = replace(coords, axis, b.add(coords[axis], start)) if start else coords
@@ -257,7 +257,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
         if row.vmax >= rows_hi:  # exact: gid < rows * q
             row = b.minimum(row, rows_hi - 1)
         block = b.const(0) if isinstance(q, int) and q == 1 else b.floormod(gid, q)
-        coords = unflatten_sym(row, isizes[:-1])
+        coords = unflatten(row, isizes[:-1])
         src = address_sym(coords, strides[:-1], offset)
         if axis == last:
             first = address_sym([*coords, b.const(shift)], out_strides, 0)

@@ -32,7 +32,7 @@ from ...family.lowering import (
     largest,
     product,
     sym_strides,
-    unflatten_sym,
+    unflatten,
 )
 from ...family.rows import size_of, vector_block, vector_sizes
 from ...family.words import element_kernel
@@ -191,7 +191,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
                 bounds.append(start)
             at += q
             shift += r
-        row_start = address_sym(unflatten_sym(_pick(gid, bounds, outs), outer_sizes),
+        row_start = address_sym(unflatten(_pick(gid, bounds, outs), outer_sizes),
                                 strides[:-1], offset)
         shifts = [sum(rows[:k]) for k in range(len(rows))]
         src = b.add(row_start, b.mul(_pick(gid, bounds, [b.const(x) for x in shifts]), lanes))
@@ -260,7 +260,7 @@ def _coords(gid: Node, sizes: Sequence[Size], axis: int, pieces: Sequence[int]) 
             bounds.append(start)
         shift += m
     o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
-    return [*(unflatten_sym(o, outer_sizes) if axis else []), a, *inner[::-1]]
+    return [*(unflatten(o, outer_sizes) if axis else []), a, *inner[::-1]]
 
 
 def _pick(rows: Node, bounds: Sequence[Node | int], pieces: Sequence[Node]) -> Node:

@@ -21,7 +21,7 @@ from ...family.lowering import (
     address,
     largest,
     product,
-    unflatten_sym,
+    unflatten,
 )
 from ...family.rows import BLOCK, row_block_kernel
 from ...family.words import element_kernel
@@ -127,7 +127,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     b_out = Buffer("output", out.data_type, items, "output", count)
 
     def value_of(u: Node) -> Node:
-        coords = unflatten_sym(u, osizes)
+        coords = unflatten(u, osizes)
         label = label_at(coords)
         return b.where(is_class(label, coords[axis]), on, off)
     kernel = element_kernel("one_hot", table, count, b_out, value_of)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...family.generic import GenericProgram, ParamTable, sym_operand
-from ...family.lowering import Size, address_sym, largest, product, unflatten_sym
+from ...family.lowering import Size, address_sym, largest, product, unflatten
 from ...family.rows import BLOCK, size_of, vectors_of
 from ...ir import Buffer, Kernel, Node, Program
 from ...ir import build as b
@@ -111,7 +111,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     def rows_of(row: Node) -> list[Node]:
         if row.vmax >= rows_hi:  # exact: row < rows
             row = b.minimum(row, rows_hi - 1)
-        return unflatten_sym(row, out_sizes[:-1]) if len(out_sizes) > 1 else []
+        return unflatten(row, out_sizes[:-1]) if len(out_sizes) > 1 else []
 
     def store(row: Node, col: Node, value: Node) -> Node:
         at = b.minimum(b.add(b.mul(row, width), col), last_vec)

@@ -33,7 +33,7 @@ from ...family.generic import (
     sym_sizes,
 )
 from ...family.index_check import with_index_check, writes_only_if_valid
-from ...family.lowering import Operand, Size, largest, product, sym_strides, unflatten_sym
+from ...family.lowering import Operand, Size, largest, product, sym_strides, unflatten
 from ...family.rows import vector_block
 from ...family.tensor import TensorDesc
 from ...family.words import element_kernel
@@ -336,14 +336,14 @@ def _copy_kernel(name: str, table: ParamTable, s_in: Operand, dtype: DataType,
     count = table.add(1, elements, lambda x: x.input.element_count)
     b_out = Buffer("output", dtype, elements, "output", count)
     return element_kernel(f"{name}_copy", table, count, b_out, lambda t: b.load(
-        s_in.buf, s_in.at(unflatten_sym(t, s_in.sizes)))), b_out
+        s_in.buf, s_in.at(unflatten(t, s_in.sizes)))), b_out
 
 
 def _coords(linear: Node, sizes: Sequence[Size]) -> list[Node]:
-    """unflatten_sym, its leading static 1s left out (coordinate 0): a line of one dimension
+    """unflatten, its leading static 1s left out (coordinate 0): a line of one dimension
     is its own coordinate (clamped), no division in the loop."""
     ones = next((i for i, n in enumerate(sizes) if not (isinstance(n, int) and n == 1)),
                 len(sizes))
     zero = b.const(0)
-    return [zero] * ones + (unflatten_sym(linear, sizes[ones:]) if ones < len(sizes) else [])
+    return [zero] * ones + (unflatten(linear, sizes[ones:]) if ones < len(sizes) else [])
 

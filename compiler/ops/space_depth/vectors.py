@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...family.generic import ParamTable
-from ...family.lowering import Size, address_sym, block_column, largest, product, unflatten_sym
+from ...family.lowering import Size, address_sym, block_column, largest, product, unflatten
 from ...family.rows import BLOCK
 from ...ir import Buffer, Kernel, Node
 from ...ir import build as b
@@ -51,7 +51,7 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     if row.vmax >= rows_hi:  # exact: gid < rows * per_row
         row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
-    n, c, h = unflatten_sym(row, rows_of[:3])
+    n, c, h = unflatten(row, rows_of[:3])
     last_group = q - 1 if isinstance(q, int) else b.add(q, -1)
     last = b.add(total, -1)
     wide: Size = q if to_depth or bs == 1 else q * bs if isinstance(q, int) else b.mul(q, bs)
