@@ -110,16 +110,22 @@ def sym_strides(t: TensorDesc, sizes: Sequence[Size]) -> list[Size]:
 
 def unflatten(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     """Row-major coordinates of `linear` (in [0, product(sizes))): innermost first, % then //
-    by one size at a time; the outermost clamped to its size (exact below the product)."""
+    by one size at a time; the outermost clamped to its size (exact below the product); 0
+    where a size is 1 (which the rules would not always see: min(gid, 0) in a kernel of one
+    item is gid to them)."""
     if not sizes:
         return []
     coords: list[Node] = []
     q = linear
     for size in sizes[:0:-1]:
+        if isinstance(size, int) and size == 1:
+            coords.append(b.const(0))
+            continue
         coords.append(b.floormod(q, size))
         q = b.floordiv(q, size)
     first = sizes[0]
-    coords.append(b.minimum(q, first - 1 if isinstance(first, int) else b.add(first, -1)))
+    coords.append(b.const(0) if isinstance(first, int) and first == 1 else
+                  b.minimum(q, first - 1 if isinstance(first, int) else b.add(first, -1)))
     return coords[::-1]
 
 

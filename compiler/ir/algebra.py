@@ -352,16 +352,11 @@ FLOORMOD_RULES = [
 # min, max, comparisons, logic and selects
 
 def _min_decided(a: Node, b: Node) -> Node | None:
-    return _one_value(a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None))
+    return a if a.vmax <= b.vmin else (b if b.vmax <= a.vmin else None)
 
 
 def _max_decided(a: Node, b: Node) -> Node | None:
-    return _one_value(a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None))
-
-
-def _one_value(n: Node | None) -> Node | None:
-    """n, or the constant it always is (min(gid, 0) in a kernel of one item: 0, not gid)."""
-    return const(n.vmin) if n is not None and n.vmin == n.vmax and not n.is_const else n
+    return a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)
 
 
 def _less_decided(a: Node, b: Node) -> Node | None:
@@ -374,10 +369,10 @@ def _and_constant(a: Node, b: Node) -> Node | None:
     return (y if c.arg else c) if c.is_const else None
 
 
-MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges (one value: c)",
-                  SIMPLIFY_DIVMOD, _min_decided)]
-MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges (one value: c)",
-                  SIMPLIFY_DIVMOD, _max_decided)]
+MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,
+                  _min_decided)]
+MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges", SIMPLIFY_DIVMOD,
+                  _max_decided)]
 LESS_RULES = [Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
                    _less_decided)]
 NOT_EQUAL_RULES = [
