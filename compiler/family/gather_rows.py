@@ -241,8 +241,7 @@ def gather_blocks(inp: TensorDesc, idx: TensorDesc, out: TensorDesc, table: Para
                    b.mul(vectors, lanes))
     gid = b.item_id(items)
     row = gid if nb == 1 else b.floordiv(gid, nb)
-    if row.vmax >= rows_hi:  # exact: gid < rows * nb
-        row = b.minimum(row, rows_hi - 1)
+    row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * nb
     block = b.const(0) if nb == 1 else b.floormod(gid, nb)
     coords = [*unflatten(row, osizes[:-1]), b.const(0)]
     first, last = b.mul(row, v), b.add(vectors, -1)

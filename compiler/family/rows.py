@@ -56,10 +56,9 @@ def row_block_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype:
     count = table.add(1, blocks_hi, lambda d: _blocks(out_of(d), lanes))
     gid = b.item_id(blocks_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
-    if row.vmax >= rows_hi:  # exact: gid < rows * per_row
-        row = b.minimum(row, rows_hi - 1)
+    row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * per_row
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
-    outer = unflatten(row, sizes[:-1]) if len(sizes) > 1 else []
+    outer = unflatten(row, sizes[:-1])
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     first = b.mul(row, inner)
     last = b.add(total, -1)

@@ -130,10 +130,10 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     b_out = Buffer("output", out.data_type, vectors_hi * lanes, "output", b.mul(vectors, lanes))
     gid = b.item_id(blocks_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
-    if row.vmax >= rows_hi:  # exact: gid < rows * per_row (ranges know no product of PARAMs)
-        row = b.minimum(row, rows_hi - 1)
+    # exact: gid < rows * per_row (ranges know no product of PARAMs)
+    row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
-    outer = unflatten(row, vsizes[:-1]) if len(vsizes) > 1 else []
+    outer = unflatten(row, vsizes[:-1])
     strides = sym_strides(inp, sizes)
     start = address_sym(outer, strides[:-1], offset)  # the row's first element
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)

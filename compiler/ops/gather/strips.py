@@ -64,7 +64,7 @@ def gather_strips(desc: GatherDesc, table: ParamTable, osizes: list[Size], b_in:
     effects = []
     for i in range(ROWS):
         r = b.minimum(b.add(b.mul(tile, ROWS), i), b.add(rows, -1))
-        coords = unflatten(r, osizes[:-1]) if len(osizes) > 1 else []
+        coords = unflatten(r, osizes[:-1])
         values = [source([*coords, c]) for c in cols]
         if lanes > 1:
             for g, grp in enumerate(groups):

@@ -254,8 +254,7 @@ def _vector_join(desc: JoinDesc, dims: Sequence[int], hi: int) -> GenericProgram
         count = table.add(1, items_hi, _count_of(k, lanes, axis == last))
         gid = b.item_id(items_hi)
         row = gid if isinstance(q, int) and q == 1 else b.floordiv(gid, q)
-        if row.vmax >= rows_hi:  # exact: gid < rows * q
-            row = b.minimum(row, rows_hi - 1)
+        row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * q
         block = b.const(0) if isinstance(q, int) and q == 1 else b.floormod(gid, q)
         coords = unflatten(row, isizes[:-1])
         src = address_sym(coords, strides[:-1], offset)

@@ -210,8 +210,7 @@ def _vector_split(desc: SplitDesc, table: ParamTable, sizes: list[Size], vsizes:
                           * -(-(d.input.sizes[-1] // lanes) // BLOCK))
         gid = b.item_id(items_hi)
         row = gid if per_row == 1 else b.floordiv(gid, per_row)
-        if row.vmax >= rows_hi:  # exact: gid < rows * per_row
-            row = b.minimum(row, rows_hi - 1)
+        row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * per_row
         block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
         coords = _coords(row, sizes[:-1], axis, [t.sizes[axis] for t in desc.outputs])
         src = address_sym(coords, strides[:-1], offset)
@@ -260,7 +259,7 @@ def _coords(gid: Node, sizes: Sequence[Size], axis: int, pieces: Sequence[int]) 
             bounds.append(start)
         shift += m
     o, a = _pick(rows, bounds, outs), _pick(rows, bounds, along)
-    return [*(unflatten(o, outer_sizes) if axis else []), a, *inner[::-1]]
+    return [*unflatten(o, outer_sizes), a, *inner[::-1]]
 
 
 def _pick(rows: Node, bounds: Sequence[Node | int], pieces: Sequence[Node]) -> Node:

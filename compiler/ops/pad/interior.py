@@ -109,9 +109,9 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
         b.add(vectors, -1) if shift else vectors)
 
     def rows_of(row: Node) -> list[Node]:
-        if row.vmax >= rows_hi:  # exact: row < rows
+        if row.vmax >= rows_hi:  # a row not clamped yet (exact: row < rows)
             row = b.minimum(row, rows_hi - 1)
-        return unflatten(row, out_sizes[:-1]) if len(out_sizes) > 1 else []
+        return unflatten(row, out_sizes[:-1])
 
     def store(row: Node, col: Node, value: Node) -> Node:
         at = b.minimum(b.add(b.mul(row, width), col), last_vec)
@@ -130,7 +130,7 @@ def lower_interior(desc: PaddingDesc, dims: Sequence[int]) -> GenericProgram | N
     gid = b.item_id(rows_hi * blocks_hi)
     row = gid if blocks == 1 else b.floordiv(gid, blocks)
     block = b.const(0) if blocks == 1 else b.floormod(gid, blocks)
-    row = b.minimum(row, rows_hi - 1) if row.vmax >= rows_hi else row
+    row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * blocks
     outer = rows_of(row)
     mapped_outer, inside = padded_all(desc.mode, outer, starts, in_sizes)
     first = b.floordiv(address_sym(mapped_outer, strides[:-1], offset), lanes)

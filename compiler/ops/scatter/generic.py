@@ -345,5 +345,5 @@ def _coords(linear: Node, sizes: Sequence[Size]) -> list[Node]:
     ones = next((i for i, n in enumerate(sizes) if not (isinstance(n, int) and n == 1)),
                 len(sizes))
     zero = b.const(0)
-    return [zero] * ones + (unflatten(linear, sizes[ones:]) if ones < len(sizes) else [])
+    return [zero] * ones + unflatten(linear, sizes[ones:])
 

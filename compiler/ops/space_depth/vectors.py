@@ -48,8 +48,7 @@ def vector_kernel(desc: SpaceToDepthDesc, table: ParamTable, in_sizes: Sequence[
     count = table.add(1, items_hi, lambda d: _rows(d) * -(-_groups(d, lanes) // size))
     gid = b.item_id(items_hi)
     row = gid if per_row == 1 else b.floordiv(gid, per_row)
-    if row.vmax >= rows_hi:  # exact: gid < rows * per_row
-        row = b.minimum(row, rows_hi - 1)
+    row = b.minimum(row, rows_hi - 1)  # exact: gid < rows * per_row
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
     n, c, h = unflatten(row, rows_of[:3])
     last_group = q - 1 if isinstance(q, int) else b.add(q, -1)
