@@ -360,13 +360,16 @@ def _max_decided(a: Node, b: Node) -> Node | None:
 
 
 def _less_decided(a: Node, b: Node) -> Node | None:
-    decided = a.vmax < b.vmin or a.vmin >= b.vmax
-    return const_bool(a.vmax < b.vmin) if decided else None
+    if a.vmax < b.vmin:
+        return const_bool(True)
+    return const_bool(False) if a.vmin >= b.vmax else None
 
 
 def _and_constant(a: Node, b: Node) -> Node | None:
-    c, y = (a, b) if a.is_const else (b, a)
-    return (y if c.arg else c) if c.is_const else None
+    for x, y in ((a, b), (b, a)):
+        if x.is_const:
+            return y if x.arg else x
+    return None
 
 
 MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,

@@ -38,9 +38,7 @@ def fits(addr: Node, extent: Node, room: int, scale: int = 1) -> bool:
         return True
     e_terms, e_const = affine(extent)
     for terms, const in upper_bounds(addr):
-        diff = dict(e_terms)
-        for t, c in terms.items():
-            diff[t] = diff.get(t, 0) - scale * c
+        diff = _plus(e_terms, terms, -scale)
         low = e_const - scale * const - room + sum(
             c * (t.vmin if c > 0 else t.vmax) for t, c in diff.items() if c)
         if low >= 0:
@@ -56,10 +54,7 @@ def affine(n: Node) -> Affine:
         return {}, n.value
     if n.op is Op.ADD:
         (a, ca), (b, cb) = affine(n.src[0]), affine(n.src[1])
-        terms = dict(a)
-        for t, c in b.items():
-            terms[t] = terms.get(t, 0) + c
-        return terms, ca + cb
+        return _plus(a, b), ca + cb
     if n.op is Op.MUL and (n.src[0].is_const or n.src[1].is_const):
         x, m = (n.src[1], n.src[0].value) if n.src[0].is_const else (n.src[0], n.src[1].value)
         terms, c = affine(x)
@@ -84,16 +79,21 @@ def _bounds(n: Node) -> Iterator[Affine]:
         rights = upper_bounds(n.src[1])
         for a, ca in upper_bounds(n.src[0]):
             for b, cb in rights:
-                terms = dict(a)
-                for t, c in b.items():
-                    terms[t] = terms.get(t, 0) + c
-                yield terms, ca + cb
+                yield _plus(a, b), ca + cb
     elif n.op is Op.MUL and n.src[1].is_const and n.src[1].value > 0:
         m, x = n.src[1].value, n.src[0]
         if x.op is Op.FLOORDIV and x.src[1].is_const and x.src[1].value == m:
             yield from _bounds(x.src[0])  # (y // m) * m <= y
         for terms, c in _bounds(x):
             yield {t: k * m for t, k in terms.items()}, c * m
+
+
+def _plus(a: dict[Node, int], b: dict[Node, int], k: int = 1) -> dict[Node, int]:
+    """The terms of a + k * b (a new dict: the cached ones are never changed)."""
+    terms = dict(a)
+    for t, c in b.items():
+        terms[t] = terms.get(t, 0) + k * c
+    return terms
 
 
 def within_extent(addr: Node, extent: Node, k: Kernel) -> bool:

@@ -58,11 +58,13 @@ def _table(n: Node, rules: RuleSet) -> tuple[bool, tuple[Rule, ...]]:
     for a runtime divisor)."""
     divides = n.op in (Op.FLOORDIV, Op.FLOORMOD)
     ops = [s.op for s in n.src[:1 if divides else 3]]
-    # a runtime divisor (a PARAM: a generic kernel's size) takes no rule: each is written for
-    # a constant's value (the table's key holds the divisor's op, so a constant's is apart)
-    runtime = divides and not n.src[1].is_const
     table = tuple(r for r in RULES.get(n.op, ()) if r.group in rules and len(n.src) in (2, 3)
-                  and admits(r, ops) and not runtime)
+                  and admits(r, ops))
+    if divides and not n.src[1].is_const:
+        # a runtime divisor (a PARAM: a generic kernel's size) takes no rule: each is written
+        # for a constant's value (the table's key holds the divisor's op, so a constant's is
+        # apart)
+        table = ()
     entry = _TABLES[_table_key(n, rules)] = (divides, table)
     return entry
 
