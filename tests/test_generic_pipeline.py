@@ -16,11 +16,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tests.strategies import budget
-from tests.test_generic_keys import QUIET, free_size
+from tests.test_generic_keys import QUIET, _valid, free_size
 
 import cases
-from dmlc.errors import DmlcError
-from dmlc.family.registry import rules_of, validate
+from dmlc.family.registry import rules_of
 from dmlc.ir.interp import buffer_count, run_buffers
 from dmlc.ir.printer import render_program
 from dmlc.ir.verify import verify_program
@@ -28,13 +27,6 @@ from dmlc.passes.pipeline import run_generic_pipeline
 
 SIZES = 3
 """Neighbours of other sizes drawn per descriptor."""
-
-
-def _valid(desc: Any) -> Any:
-    try:
-        return validate(desc)
-    except DmlcError:
-        return None
 
 
 def _lowerings(rules: Any, form: Any, dims: tuple[int, ...]) -> list[tuple[str, Any]]:

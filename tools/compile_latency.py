@@ -75,7 +75,8 @@ def main() -> None:
     parser.add_argument("--new-only", action="store_true",
                         help="only the new-process figure (not the bench's in-process ones)")
     parser.add_argument("--generic", action="store_true",
-                        help="new: the first compile of each case's generic twin")
+                        help="new: the first compile of each case's generic twin (the "
+                             "in-process columns stay the specialized kernel's)")
     parser.add_argument("--json", help="also write the rows as JSON")
     args = parser.parse_args()
     os.environ["DMLC_TARGET"] = "cpu"
