@@ -155,6 +155,7 @@ def check_meaning(e):
 
 # Rule table: (built, expected structure) pairs that must fold exactly as stated.
 G = b.item_id(1 << 20)
+P = b.param(0, 9, 4096)
 RULES = [
     ("(x + 3) + 4 -> x + 7", b.add(b.add(G, 3), 4), b.add(G, 7)),
     ("a + (y + c) -> (a + y) + c", b.add(G, b.add(b.mul(G, 2), 5)),
@@ -187,6 +188,17 @@ RULES = [
     ("(x * 260 + (x % 63) * 4 + 5) % 520 -> (x % 2) * 260 + (x % 63) * 4 + 5",
      b.floormod(b.add(b.add(b.mul(G, 260), b.mul(b.floormod(G, 63), 4)), 5), 520),
      b.add(b.add(b.mul(b.floormod(G, 2), 260), b.mul(b.floormod(G, 63), 4)), 5)),
+    # a row block's last column within its row of P columns (family/rows.py), which ranges
+    # alone do not decide: an affine bound of one side against the other (ir/extents.fits)
+    ("min(min(x, p - 9) + 8, p - 1) -> min(x, p - 9) + 8",
+     b.minimum(b.add(b.minimum(G, b.add(P, -9)), 8), b.add(P, -1)),
+     b.add(b.minimum(G, b.add(P, -9)), 8)),
+    ("max(p - 1, min(x, p - 9) + 8) -> p - 1",
+     b.maximum(b.add(P, -1), b.add(b.minimum(G, b.add(P, -9)), 8)), b.add(P, -1)),
+    ("min(x, p - 9) + 8 < p -> true", b.less(b.add(b.minimum(G, b.add(P, -9)), 8), P),
+     b.const_bool(True)),
+    ("p < min(x, p - 9) + 9 -> false", b.less(P, b.add(b.minimum(G, b.add(P, -9)), 9)),
+     b.const_bool(False)),
 ]
 
 

@@ -18,12 +18,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from .build import add, const, const_bool, floordiv, floormod, mul
+from .extents import fits
 from .ops import Node, Op
+from .terms import big_offset, const_tail, mul_by, negative_offset, scaled, small_offset
 
 FOLD_CONSTANTS = "fold_constants"
 """Constant folding and constant offsets: c1 op c2, x + 0, x * 1, constants outermost."""
 SIMPLIFY_DIVMOD = "simplify_divmod"
-"""Division, modulo, min/max and comparisons decided by value ranges and divisibility."""
+"""Division, modulo, min/max and comparisons decided by value ranges and divisibility, and
+min/max and comparisons by an affine bound of one side against the other (ir/extents.py)."""
 COALESCE = "coalesce"
 """Coordinates split from one index and re-flattened with chaining strides merge back."""
 GROUPS = (FOLD_CONSTANTS, SIMPLIFY_DIVMOD, COALESCE)
@@ -54,52 +57,6 @@ class Rule:
     """Each operand's op where fn may match (// and %: the dividend's): op, ops or None (any)."""
 
 
-# Structural helpers the rules (and the passes' address proofs) share.
-
-def const_tail(n: Node) -> tuple[Node, int] | None:
-    """(x, c) when n is x + c with a constant c (canonical sums keep constants outermost)."""
-    if n.op is Op.ADD and n.src[1].is_const:
-        return n.src[0], n.src[1].value
-    return None
-
-
-def _scaled(n: Node) -> tuple[Node, int]:
-    """(u, k) with n == u * k for a constant k (k = 1 when n is not a product)."""
-    if n.op is Op.MUL and n.src[1].is_const:
-        return n.src[0], n.src[1].value
-    return n, 1
-
-
-def _mul_by(a: Node) -> int:
-    """a's positive constant factor when a = x * c, else 0."""
-    if a.op is Op.MUL and a.src[1].is_const and a.src[1].value > 0:
-        return a.src[1].value
-    return 0
-
-
-def _small_offset(a: Node, d: int) -> tuple[Node, int] | None:
-    """(x, c) when a = x + c with m | x, m | d and 0 <= c < m for some m."""
-    t = const_tail(a)
-    return t if t and 0 <= t[1] < math.gcd(t[0].divisor, d) else None
-
-
-def _negative_offset(a: Node, d: int) -> tuple[Node, int] | None:
-    """(x + (c - r), r) when a = x + c with c < 0, m | x, m | d, r = c mod m > 0: the remainder
-    that never carries, peeled off (vector lanes x + c + j then share x + (c - r))."""
-    t = const_tail(a)
-    if not t or t[1] >= 0:
-        return None
-    r = t[1] % math.gcd(t[0].divisor, d)
-    return (add(t[0], t[1] - r), r) if r else None
-
-
-def _big_offset(a: Node, d: int) -> tuple[Node, int] | None:
-    """(x, c) when a = x + c with c >= d: whole multiples of d leave the division (a tile's
-    items sit whole rows apart, so their offsets outgrow the row length)."""
-    t = const_tail(a)
-    return t if t and t[1] >= d else None
-
-
 # +
 
 def _add_consts(a: Node, b: Node) -> Node | None:
@@ -125,7 +82,7 @@ def _merge_terms(p: Node, q: Node) -> Node | None:
     """Coalescing: the terms of two adjacent dimensions of one split index, as one term.
     q = (x % d) * k and p = (x // d) * (d * k)          -> x * k
     q = (x % d) * k and p = ((x // d) % m) * (d * k)    -> (x % (m * d)) * k"""
-    (u, kp), (r, kq) = _scaled(p), _scaled(q)
+    (u, kp), (r, kq) = scaled(p), scaled(q)
     if r.op is not Op.FLOORMOD or not r.src[1].is_const or kp != kq * r.src[1].value:
         return None
     x, d = r.src[0], r.src[1].value
@@ -247,27 +204,27 @@ def _div_sum(a: Node, d: int) -> Node | None:
 
 
 def _div_scaled_multiple(a: Node, d: int) -> Node | None:
-    c = _mul_by(a)
+    c = mul_by(a)
     return mul(a.src[0], c // d) if c and c % d == 0 else None
 
 
 def _div_scaled_divisor(a: Node, d: int) -> Node | None:
-    c = _mul_by(a)
+    c = mul_by(a)
     return floordiv(a.src[0], d // c) if c and d % c == 0 else None
 
 
 def _div_small_offset(a: Node, d: int) -> Node | None:
-    t = _small_offset(a, d)
+    t = small_offset(a, d)
     return floordiv(t[0], d) if t else None
 
 
 def _div_negative_offset(a: Node, d: int) -> Node | None:
-    t = _negative_offset(a, d)
+    t = negative_offset(a, d)
     return floordiv(t[0], d) if t else None
 
 
 def _div_big_offset(a: Node, d: int) -> Node | None:
-    t = _big_offset(a, d)
+    t = big_offset(a, d)
     return add(floordiv(add(t[0], t[1] % d), d), t[1] // d) if t else None
 
 
@@ -308,22 +265,22 @@ def _mod_of_mod(a: Node, d: int) -> Node | None:
 
 
 def _mod_scaled(a: Node, d: int) -> Node | None:
-    c = _mul_by(a)
+    c = mul_by(a)
     return mul(floormod(a.src[0], d // c), c) if c and d % c == 0 else None
 
 
 def _mod_small_offset(a: Node, d: int) -> Node | None:
-    t = _small_offset(a, d)
+    t = small_offset(a, d)
     return add(floormod(t[0], d), t[1]) if t else None
 
 
 def _mod_negative_offset(a: Node, d: int) -> Node | None:
-    t = _negative_offset(a, d)
+    t = negative_offset(a, d)
     return add(floormod(t[0], d), t[1]) if t else None
 
 
 def _mod_big_offset(a: Node, d: int) -> Node | None:
-    t = _big_offset(a, d)
+    t = big_offset(a, d)
     return floormod(add(t[0], t[1] % d), d) if t else None
 
 
@@ -359,6 +316,35 @@ def _max_decided(a: Node, b: Node) -> Node | None:
     return a if a.vmin >= b.vmax else (b if b.vmin >= a.vmax else None)
 
 
+def _min_bounded(a: Node, b: Node) -> Node | None:
+    """a where an affine upper bound of a is at most b (extents.fits: the terms both share
+    cancel, as in min(min(x, p - 9) + 8, p - 1), a row block's last column within its row of
+    p columns), b the other way round; only where the range it leaves is the min's (what
+    ranges prove downstream, the verifier's bounds, stays proven)."""
+    if a.is_const and b.is_const:
+        return None
+    if a.vmax <= b.vmax and fits(a, b, 0):
+        return a
+    return b if b.vmax <= a.vmax and fits(b, a, 0) else None
+
+
+def _max_bounded(a: Node, b: Node) -> Node | None:
+    """max's twin of _min_bounded: a where b's affine upper bound is at most a."""
+    if a.is_const and b.is_const:
+        return None
+    if a.vmin >= b.vmin and fits(b, a, 0):
+        return a
+    return b if b.vmin >= a.vmin and fits(a, b, 0) else None
+
+
+def _less_bounded(a: Node, b: Node) -> Node | None:
+    if a.is_const and b.is_const:
+        return None
+    if fits(a, b, 1):
+        return const_bool(True)
+    return const_bool(False) if fits(b, a, 0) else None
+
+
 def _less_decided(a: Node, b: Node) -> Node | None:
     if a.vmax < b.vmin:
         return const_bool(True)
@@ -373,11 +359,17 @@ def _and_constant(a: Node, b: Node) -> Node | None:
 
 
 MIN_RULES = [Rule("min(a, b) -> a  when a <= b over their ranges", SIMPLIFY_DIVMOD,
-                  _min_decided)]
+                  _min_decided),
+             Rule("min(a, b) -> a  when an affine bound of a is <= b", SIMPLIFY_DIVMOD,
+                  _min_bounded)]
 MAX_RULES = [Rule("max(a, b) -> a  when a >= b over their ranges", SIMPLIFY_DIVMOD,
-                  _max_decided)]
+                  _max_decided),
+             Rule("max(a, b) -> a  when an affine bound of b is <= a", SIMPLIFY_DIVMOD,
+                  _max_bounded)]
 LESS_RULES = [Rule("a < b -> true / false  when their ranges decide it", SIMPLIFY_DIVMOD,
-                   _less_decided)]
+                   _less_decided),
+              Rule("a < b -> true / false  when an affine bound decides it", SIMPLIFY_DIVMOD,
+                   _less_bounded)]
 NOT_EQUAL_RULES = [
     Rule("x != x -> false", FOLD_CONSTANTS, lambda a, b: const_bool(False) if a is b else None),
     Rule("a != b -> true  when their ranges do not meet", SIMPLIFY_DIVMOD,

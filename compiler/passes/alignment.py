@@ -8,9 +8,10 @@ from __future__ import annotations
 from ..dtypes import DataType
 from ..ir import Node, Program
 from ..ir import build as b
-from ..ir.algebra import RuleSet, const_tail
+from ..ir.algebra import RuleSet
 from ..ir.ops import toposort
 from ..ir.rewrite import fold, substitute
+from ..ir.terms import const_tail
 
 
 def aligned_start(addresses: list[Node], width: int, rules: RuleSet) -> Node | None:

@@ -22,9 +22,10 @@ from __future__ import annotations
 
 from ..ir import Kernel, Node, Program
 from ..ir import build as b
-from ..ir.algebra import RuleSet, const_tail
+from ..ir.algebra import RuleSet
 from ..ir.ops import Op, toposort
 from ..ir.rewrite import fold
+from ..ir.terms import const_tail
 from .vector_select import vector_value
 
 MAX_PARTS = 5

@@ -32,9 +32,10 @@ from __future__ import annotations
 from ..dtypes import DataType
 from ..ir import Buffer, Node, Program
 from ..ir import build as b
-from ..ir.algebra import RuleSet, const_tail
+from ..ir.algebra import RuleSet
 from ..ir.ops import Op, VType, const_bool, const_data, toposort, var
 from ..ir.rewrite import fold, substitute
+from ..ir.terms import const_tail
 from .alignment import aligned_start
 
 Path = tuple[tuple[Node, int, int], ...]
