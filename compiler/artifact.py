@@ -26,7 +26,7 @@ from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.interp import param_value
-from .ir.kernel import kernel_buffers
+from .ir.kernel import kernel_buffers, push_values
 from .ir.printer import render_program
 from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
 
@@ -172,6 +172,12 @@ class CompiledProgram:
         return "" if self.generic is None else self.generic.variant
 
     @property
+    def push(self) -> tuple[int, ...]:
+        """The push-constant words of this call: `params`, then each divisor's magic words
+        (ir/kernel.py: push_values)."""
+        return push_values(self.program, self.params)
+
+    @property
     def ir(self) -> str:
         """The IR program as text."""
         return render_program(self.program)
@@ -265,14 +271,14 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
         count = param_value(b.extent, params)
         buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, count,
                                   padded_words(count, b.dtype.itemsize), b.role))
-    kernels = []
+    kernels, push = [], push_values(program, params)
     for s in stages:
         invocations = s.invocations
         if s.count is not None:
             per_group = s.local_size * s.stride
             invocations = -(-params[s.count] // per_group) * s.local_size
         kernels.append(PlanKernel(s.name, s.code, invocations, s.local_size, s.buffers,
-                                  params))
+                                  push))
     return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
                       program.output_shape, guard_words)
 

@@ -163,11 +163,14 @@ def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
     formulas = [f for f, _ in traced]
     guards = dict.fromkeys([g for _, met in traced for g in met]
                            + _constants(compiled, formulas))
+    ranges = [(q.vmin, q.vmax) for q in compiled.program.params]
+    for k in compiled.program.divisors:  # each divisor's magic words (passes/divisors.py)
+        formulas += [("magic", formulas[k]), ("shift", formulas[k])]
+        ranges += [(1, (1 << 32) - 1), (0, 31)]
     return {"form": generic.variant or "generic", "push_constant_bytes": 4 * len(formulas),
             "fields": dict(int_fields(desc)),
-            "words": [{"word": k, "min": q.vmin, "max": q.vmax, "formula": render(f),
-                       "expr": _expr(f)}
-                      for k, (q, f) in enumerate(zip(generic.program.params, formulas))],
+            "words": [{"word": k, "min": lo, "max": hi, "formula": render(f), "expr": _expr(f)}
+                      for k, ((lo, hi), f) in enumerate(zip(ranges, formulas))],
             "guards": [{"condition": render_guard(g), "expr": _expr(g)} for g in guards],
             "tensors": [{"name": name, "field": dml_field(desc, name.partition("[")[0]),
                          "element_type": t.data_type.value, "sizes": list(t.sizes),

@@ -538,7 +538,7 @@ def test_manifests_and_dmlc_compile_stay_specialized(monkeypatch, tmp_path, caps
     from dmlc.manifest import write_manifest
     generic = dmlc.compile(_view_desc(DataType.FLOAT32, (3, 8), (3, 5)), dynamic=True)
     document = json.loads(pathlib.Path(write_manifest(generic, tmp_path)).read_text())
-    assert len(document["generic"]["words"]) == len(generic.compiled.params)
+    assert len(document["generic"]["words"]) == len(generic.compiled.push)
     monkeypatch.setenv("DMLC_DYNAMIC", "always")
     example = pathlib.Path(__file__).resolve().parent.parent / "examples" / \
         "identity_nhwc_as_nchw.dml"  # a copy: a generic kernel where the mode allows

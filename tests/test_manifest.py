@@ -232,7 +232,7 @@ def test_a_generic_manifest_gives_every_call_its_push_words(dtype):
         assert other.compiled.program is first.compiled.program  # one kernel
         call = validate(view(t, start))
         assert all(holds(g, call) for g in guards)
-        assert tuple(evaluate(w, call) for w in words) == other.compiled.params
+        assert tuple(evaluate(w, call) for w in words) == other.compiled.push
     wider = validate(dmlc.IdentityDesc(input=T(data_type=dtype, sizes=(5, 12),
                                                strides=(24, 1))))
     assert not all(holds(g, wider) for g in guards)
@@ -262,7 +262,7 @@ def test_every_familys_generic_kernel_has_a_manifest(family):
         m = manifest("k", kernel.compiled, [f"{s.name}.spv" for s in kernel.stages])
         call = kernel.compiled.descriptor
         assert tuple(evaluate(_formula(w["expr"]), call) for w in m["generic"]["words"]) == \
-            kernel.compiled.params
+            kernel.compiled.push
         assert all(holds(_formula(g["expr"]), call) for g in m["generic"]["guards"])
         made.append(kernel)
     run()

@@ -32,8 +32,12 @@ def cache(tmp_path, monkeypatch):
 SOURCE = toolchain.GLSL_VERSION + "\nlayout(local_size_x = 1) in;\n{helpers}\nvoid main() {}\n"
 
 
-def test_hand_written_helpers_compile():
-    spirv = toolchain.compile_glsl(SOURCE.replace("{helpers}", helpers()))
+@pytest.mark.parametrize("extra", ["", "dmlc_int", "dmlc_reduce", "dmlc_divide"])
+def test_hand_written_helpers_compile(extra):
+    """The base helpers, alone and with each file codegen pastes after them
+    (codegen/helper_files.py)."""
+    text = helpers() + (helpers(f"{extra}.glsl") if extra else "")
+    spirv = toolchain.compile_glsl(SOURCE.replace("{helpers}", text))
     assert toolchain.looks_like_spirv(spirv)
 
 

@@ -160,7 +160,7 @@ def test_index_arithmetic(dtype):
 def test_helpers_port_every_glsl_helper():
     """Every dmlc_* function of the GLSL helpers (their macro families expanded) has its WGSL
     twin: what the writer calls in one language it calls in the other."""
-    for name in ("dmlc_helpers", "dmlc_int", "dmlc_reduce"):
+    for name in ("dmlc_helpers", "dmlc_int", "dmlc_reduce", "dmlc_divide"):
         glsl = helpers(f"{name}.glsl")
         rows = {m: re.findall(rf"^{m}\((\w+),", glsl, re.M)
                 for m in re.findall(r"^#define (\w+)\(", glsl, re.M)}

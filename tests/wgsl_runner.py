@@ -150,8 +150,8 @@ class WgslRunner:
             device_buffers[pb.name] = parts
         uniform = None
         if program.params:
-            push = np.zeros(-(-len(compiled.params) // 4) * 4, np.uint32)
-            push[:len(compiled.params)] = compiled.params
+            push = np.zeros(-(-len(compiled.push) // 4) * 4, np.uint32)
+            push[:len(compiled.push)] = compiled.push  # the sizes, then divisors' magic words
             uniform = self.device.create_buffer_with_data(
                 data=push.tobytes(), usage=wgpu.BufferUsage.UNIFORM)
         sources = []

@@ -16,10 +16,11 @@ from collections.abc import Set
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
-from ..ir.kernel import BUFFER_OPS, effects_order, kernel_buffers, vector_width
+from ..ir.kernel import BUFFER_OPS, effects_order, kernel_buffers, magic_words, vector_width
 from ..ir.ops import INFIX, toposort
 from ..toolchain.spirv import GLSL_VERSION
 from .chunks import chunk_count, chunk_helpers, chunk_words, chunked_effect
+from .helper_files import helper_files
 
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
           "(({0}.wzyx >> 8u) & uvec4(0xFF00u)) | ({0}.wzyx >> 24u))")
@@ -133,6 +134,7 @@ class _KernelWriter:
         self.names: dict[Node, str] = {}
         self.lines: list[str] = []
         self.branches = k.schedule.branches if k.schedule else frozenset()
+        self.magic = {q: f"dmlc_p.p[{m}], dmlc_p.p[{s}]" for q, (m, s) in magic_words(p).items()}
 
     def name(self, n: Node) -> str:
         if n.op is Op.CONST:
@@ -147,8 +149,11 @@ class _KernelWriter:
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
         if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not n.src[1].is_const:
-            # a runtime divisor >= 1 of a dividend >= 0 (verify.py): plain / and % are exact
-            return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
+            # divisor >= 1, dividend >= 0 (verify.py): exact / and %, or magic (passes/divisors)
+            if n.src[1] not in self.magic:
+                return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
+            q = f"dmlc_divide({a[0]}, {self.magic[n.src[1]]})"
+            return q if n.op is Op.FLOORDIV else f"{a[0]} - {q} * {a[1]}"
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
@@ -367,16 +372,10 @@ def render_glsl(k: Kernel, p: Program, guard_words: int = 0,
              f"layout(local_size_x = {sched.local_size}) in;"]
     lines += _declarations(k, p, guard_words, chunks)
     if p.params:  # a generic kernel's sizes, pushed per dispatch (at most 32 words: 128 bytes)
-        lines.append(f"layout(push_constant) uniform Params {{ uint p[{len(p.params)}]; }} "
-                     "dmlc_p;")
+        lines.append(f"layout(push_constant) uniform Params {{ uint p[{p.push_words}]; }} dmlc_p;")
     if chunks:
         lines += ["", *chunk_helpers(k, p, chunks, {n: glsl_name(p, n) for n in chunks})]
-    lines += ["", helpers().rstrip(), ""]
-    ops = {n.op for n in effects_order(k)}
-    if Op.COMBINE in ops:  # scatter reductions only
-        lines += [helpers("dmlc_reduce.glsl").rstrip(), ""]
-    if Op.ARITH in ops or Op.COMPARE in ops:  # index values computed from loaded ones
-        lines += [helpers("dmlc_int.glsl").rstrip(), ""]
+    lines += ["", *(x for f in helper_files(k, p) for x in (helpers(f"{f}.glsl").rstrip(), ""))]
     lines += ["void main() {",
               "    uint group = gl_WorkGroupID.y * gl_NumWorkGroups.x + gl_WorkGroupID.x;"]
     # sched.stride items, a workgroup apart; compare in uint before the int cast

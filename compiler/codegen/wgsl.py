@@ -29,10 +29,11 @@ from __future__ import annotations
 
 from ..dtypes import DataType
 from ..ir import Kernel, Node, Op, Program, VType
-from ..ir.kernel import effects_order, kernel_buffers, vector_width
+from ..ir.kernel import kernel_buffers, magic_words, vector_width
 from ..ir.ops import toposort
 from .chunks import chunk_words
 from .glsl import _branch_order, _combine_fn, _integer_fn, _shown
+from .helper_files import helper_files
 from .wgsl_buffers import View, bindings, chunk_functions, declarations, views, wgsl_helpers
 
 _BSWAP = ("(({0}.wzyx << vec4<u32>(24u)) | (({0}.wzyx << vec4<u32>(8u)) & vec4<u32>(0xFF0000u)) "
@@ -111,6 +112,8 @@ class _WgslWriter:
         self.names: dict[Node, str] = {}
         self.count = 0
         self.branches = k.schedule.branches if k.schedule else frozenset()
+        self.magic = {q: f"{_word_param(m)}, {_word_param(s)}"
+                      for q, (m, s) in magic_words(p).items()}
 
     def name(self, n: Node) -> str:
         if n.op is Op.CONST:
@@ -144,8 +147,11 @@ class _WgslWriter:
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
         if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not n.src[1].is_const:
-            # a runtime divisor >= 1 of a dividend >= 0 (verify.py): plain / and % are exact
-            return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
+            # divisor >= 1, dividend >= 0 (verify.py): exact / and %, or magic (passes/divisors)
+            if n.src[1] not in self.magic:
+                return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
+            q = f"dmlc_divide({a[0]}, {self.magic[n.src[1]]})"
+            return q if n.op is Op.FLOORDIV else f"{a[0]} - {q} * {a[1]}"
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k
@@ -320,17 +326,13 @@ def render_wgsl(k: Kernel, p: Program, guard_words: int = 0,
     lines += declarations(bound, guard_words)
     if p.params:  # a generic kernel's sizes, per dispatch: a uniform buffer of vec4s
         lines.append(f"@group(0) @binding({bindings(bound)}) var<uniform> dmlc_p: "
-                     f"array<vec4<u32>, {-(-len(p.params) // 4)}>;  // push words "
-                     f"0..{len(p.params) - 1}: word k is dmlc_p[k / 4][k % 4]")
+                     f"array<vec4<u32>, {-(-p.push_words // 4)}>;  // push words "
+                     f"0..{p.push_words - 1}: word k is dmlc_p[k / 4][k % 4]")
     chunk_fns = chunk_functions(k, bound)
     if chunk_fns:
         lines += ["", *chunk_fns]
-    lines += ["", wgsl_helpers("dmlc_helpers.wgsl").rstrip(), ""]
-    ops = {n.op for n in effects_order(k)}
-    if Op.COMBINE in ops:  # scatter reductions only
-        lines += [wgsl_helpers("dmlc_reduce.wgsl").rstrip(), ""]
-    if Op.ARITH in ops or Op.COMPARE in ops:  # index values computed from loaded ones
-        lines += [wgsl_helpers("dmlc_int.wgsl").rstrip(), ""]
+    lines += ["", *(x for name in helper_files(k, p)
+                    for x in (wgsl_helpers(f"{name}.wgsl").rstrip(), ""))]
     lines += [f"@compute @workgroup_size({sched.local_size})",
               "fn main(@builtin(workgroup_id) wg: vec3<u32>, "
               "@builtin(num_workgroups) groups: vec3<u32>,",

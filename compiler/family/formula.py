@@ -14,7 +14,9 @@ tuple `(op, *args)`:
   item i of a tuple of them (a slice's window offsets);
 - arithmetic on int64: `("add", a, b)`, `("sub", a, b)`, `("mul", a, b)`, `("neg", a)`,
   `("floordiv", a, b)` and `("mod", a, b)` (Python's: rounding toward minus infinity, the
-  remainder taking the divisor's sign).
+  remainder taking the divisor's sign);
+- a divisor's magic words (passes/divisors.py): `("magic", d)` and `("shift", d)`, the m and
+  s of ir/kernel.py's division_magic(d).
 
 Formulas are hashable and compare by structure (a kernel's push words as data, where its
 recipes are closures), `evaluate` computes one for a call, and `render` prints it in Python's
@@ -33,6 +35,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from ..ir.kernel import division_magic
 from .tensor import TensorDesc
 
 Formula = int | tuple
@@ -43,6 +46,8 @@ _NOT = {"eq": "ne", "ne": "eq", "lt": "ge", "ge": "lt", "le": "gt", "gt": "le"}
 VARIABLES = ("size", "stride", "offset", "elements", "field")
 _COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
 _BINARY = {"add": "+", "sub": "-", "mul": "*", "floordiv": "//", "mod": "%"}
+_MAGIC = ("magic", "shift")
+"""A divisor's magic words, in division_magic's order."""
 _APPLY: dict[str, Callable[[int, int], Any]] = {
     "add": operator.add, "sub": operator.sub, "mul": operator.mul,
     "floordiv": operator.floordiv, "mod": operator.mod, "eq": operator.eq, "ne": operator.ne,
@@ -86,6 +91,8 @@ def evaluate(f: Formula, desc: Any) -> int:
                 else t.offset if op == "offset" else t.buffer_elements)
     if op == "neg":
         return -evaluate(f[1], desc)
+    if op in _MAGIC:
+        return division_magic(evaluate(f[1], desc))[_MAGIC.index(op)]
     return int(_APPLY[op](evaluate(f[1], desc), evaluate(f[2], desc)))
 
 
@@ -115,6 +122,8 @@ def render(f: Formula) -> str:
         return f[1] if len(f) == 2 else f"{f[1]}[{f[2]}]"
     if op == "neg":
         return f"-{_operand(f[1])}"
+    if op in _MAGIC:
+        return f"{op}({render(f[1])})"
     return f"{_operand(f[1])} {_BINARY[op]} {_operand(f[2])}"
 
 

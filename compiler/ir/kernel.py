@@ -147,6 +147,17 @@ class Program:
     """Generic programs: the PARAM nodes, word k at position k (push constants, set by the host
     per call from the sizes of the call: docs/generic-kernels.md). Empty: every size is
     baked in."""
+    divisors: tuple[int, ...] = ()
+    """The PARAM words a kernel divides by through the magic numbers the host pushes after the
+    params, two words each (division_magic; passes/divisors.py): a runtime integer division
+    costs a multiply-high, an add and a shift, where the hardware's divide is slow or, on
+    llvmpipe's SIMD lanes, one scalar instruction per lane."""
+
+    @property
+    def push_words(self) -> int:
+        """The push-constant words its kernels take: the params, then (magic, shift) per
+        divisor (push_values)."""
+        return len(self.params) + 2 * len(self.divisors)
 
     def with_kernels(self, kernels: tuple[Kernel, ...]) -> Program:
         """The same program running other kernels (what every pass returns)."""
@@ -157,6 +168,29 @@ class Program:
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+def push_values(p: Program, params: tuple[int, ...]) -> tuple[int, ...]:
+    """A call's push words: its params' values, then each divisor's division_magic."""
+    magic = (w for k in p.divisors for w in division_magic(params[k]))
+    return (*params, *magic) if p.divisors else params
+
+
+def magic_words(p: Program) -> dict[Node, tuple[int, int]]:
+    """Each divisor's PARAM -> the words of its magic and its shift (push_values' order)."""
+    base = len(p.params)
+    return {p.params[w]: (base + 2 * i, base + 2 * i + 1) for i, w in enumerate(p.divisors)}
+
+
+def division_magic(d: int) -> tuple[int, int]:
+    """(m, s) with n // d == (mulhi32(n, m) + n) >> s for every 0 <= n < 2**31, for a divisor
+    1 <= d < 2**31 (the round-up method of Granlund and Montgomery, as PyTorch's IntDivider:
+    s = ceil(log2 d), m = floor(2**32 * (2**s - d) / d) + 1 < 2**32; t + n stays below 2**32
+    since t < n < 2**31)."""
+    if not 1 <= d < 1 << 31:
+        raise ValueError(f"a divisor in [1, 2**31), got {d}")
+    s = (d - 1).bit_length()
+    return ((1 << 32) * ((1 << s) - d)) // d + 1, s
 
 
 def packed_stores(k: Kernel, p: Program) -> list[Buffer]:

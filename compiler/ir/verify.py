@@ -10,7 +10,14 @@ from __future__ import annotations
 from ..dtypes import DataType
 from .extents import clamped_vector, clamped_word, vector_within_extent, within_extent
 from .extents import clear_memo as clear_extents_memo
-from .kernel import SOFT_FLOAT_COPIES, Kernel, Program, soft_float_copies, vector_width, word_lanes
+from .kernel import (
+    SOFT_FLOAT_COPIES,
+    Kernel,
+    Program,
+    soft_float_copies,
+    vector_width,
+    word_lanes,
+)
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
 __all__ = ["IRError", "clear_memo", "verify_program"]
@@ -161,6 +168,11 @@ def verify_program(p: Program) -> Program:
         raise IRError(f"{p.name}: {len(p.params)} parameters, more than {MAX_PARAMS} push words")
     if any(q.op is not Op.PARAM or q.param != i for i, q in enumerate(p.params)):
         raise IRError(f"{p.name}: params must be PARAM words 0, 1, ... in order")
+    if p.push_words > MAX_PARAMS or any(
+            not (0 <= k < len(p.params) and 1 <= p.params[k].vmin
+                 and p.params[k].vmax <= INT32_MAX) for k in p.divisors):
+        raise IRError(f"{p.name}: divisors {p.divisors} must be words of params in "
+                      f"[1, {INT32_MAX}], with their magic words within {MAX_PARAMS} push words")
     for buf in p.buffers:
         if buf.extent is not None and (not _extent_ok(buf.extent, p)
                                        or buf.extent.vmax != buf.count):

@@ -5,8 +5,9 @@ of the rule passes run so far (ir/algebra.py): the rule passes (fold_constants, 
 coalesce) each add their group and simplify the program under the set. Then the planner
 (planner.py) chooses how each kernel's items map onto invocations, and vectorize, tile and
 unroll carry its plan out, simplifying what they build, and proving lanes contiguous, under that
-same set. The required steps: plan, legalize (8/16-bit stores as whole words) and schedule
-(the plan's launch).
+same set; magic_divisors has a generic program's divisions by its pushed sizes multiply instead
+(divisors.py). The required steps: plan, legalize (8/16-bit stores as whole words) and
+schedule (the plan's launch).
 Common subexpressions are shared by construction: nodes are hash-consed, and codegen names each
 node once per invocation.
 
@@ -25,6 +26,7 @@ from ..ir import Program
 from ..ir.algebra import COALESCE, FOLD_CONSTANTS, GROUPS, SIMPLIFY_DIVMOD, RuleSet, rule_set
 from ..ir.printer import render_program
 from ..ir.verify import verify_program
+from .divisors import magic_divisors
 from .legalize import legalize
 from .planner import CARRIERS, plan
 from .schedule import schedule
@@ -44,6 +46,7 @@ PIPELINE: list[tuple[str, Pass]] = [
     ("tile", tile),
     ("unroll", unroll),
     ("legalize", legalize),
+    ("magic_divisors", magic_divisors),
     ("schedule", schedule),
 ]
 REQUIRED = ("plan", "legalize", "schedule")

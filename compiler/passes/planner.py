@@ -319,7 +319,7 @@ def describe(p: Program, form: str = "") -> str:
     (docs/generic-kernels.md)."""
     lines: list[str] = []
     if p.params:
-        lines += [f"generic kernel ({form}): its sizes are push constants, {len(p.params)} "
+        lines += [f"generic kernel ({form}): its sizes are push constants, {p.push_words} "
                   "uint32 words in order", *render_push_words(p)]
     seen: set[int] = set()
     for k in p.kernels:

@@ -120,6 +120,16 @@ static int64_t floordiv(int64_t a, int64_t b) {
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* A divisor's magic words (dmlc's ir/kernel.py, division_magic): s = ceil(log2 d) and
+ * m = floor(2^32 * (2^s - d) / d) + 1, so that n / d == (mulhi(n, m) + n) >> s in the shader. */
+static int64_t division_magic(int64_t d, int want_shift) {
+    if (d < 1 || d >= ((int64_t)1 << 31)) die("formula: divisor %lld outside [1, 2^31)", (long long)d);
+    int s = 0;
+    while (((int64_t)1 << s) < d) s++;
+    if (want_shift) return s;
+    return (int64_t)((((uint64_t)1 << 32) * (((uint64_t)1 << s) - (uint64_t)d)) / (uint64_t)d + 1);
+}
+
 /* A formula (docs/shaders-out.md): an int, or [op, args...] over the call's tensors and the
  * push words computed so far (["word", k]: a buffer's extent). Python's floor division. */
 static int64_t eval(const cJSON *e, const Scope *s) {
@@ -153,6 +163,7 @@ static int64_t eval(const cJSON *e, const Scope *s) {
     }
     int64_t a = eval(a1, s);
     if (!strcmp(op, "neg")) return -a;
+    if (!strcmp(op, "magic") || !strcmp(op, "shift")) return division_magic(a, op[0] == 's');
     int64_t b = eval(a2, s);
     if (!strcmp(op, "add")) return a + b;
     if (!strcmp(op, "sub")) return a - b;
