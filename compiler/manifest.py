@@ -52,7 +52,7 @@ from .family.formula import (
 )
 from .family.registry import dml_field, output_regions, rules_of, validate
 from .family.tensor import TensorDesc
-from .ir.kernel import Kernel
+from .ir.kernel import MAGIC_RANGES, Kernel
 from .ir.ops import Node, Op, toposort
 from .toolchain import TARGET_ENV
 
@@ -166,7 +166,7 @@ def generic_section(compiled: CompiledProgram) -> dict[str, Any] | None:
     ranges = [(q.vmin, q.vmax) for q in compiled.program.params]
     for k in compiled.program.divisors:  # each divisor's magic words (passes/divisors.py)
         formulas += [("magic", formulas[k]), ("shift", formulas[k])]
-        ranges += [(1, (1 << 32) - 1), (0, 31)]
+        ranges += MAGIC_RANGES
     return {"form": generic.variant or "generic", "push_constant_bytes": 4 * len(formulas),
             "fields": dict(int_fields(desc)),
             "words": [{"word": k, "min": lo, "max": hi, "formula": render(f), "expr": _expr(f)}

@@ -20,7 +20,7 @@ from ..ir.kernel import BUFFER_OPS, effects_order, kernel_buffers, magic_words, 
 from ..ir.ops import INFIX, toposort
 from ..toolchain.spirv import GLSL_VERSION
 from .chunks import chunk_count, chunk_helpers, chunk_words, chunked_effect
-from .helper_files import helper_files
+from .helper_files import helper_files, runtime_division
 
 _BSWAP = ("(({0}.wzyx << 24u) | (({0}.wzyx << 8u) & uvec4(0xFF0000u)) | "
           "(({0}.wzyx >> 8u) & uvec4(0xFF00u)) | ({0}.wzyx >> 24u))")
@@ -149,11 +149,7 @@ class _KernelWriter:
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
         if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not n.src[1].is_const:
-            # divisor >= 1, dividend >= 0 (verify.py): exact / and %, or magic (passes/divisors)
-            if n.src[1] not in self.magic:
-                return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
-            q = f"dmlc_divide({a[0]}, {self.magic[n.src[1]]})"
-            return q if n.op is Op.FLOORDIV else f"{a[0]} - {q} * {a[1]}"
+            return runtime_division(n, a, self.magic)
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k

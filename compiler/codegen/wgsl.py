@@ -33,7 +33,7 @@ from ..ir.kernel import kernel_buffers, magic_words, vector_width
 from ..ir.ops import toposort
 from .chunks import chunk_words
 from .glsl import _branch_order, _combine_fn, _integer_fn, _shown
-from .helper_files import helper_files
+from .helper_files import helper_files, runtime_division
 from .wgsl_buffers import View, bindings, chunk_functions, declarations, views, wgsl_helpers
 
 _BSWAP = ("(({0}.wzyx << vec4<u32>(24u)) | (({0}.wzyx << vec4<u32>(8u)) & vec4<u32>(0xFF0000u)) "
@@ -147,11 +147,7 @@ class _WgslWriter:
     def expr(self, n: Node) -> str:
         a = [self.name(s) for s in n.src]
         if n.op in (Op.FLOORDIV, Op.FLOORMOD) and not n.src[1].is_const:
-            # divisor >= 1, dividend >= 0 (verify.py): exact / and %, or magic (passes/divisors)
-            if n.src[1] not in self.magic:
-                return f"{a[0]} {'/' if n.op is Op.FLOORDIV else '%'} {a[1]}"
-            q = f"dmlc_divide({a[0]}, {self.magic[n.src[1]]})"
-            return q if n.op is Op.FLOORDIV else f"{a[0]} - {q} * {a[1]}"
+            return runtime_division(n, a, self.magic)
         if n.op in (Op.FLOORDIV, Op.FLOORMOD):
             d = n.src[1].value
             if d & (d - 1) == 0:  # two's complement: x >> k == x // 2^k, x & (2^k - 1) == x % 2^k

@@ -182,6 +182,10 @@ def magic_words(p: Program) -> dict[Node, tuple[int, int]]:
     return {p.params[w]: (base + 2 * i, base + 2 * i + 1) for i, w in enumerate(p.divisors)}
 
 
+MAGIC_RANGES = ((1, (1 << 32) - 1), (0, 31))
+"""The ranges of division_magic's two words, m and s."""
+
+
 def division_magic(d: int) -> tuple[int, int]:
     """(m, s) with n // d == (mulhi32(n, m) + n) >> s for every 0 <= n < 2**31, for a divisor
     1 <= d < 2**31 (the round-up method of Granlund and Montgomery, as PyTorch's IntDivider:

@@ -2,7 +2,7 @@
 node's text is ir/ops.py's render_expr)."""
 from __future__ import annotations
 
-from .kernel import Kernel, Program, magic_words
+from .kernel import MAGIC_RANGES, Kernel, Program, magic_words
 from .ops import Node, Op, VType, leaf_text, node_text, toposort, type_name
 
 
@@ -60,7 +60,7 @@ def render_push_words(p: Program) -> list[str]:
     for q in p.params:
         read = roles[q] + (["index arithmetic"] if q in used else [])
         lines.append(f"  word {q.param}: in [{q.vmin}, {q.vmax}]; {', '.join(read) or 'unused'}")
-    for q, (m, s) in magic_words(p).items():  # passes/divisors.py
-        lines += [f"  word {m}: magic(word {q.param}), its divisions' multiplier",
-                  f"  word {s}: shift(word {q.param}), in [0, 31]"]
+    for q, words in magic_words(p).items():  # passes/divisors.py
+        lines += [f"  word {w}: {what}(word {q.param}), in [{lo}, {hi}]"
+                  for w, what, (lo, hi) in zip(words, ("magic", "shift"), MAGIC_RANGES)]
     return lines

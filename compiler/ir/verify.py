@@ -10,14 +10,7 @@ from __future__ import annotations
 from ..dtypes import DataType
 from .extents import clamped_vector, clamped_word, vector_within_extent, within_extent
 from .extents import clear_memo as clear_extents_memo
-from .kernel import (
-    SOFT_FLOAT_COPIES,
-    Kernel,
-    Program,
-    soft_float_copies,
-    vector_width,
-    word_lanes,
-)
+from .kernel import SOFT_FLOAT_COPIES, Kernel, Program, soft_float_copies, vector_width, word_lanes
 from .ops import INT32_MAX, INT32_MIN, IRError, Node, Op, VType, render_expr, toposort
 
 __all__ = ["IRError", "clear_memo", "verify_program"]
