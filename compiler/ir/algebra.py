@@ -320,9 +320,8 @@ def _min_bounded(a: Node, b: Node) -> Node | None:
     """a where an affine upper bound of a is at most b (extents.fits: the terms both share
     cancel, as in min(min(x, p - 9) + 8, p - 1), a row block's last column within its row of
     p columns), b the other way round; only where the range it leaves is the min's (what
-    ranges prove downstream, the verifier's bounds, stays proven)."""
-    if a.is_const and b.is_const:
-        return None
+    ranges prove downstream, the verifier's bounds, stays proven). Tried after _min_decided,
+    which decides every pair of constants."""
     if a.vmax <= b.vmax and fits(a, b, 0):
         return a
     return b if b.vmax <= a.vmax and fits(b, a, 0) else None
@@ -330,16 +329,12 @@ def _min_bounded(a: Node, b: Node) -> Node | None:
 
 def _max_bounded(a: Node, b: Node) -> Node | None:
     """max's twin of _min_bounded: a where b's affine upper bound is at most a."""
-    if a.is_const and b.is_const:
-        return None
     if a.vmin >= b.vmin and fits(b, a, 0):
         return a
     return b if b.vmin >= a.vmin and fits(a, b, 0) else None
 
 
 def _less_bounded(a: Node, b: Node) -> Node | None:
-    if a.is_const and b.is_const:
-        return None
     if fits(a, b, 1):
         return const_bool(True)
     return const_bool(False) if fits(b, a, 0) else None
