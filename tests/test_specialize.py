@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from tests.strategies import budget
 
 from cases import ALL_CASES
 from cases_nd import gather_nd_cases
@@ -44,7 +45,7 @@ def _generic(data: st.DataObject, family: str):
     return None if values is None else (desc, generic.program, values)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=budget(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.sampled_from(FAMILIES), st.data())
 def test_specialized_program_computes_what_the_generic_one_does(family, data):
     found = _generic(data, family)
@@ -77,7 +78,7 @@ def _optimized_twice(desc, target: str) -> tuple[str, str]:
                 specialize(generic.program, generic.values(desc))))))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=budget(40), deadline=None, suppress_health_check=list(HealthCheck))
 @given(gather_nd_cases(), st.sampled_from(["cpu", "gpu"]))
 def test_gather_nd_lowerings_agree(case, target):
     """DML_GATHER_ND's generic lowering, bound to a call's sizes, optimizes to exactly the
