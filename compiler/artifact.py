@@ -26,7 +26,7 @@ from .family.registry import OperatorDesc, dml_field, output_regions
 from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.interp import param_value
-from .ir.kernel import kernel_buffers, push_values
+from .ir.kernel import kernel_buffers, push_values, unbindable
 from .ir.printer import render_program
 from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
 
@@ -255,12 +255,9 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
     larger than one binding is chunked as codegen chunked it); a generic program's for the
     sizes its push words `params` give (each checked against its declared range; its buffers of
     runtime extent are never chunked: dynamic.py compiles a call they would not fit specialized)."""
-    if len(params) != len(program.params):
-        raise ValueError(f"{program.name} takes {len(program.params)} parameters, got "
-                         f"{len(params)}")
-    for q, value in zip(program.params, params):
-        if not q.vmin <= value <= q.vmax:
-            raise ValueError(f"{program.name}: parameter {q.arg} = {value} outside its range")
+    problem = unbindable(program, params)
+    if problem is not None:
+        raise ValueError(problem)
     bound = limits.maxStorageBufferRange
     buffers = []
     for b in program.buffers:

@@ -9,6 +9,7 @@ Program is any ordered list of kernels (each one sees all writes of the ones bef
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..dtypes import DataType, padded_words
@@ -168,6 +169,15 @@ class Program:
             if b.name == name:
                 return b
         raise KeyError(name)
+
+
+def unbindable(p: Program, params: Sequence[int]) -> str | None:
+    """Why `params` cannot be p's push words (their number, or one outside its PARAM's declared
+    range), or None: what launch_plan and specialize refuse alike."""
+    if len(params) != len(p.params):
+        return f"{p.name} takes {len(p.params)} parameters, got {len(params)}"
+    return next((f"{p.name}: parameter {q.arg} = {v} outside its range"
+                 for q, v in zip(p.params, params) if not q.vmin <= v <= q.vmax), None)
 
 
 def push_values(p: Program, params: tuple[int, ...]) -> tuple[int, ...]:

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from .interp import param_value
-from .kernel import Kernel, Program
+from .kernel import Kernel, Program, unbindable
 from .ops import IRError, Node, const, item_id, step_id
 from .rewrite import substitute
 
@@ -23,13 +23,11 @@ def specialize(p: Program, values: Sequence[int]) -> Program:
     `values` (push-word order, each in its declared range): buffers of runtime extent get that
     many elements, kernels of a runtime item or step count run that many, and the program takes
     no push constants. A program without PARAMs is returned as it is."""
-    if len(values) != len(p.params):
-        raise IRError(f"{p.name}: {len(p.params)} parameters, {len(values)} values given")
+    problem = unbindable(p, values)
+    if problem is not None:
+        raise IRError(problem)
     if not p.params:
         return p
-    for q, v in zip(p.params, values):
-        if not q.vmin <= v <= q.vmax:
-            raise IRError(f"{p.name}: parameter p{q.param} = {v} outside [{q.vmin}, {q.vmax}]")
     if any(k.plan is not None or k.schedule is not None for k in p.kernels):
         raise IRError(f"{p.name}: specialize a program as lowered, before the planner")
     bound: dict[Node, Node] = {q: const(v) for q, v in zip(p.params, values)}
