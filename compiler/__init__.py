@@ -161,6 +161,24 @@ def close_device() -> None:
     close()
 
 
+def synchronize() -> None:
+    """Wait until the device has run every kernel called so far. A call on device tensors
+    returns once its kernels are submitted, and the host prepares the next call while the
+    device runs them; reading a result (`.numpy()`) waits by itself, so this is for timing a
+    loop of calls, or for handing the device's memory to other code.
+
+    Examples
+    --------
+    >>> x = dmlc.to_device(np.arange(4, dtype=np.float32))
+    >>> y = dmlc.tile(x, 2)
+    >>> dmlc.synchronize()
+    >>> print(y.numpy())
+    [0. 1. 2. 3. 0. 1. 2. 3.]
+    """
+    from .runtime.backend import synchronize as wait
+    wait()
+
+
 def set_backend(backend: str) -> None:
     """Run kernels on "vulkan" (Kompute) or "webgpu" (wgpu-py) from now on; overrides
     $DMLC_BACKEND (which takes the same). By default dmlc uses Vulkan where kp and a Vulkan
@@ -290,6 +308,7 @@ __all__ = [*(name for family in families() for name in family.exports),
            "expr", "compile_module", "run_module", "TensorDesc", "DataType", "DmlcError",
            "ValidationError", "IndexOutOfRangeError", "ShaderCompileError", "DeviceError",
            "ParseError", "UsageError", "to_device", "empty", "set_device", "close_device",
+           "synchronize",
            "set_backend", "use_backend", "get_backend",
            "cache_info", "clear_cache", "write_manifest", "PlanLimits", "__version__"]
 

@@ -184,6 +184,7 @@ class ArenaPool(Pooled):
     def trim(self, limit: int, older_than: float = float("-inf")) -> None:
         """Destroy arenas nobody uses, least recently used first, while they hold more than
         `limit` bytes or the oldest has been idle since before `older_than`."""
+        self.device.wait()  # submitted work may still use a block of an idle arena
         idle = sorted((a for a in self.arenas if not a.live), key=lambda a: a.idle_since)
         held = sum(a.nbytes for a in idle)
         for arena in idle:

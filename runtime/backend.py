@@ -146,6 +146,14 @@ def close_device() -> None:
         module("webgpu").close_device()
 
 
+def synchronize() -> None:
+    """Wait for the work submitted to every open device, of either backend (a kernel call on
+    device tensors returns once its work is submitted)."""
+    vulkan.synchronize()
+    if "dmlc.runtime.webgpu.device" in _loaded():
+        module("webgpu").synchronize()
+
+
 def pool_info(clear: bool = False) -> dict[str, int] | None:
     """The current backend's buffer pool (pool.py), None with its device not open."""
     return module(known() or "vulkan").pool_info(clear)

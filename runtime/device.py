@@ -160,6 +160,14 @@ def _probed_once(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
     return "cpu" if found.types[index] == CPU_TYPE else "gpu", found.devices[index]
 
 
+def synchronize() -> None:
+    """Wait until the open device has run everything submitted (none open: nothing)."""
+    with _lock:
+        device = _device
+    if device is not None and not device.closed:
+        device.wait()
+
+
 def close_device() -> None:
     """Release the process's Vulkan device and everything on it. Device tensors made before
     raise DeviceError when used; compiled kernels rebind to a new device on their next call."""
@@ -244,6 +252,13 @@ class Device:
         """kp has dmlc's patch (tools/kompute.py): views of arenas, algorithms bound again,
         sequences recorded again. Without it (a kp from elsewhere) every buffer is a kp tensor
         of its own, and a new buffer set or size makes an algorithm."""
+        self.submits = self.rebinds and hasattr(kp.Sequence, "submit")
+        """kp has dmlc's Sequence.submit: a call on device tensors returns once its last
+        kernel is submitted, and the host prepares the next call while the device runs it
+        (wait())."""
+        self._pending: Any = None
+        """The sequence submitted and not yet waited for (at most one: every submission, and
+        every host access to a buffer's memory, waits for it first)."""
         self.pool: ArenaPool | BufferPool = ArenaPool(self) if self.rebinds else BufferPool(self)
         """Buffers shared by every kernel and device tensor (arena.py, pool.py)."""
         self.kernels = SharedKernels()
@@ -262,6 +277,31 @@ class Device:
                                   "(dmlc.close_device()); make new device tensors with "
                                   "dmlc.to_device()")
             yield self
+
+    def wait(self) -> None:
+        """Wait until the device has run everything submitted (a call on device tensors
+        returns once its work is submitted: submit()). Done before the host touches a buffer's
+        memory, before another submission, before anything a submitted sequence uses is bound
+        again or destroyed; dmlc.synchronize() for a caller's timing."""
+        if self._pending is not None:
+            with self._lock:
+                pending, self._pending = self._pending, None
+                if pending is not None:
+                    pending.eval_await()  # never with a timeout (PLATFORM.md: kp's trap)
+
+    def submit(self, sequence: Any) -> None:
+        """Run a recorded sequence without waiting for it (caller holds the device; kp with
+        dmlc's patch: self.submits), after everything submitted before."""
+        self.wait()
+        sequence.submit()
+        self._pending = sequence
+
+    def runs(self, sequence: Any) -> bool:
+        return self._pending is sequence  # submitted and not waited for
+
+    @property
+    def busy(self) -> bool:
+        return self._pending is not None  # work submitted and not waited for
 
     # Every Vulkan object dmlc makes is made here and counted (the leak tests read `created`).
     def tensor(self, words: np.ndarray) -> Any:
@@ -290,6 +330,7 @@ class Device:
         """Copy a tensor's staging memory to the device ("up") or back ("down") (caller holds
         the device): by the sequence recorded for it, else the least recently used one
         recorded again once SYNCS exist."""
+        self.wait()
         key = (id(tensor), direction)
         found = self._syncs.get(key)
         if found is not None and found[0] is tensor:
@@ -325,12 +366,14 @@ class Device:
         """Evaluate one kp operation now, in a new sequence: for one-off work only (a reused
         sequence would be re-begun without a reset, which Vulkan forbids; paths that repeat
         keep pre-recorded sequences instead)."""
+        self.wait()
         self.sequence().eval(op)
 
     def close(self) -> None:
         """Destroy every Vulkan object of this device (idempotent)."""
         with self._lock:
             if not self.closed:
+                self.wait()
                 self.closed = True
                 self.manager.destroy()
 
@@ -343,21 +386,11 @@ class Device:
     def check_launch(self, what: str, local_size: int, buffers: Sequence[tuple[str, int]]) -> None:
         """Refuse a kernel launch that breaks a limit of this device (lavapipe would run it; a
         GPU would not): `buffers` are the (name, bytes) bound to it."""
-        lim = self.limits
-        checks = [("maxComputeWorkGroupInvocations", local_size, lim.maxComputeWorkGroupInvocations,
-                   f"a workgroup of {local_size} invocations"),
-                  ("maxComputeWorkGroupSize[0]", local_size, lim.maxComputeWorkGroupSize[0],
-                   f"a workgroup of {local_size} invocations in x"),
-                  ("maxPerStageDescriptorStorageBuffers", len(buffers),
-                   lim.maxPerStageDescriptorStorageBuffers, f"{len(buffers)} storage buffers"),
-                  ("maxDescriptorSetStorageBuffers", len(buffers),
-                   lim.maxDescriptorSetStorageBuffers, f"{len(buffers)} storage buffers")]
-        checks += [("maxStorageBufferRange", size, lim.maxStorageBufferRange,
-                    f"buffer {name} of {size} bytes") for name, size in buffers]
-        for limit, value, allowed, needs in checks:
-            if value > allowed:
-                raise DeviceError(f"{what}: needs {needs}, more than this device's {limit} = "
-                                  f"{allowed} ({self.name})")
+        problem = self.limits.launch_problem(local_size, buffers)
+        if problem is not None:
+            limit, allowed, needs = problem
+            raise DeviceError(f"{what}: needs {needs}, more than this device's {limit} = "
+                              f"{allowed} ({self.name})")
 
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
         return dispatch_grid(invocations, local_size, self.max_group_count)

@@ -51,6 +51,8 @@ class Binding:
         """The same kernels bound to other tensors, sizes and push words (another executable's
         of the same code: a generic kernel at another size), keeping their pipelines."""
         device = exe.device
+        if any(device.runs(seq) for seq in self.sequences):
+            device.wait()  # Vulkan forbids updating a descriptor set that submitted work uses
         for algo, k in zip(self.algorithms, exe.plan.kernels):
             device.rebind(algo, flat(tensors[n] for n in k.buffers),
                           device.grid(k.invocations, k.local_size), k.push)
@@ -84,9 +86,19 @@ class Binding:
         """No tensor was destroyed since (a released device tensor, a pooled buffer dropped)."""
         return all(t.is_init() for t in flat(self.tensors.values()))
 
-    def run(self) -> None:
-        for seq in self.sequences:
+    def run(self, device: Device, wait: bool = True) -> None:
+        """Run the kernels in order, each after the one before has finished (kp records no
+        barrier between dispatches); wait=False: the last is submitted without waiting, where
+        kp can (Device.submit)."""
+        *first, last = self.sequences
+        for seq in first:
+            device.wait()
             seq.eval()
+        if wait or not device.submits:
+            device.wait()
+            last.eval()
+        else:
+            device.submit(last)
 
 
 class Executable(PlanBuffers):
@@ -124,10 +136,11 @@ class Executable(PlanBuffers):
         the status buffers (see PlanBuffer.role) by name."""
         plan = self.plan
         with self.device.use(plan.name), self.bound({}, host=True) as binding:
+            self.device.wait()  # before the host writes buffers that submitted work may use
             for name, array in zip(plan.inputs, arrays):
                 buf = plan.buffer(name)
                 to_chunks(array, buf.count, self._chunk_data(binding.tensors[name], buf))
-            binding.run()
+            binding.run(self.device)
             out = plan.buffer(plan.output)
             return (from_chunks(self._chunk_data(binding.tensors[out.name], out),
                                 self._dtypes[out.name], plan.output_shape), self._take_status())
@@ -139,7 +152,7 @@ class Executable(PlanBuffers):
             self._check(inputs, out)
             staged = self.staged(inputs)
             with self.bound(self.given(inputs, out), False, tuple(staged)) as binding:
-                binding.run()
+                binding.run(self.device, wait=bool(self.plan.status))  # status: read now
                 for slot in staged.values():
                     slot.staged = False
                 return out, self._take_status()

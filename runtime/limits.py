@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
 from .validation_log import new_instance
@@ -39,6 +40,26 @@ class Limits:
 
     def as_dict(self) -> dict[str, object]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def launch_problem(self, local_size: int,
+                       buffers: Sequence[tuple[str, int]]) -> tuple[str, int, str] | None:
+        """The first limit a kernel launch breaks, as (the limit, its value, what the launch
+        needs), or None: `buffers` are the (name, bytes) bound to it. Checked at every call
+        (a device tensor may be of any size), so nothing is formatted unless one is broken."""
+        if local_size > self.maxComputeWorkGroupInvocations:
+            return ("maxComputeWorkGroupInvocations", self.maxComputeWorkGroupInvocations,
+                    f"a workgroup of {local_size} invocations")
+        if local_size > self.maxComputeWorkGroupSize[0]:
+            return ("maxComputeWorkGroupSize[0]", self.maxComputeWorkGroupSize[0],
+                    f"a workgroup of {local_size} invocations in x")
+        for limit in ("maxPerStageDescriptorStorageBuffers", "maxDescriptorSetStorageBuffers"):
+            if len(buffers) > getattr(self, limit):
+                return limit, getattr(self, limit), f"{len(buffers)} storage buffers"
+        for name, size in buffers:
+            if size > self.maxStorageBufferRange:
+                return ("maxStorageBufferRange", self.maxStorageBufferRange,
+                        f"buffer {name} of {size} bytes")
+        return None
 
 
 # Vulkan 1.0's required minimums (the spec's "Required Limits" table).

@@ -240,8 +240,11 @@ class PlanBuffers:
     def _take_status(self) -> dict[str, np.ndarray]:
         """The status buffers as the last run read them back (caller holds the device); any
         that it set are zeroed again on the device for the next call."""
-        status = {}
+        status: dict[str, np.ndarray] = {}
+        if not self.plan.status:
+            return status
         g = self.guard
+        self.device.wait()
         for b in self.plan.status:
             slot = self._own[b.name][0]  # a few words: never chunked
             data = slot.tensor.data()[g:g + b.words]
@@ -255,6 +258,7 @@ class PlanBuffers:
         """Guard words that differ from the pattern after the last run(), as 'buffer before[k]'
         or 'buffer after[k]' (k counts from the buffer's edge); empty when nothing strayed."""
         g, damage = self.guard, []
+        self.device.wait()
         for b in self.plan.buffers:
             for j, (slot, words) in enumerate(zip(self._own[b.name], b.chunks)):
                 data, pattern = slot.tensor.data(), guard_pattern(words + 2 * g)

@@ -34,6 +34,7 @@ class Device(Protocol):
 
     def tensor(self, words: np.ndarray) -> Any: ...
     def sync(self, tensor: Any, direction: str) -> None: ...
+    def wait(self) -> None: ...
 
 
 POISON_WORD = 0xA5A5A5A5
@@ -82,12 +83,14 @@ class Slot:
     def zero(self, device: Device) -> None:
         """Zero the device copy (unless known zero)."""
         if not self.clean:
+            device.wait()  # submitted work may still read the staging memory
             self.tensor.data()[:] = 0
             self.sync(device, "up")
             self.clean = True
 
     def poison(self, device: Device) -> None:
         """Fill the device copy with POISON_WORD (DMLC_POISON)."""
+        device.wait()
         self.tensor.data()[:] = POISON_WORD
         self.sync(device, "up")
 
@@ -174,6 +177,7 @@ class BufferPool(Pooled):
     def trim(self, limit: int, older_than: float = float("-inf")) -> None:
         """Destroy idle buffers, least recently used first, while more than `limit` bytes are
         idle or the oldest has been idle since before `older_than`."""
+        self.device.wait()  # submitted work may still use an idle buffer
         slots = sorted((s for same in self._idle.values() for s in same),
                        key=lambda s: s.idle_since)
         for s in slots:

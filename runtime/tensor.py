@@ -109,6 +109,7 @@ class DeviceTensor:
         t = cls(device, *_checked("dmlc.to_device", a.shape, a.dtype), zeroed=False)
         if t.chunk_words:
             return t.upload(a)
+        device.wait()  # the pool's buffer may be one that submitted work still uploads from
         to_chunks(a, t.size, [t._slot.tensor.data()])
         t._slot.staged = True
         return t
@@ -274,6 +275,7 @@ class DeviceTensor:
         Otherwise the buffer is pooled for reuse when the last reference goes."""
         with self.device._lock:
             if not self.released and self.base is None and not self.device.closed:
+                self.device.wait()
                 for slot in self._chunks:
                     slot.tensor.destroy()
             self._released = True
@@ -298,6 +300,7 @@ class DeviceTensor:
             self[...] = as_ndarray("DeviceTensor.upload", "array", array)
             return self
         with self.use("DeviceTensor.upload") as device:
+            device.wait()
             to_chunks(array, self.size, [c.tensor.data() for c in self._chunks])
             for c in self._chunks:
                 c.sync(device, "up")

@@ -20,6 +20,7 @@ def time_op(device: Device, op: Any) -> float:
     """Seconds one kp operation takes on the device, in a sequence of its own: Vulkan
     timestamps where the device has them, else the wall time of the eval (caller holds the
     device)."""
+    device.wait()
     if device.timestamps:
         seq = device.sequence(timestamps=2)
         seq.record(op)

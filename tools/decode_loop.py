@@ -69,6 +69,7 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
                             where.reshape(1, 1), row.reshape(1, heads * width),
                             out=cache.reshape(heads * width, window).T)
             window_copy = dmlc.copy(cache[:, :, :t])              # [heads, width, t], t grows
+            dmlc.synchronize()  # the step's work done (a call returns once it is submitted)
             times.append(time.perf_counter() - start)
             dispatched.append(floor.dispatches)
             floors.append(floor.time(floor.dispatches))

@@ -7,7 +7,7 @@ binding itself, two ways, from the same patched source:
   system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
   requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
   compiler, and no requirement on numpy beyond dmlc's own;
-- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc3` in the development venv.
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc4` in the development venv.
 
 dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
 - Portability: since Vulkan loader 1.3.216 a portability driver (MoltenVK: macOS) is listed only
@@ -22,7 +22,10 @@ dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
   `Algorithm.rebind(tensors, workgroup, push)`, which writes the algorithm's descriptor set
   for other tensors and sets its grid and push constants, so one pipeline serves every buffer
   set and size of a kernel; and command pools made with RESET_COMMAND_BUFFER, so a sequence may
-  be recorded again (Vulkan forbids re-beginning a command buffer of a pool without it).
+  be recorded again (Vulkan forbids re-beginning a command buffer of a pool without it);
+  `Sequence.submit()`, the pre-recorded sequence submitted without waiting (kp's C++
+  evalAsync(): its Python eval_async() without an operation is bound to eval(), which waits),
+  so the host prepares the next call while the device runs this one.
 Everything else is kp's, unchanged. Each edit must apply exactly once, or the build stops.
 
 This file is imported by setup.py, so it uses the standard library only.
@@ -271,6 +274,15 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
         py::arg("tensors"),
         py::arg("workgroup"),
         py::arg("push_consts"));
+"""), ("""\
+      .def("clear", &kp::Sequence::clear, DOC(kp, Sequence, clear))
+""", """      .def("clear", &kp::Sequence::clear, DOC(kp, Sequence, clear))
+      .def(
+        "submit",
+        [](kp::Sequence& self) { self.evalAsync(); },
+        "dmlc: submit the recorded operations and return without waiting "
+        "(evalAsync(); kp's eval_async() without an operation is bound to "
+        "eval(), which waits); eval_await() waits for them.")
 """), ("""      .def("destroy", &kp::Tensor::destroy, DOC(kp, Tensor, destroy));
 """, """      .def("destroy", &kp::Tensor::destroy, DOC(kp, Tensor, destroy))
       .def(

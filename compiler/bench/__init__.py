@@ -187,19 +187,17 @@ def call_overhead(calls: int = 2000, rounds: int = 5) -> dict[str, float]:
 
     ways: dict[str, Callable[[], Any]] = {"bare": bare.run,
                                           "kernel": lambda: kernel(xd, idd, out=out)}
-    if device.backend == "webgpu":  # a call returns once submitted: also with the wait
-        ways.update(bare_wait=waited(bare.run), kernel_wait=waited(ways["kernel"]))
+    # a call returns once submitted (the next one waits for it): also each waited for
+    ways.update(bare_wait=waited(bare.run), kernel_wait=waited(ways["kernel"]))
     samples: dict[str, list[float]] = {k: [] for k in ways}
     for _ in range(rounds + 1):  # the first round warms up
         for name, fn in ways.items():
             samples[name].append(per_call(fn))
     us = {k: min(v[1:]) * 1e6 for k, v in samples.items()}
-    report = {"bare_dispatch_us": us["bare"], "kernel_call_us": us["kernel"],
-              "ratio": us["kernel"] / us["bare"], "goal": 2.0}
-    if "bare_wait" in us:
-        report.update(bare_dispatch_wait_us=us["bare_wait"], kernel_call_wait_us=us["kernel_wait"],
-                      ratio_waited=us["kernel_wait"] / us["bare_wait"])
-    return report
+    return {"backend": device.backend, "bare_dispatch_us": us["bare"],
+            "kernel_call_us": us["kernel"], "ratio": us["kernel"] / us["bare"], "goal": 2.0,
+            "bare_dispatch_wait_us": us["bare_wait"], "kernel_call_wait_us": us["kernel_wait"],
+            "ratio_waited": us["kernel_wait"] / us["bare_wait"]}
 
 
 IN_PLACE_TARGET = 0.25
@@ -223,7 +221,7 @@ def in_place_update(quick: bool = False, repeats: int = 7, calls: int = 20) -> d
                                       updates=tensor("FLOAT16", (1, width)), axis=0))
     device = get_device()
     bare, wait = bare_dispatch(device), waiter(device)
-    ways: dict[str, Callable[[], Any]] = {  # each call waited for (on WebGPU; kp's always)
+    ways: dict[str, Callable[[], Any]] = {  # each call waited for
         "in_place": lambda: (kernel(cache, idx, row, out=cache), wait()),
         "copying": lambda: (kernel(cache, idx, row, out=other), wait()),
         "empty_dispatch": lambda: (bare.run(), wait())}

@@ -66,18 +66,18 @@ def bare_dispatch(device: Any) -> Any:
 
 
 def waiter(device: Any) -> Callable[[], None]:
-    """What waits for the device's queue after a call: nothing on Vulkan (a kp eval returns
-    when done), the queue on WebGPU (a call returns once its work is submitted)."""
+    """What waits for the device's queue after a call (a call on device tensors returns once
+    its work is submitted, on both backends)."""
     if device.backend == "vulkan":
-        return lambda: None
+        return device.wait
     from ..runtime.backend import timing
     return functools.partial(timing("webgpu").wait, device)
 
 
 def echo_overhead(overhead: dict[str, Any], echo: Callable[[str], None]) -> None:
-    """The call overhead's lines (waited too on WebGPU, where a call returns once submitted)."""
-    what = ("a bare pre-recorded kp dispatch" if "bare_dispatch_wait_us" not in overhead else
-            "a bare wgpu dispatch (pipeline and bind group made once, encoded and submitted)")
+    """The call overhead's lines (and each call waited for: a call returns once submitted)."""
+    what = ("a bare wgpu dispatch (pipeline and bind group made once, encoded and submitted)"
+            if overhead.get("backend") == "webgpu" else "a bare pre-recorded kp dispatch")
     echo(f"\ncall overhead: a cached kernel on device tensors (out=) vs {what} of an empty "
          "shader")
     echo(f"  bare dispatch {overhead['bare_dispatch_us']:7.1f} us   kernel call "

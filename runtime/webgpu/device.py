@@ -38,6 +38,12 @@ outputs); larger ones are made for one read-back each."""
 PIPELINES = 256
 """Compute pipelines kept per device (by WGSL and binding types), least recently used out."""
 
+WEBGPU_LIMITS = {"maxComputeWorkGroupInvocations": "maxComputeInvocationsPerWorkgroup",
+                 "maxComputeWorkGroupSize[0]": "maxComputeWorkgroupSizeX",
+                 "maxPerStageDescriptorStorageBuffers": "maxStorageBuffersPerShaderStage",
+                 "maxDescriptorSetStorageBuffers": "maxStorageBuffersPerShaderStage",
+                 "maxStorageBufferRange": "maxStorageBufferBindingSize"}
+"""WebGPU's names for the limits dmlc checks (Limits: Vulkan's names; adapters.py)."""
 _device: Device | None = None
 _device_index: int | None = None
 _lock = threading.Lock()
@@ -78,6 +84,14 @@ def get_device() -> Device:
         if _device is None or _device.closed:
             _device = Device(selected_index())
         return _device
+
+
+def synchronize() -> None:
+    """Wait until the open device has run everything submitted (none open: nothing)."""
+    with _lock:
+        device = _device
+    if device is not None and not device.closed:
+        device.wait()
 
 
 def close_device() -> None:
@@ -327,22 +341,11 @@ class Device:
     def check_launch(self, what: str, local_size: int, buffers: Sequence[tuple[str, int]]) -> None:
         """Refuse a kernel launch that breaks a limit of this device, named as dmlc's limits
         are (Vulkan's names) with WebGPU's beside."""
-        lim = self.limits
-        checks = [("maxComputeWorkGroupInvocations", "maxComputeInvocationsPerWorkgroup",
-                   local_size, lim.maxComputeWorkGroupInvocations,
-                   f"a workgroup of {local_size} invocations"),
-                  ("maxComputeWorkGroupSize[0]", "maxComputeWorkgroupSizeX", local_size,
-                   lim.maxComputeWorkGroupSize[0], f"a workgroup of {local_size} invocations in x"),
-                  ("maxPerStageDescriptorStorageBuffers", "maxStorageBuffersPerShaderStage",
-                   len(buffers), lim.maxPerStageDescriptorStorageBuffers,
-                   f"{len(buffers)} storage buffers")]
-        checks += [("maxStorageBufferRange", "maxStorageBufferBindingSize", size,
-                    lim.maxStorageBufferRange, f"buffer {name} of {size} bytes")
-                   for name, size in buffers]
-        for limit, webgpu, value, allowed, needs in checks:
-            if value > allowed:
-                raise DeviceError(f"{what}: needs {needs}, more than this device's {limit} = "
-                                  f"{allowed} (WebGPU's {webgpu}; {self.name})")
+        problem = self.limits.launch_problem(local_size, buffers)
+        if problem is not None:
+            limit, allowed, needs = problem
+            raise DeviceError(f"{what}: needs {needs}, more than this device's {limit} = "
+                              f"{allowed} (WebGPU's {WEBGPU_LIMITS[limit]}; {self.name})")
 
     def grid(self, invocations: int, local_size: int) -> tuple[int, int, int]:
         return dispatch_grid(invocations, local_size, self.max_group_count)

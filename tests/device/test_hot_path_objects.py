@@ -118,18 +118,22 @@ def test_an_onnx_model_at_twenty_batch_sizes_makes_no_object_after_the_first_few
 
 @pytest.fixture
 def submissions(monkeypatch):
-    """The Vulkan submissions (kp sequence evals) made while the test runs, counted."""
+    """The Vulkan submissions (kp sequence evals, and submits: dmlc's kp returns from a call's
+    last kernel once submitted) made while the test runs, counted."""
     if not vulkan_rebinds():
         pytest.skip("counts kp's submissions")
     from dmlc.runtime.device import _import_kp
     kp = _import_kp()
     count = [0]
-    evaluate = kp.Sequence.eval
 
-    def counted(seq, *args):
-        count[0] += 1
-        return evaluate(seq, *args)
-    monkeypatch.setattr(kp.Sequence, "eval", counted)
+    def counting(run):
+        def counted(seq, *args):
+            count[0] += 1
+            return run(seq, *args)
+        return counted
+    for name in ("eval", "submit"):
+        if hasattr(kp.Sequence, name):
+            monkeypatch.setattr(kp.Sequence, name, counting(getattr(kp.Sequence, name)))
     return count
 
 

@@ -1,0 +1,100 @@
+"""A call on device tensors returns once its last kernel is submitted (dmlc's kp:
+Sequence.submit), so the host prepares the next call while the device runs it. Whatever the host
+does next waits for that work where it must: reading a result, writing staging memory the kernel
+may still upload from, a device tensor released, the pool trimmed, the device closed; every
+later submission runs after it."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import dmlc
+
+pytestmark = pytest.mark.vulkan
+
+
+@pytest.fixture
+def device():
+    from dmlc.runtime import backend
+    if backend.known() == "webgpu":
+        pytest.skip("the Vulkan backend's submissions (WebGPU's queue has its own)")
+    from dmlc.runtime.device import get_device
+    found = get_device()
+    if not found.submits:
+        pytest.skip("a kp without dmlc's Sequence.submit waits for every call")
+    return found
+
+
+def test_a_call_returns_submitted_and_reading_its_result_waits(device):
+    host = np.arange(4096, dtype=np.float32).reshape(64, 64)
+    y = dmlc.tile(dmlc.to_device(host), (3, 2))
+    assert device.busy
+    assert np.array_equal(y.numpy(), np.tile(host, (3, 2)))
+    assert not device.busy
+
+
+def test_synchronize_leaves_nothing_running(device):
+    x = dmlc.to_device(np.ones((8, 8), np.float32))
+    dmlc.copy(x.T)
+    assert device.busy
+    dmlc.synchronize()
+    assert not device.busy
+    dmlc.synchronize()  # nothing to wait for: returns
+
+
+def test_a_chain_of_calls_reads_each_results_own(device):
+    """Each call's kernel runs after the one before: a result feeds the next call while it may
+    still be running, and the host arrays staged in pooled buffers (the ids: large, so that
+    their upload runs while the next call writes its own) are each call's own."""
+    rng = np.random.default_rng(0)
+    table = np.arange(1 << 10, dtype=np.int32)
+    x, want, results = dmlc.to_device(table), table, []
+    for _ in range(12):
+        ids = rng.integers(0, 1 << 10, 1 << 20).astype(np.int32)
+        y = dmlc.gather(x, ids, axis=0)  # [2^20]: the next call's table
+        want = want[ids]
+        results.append((y, want))
+        x = y[:1 << 10]
+        want = want[:1 << 10]
+    for step, (got, expected) in enumerate(results):
+        assert np.array_equal(got.numpy(), expected), step
+
+
+def test_releasing_an_input_of_running_work_waits_for_it(device):
+    host = np.arange(1 << 16, dtype=np.int32).reshape(256, 256)
+    x = dmlc.to_device(host)
+    y = dmlc.copy(x[::-1, ::2])
+    x.release()
+    assert not device.busy
+    assert np.array_equal(y.numpy(), host[::-1, ::2])
+
+
+def test_trimming_the_pool_and_closing_the_device_wait(device):
+    host = np.arange(1 << 14, dtype=np.float32)
+    y = dmlc.copy(dmlc.to_device(host)[::-1])
+    dmlc.clear_cache()  # destroys the idle arenas: none may be in use
+    assert not device.busy
+    assert np.array_equal(y.numpy(), host[::-1])
+    dmlc.copy(dmlc.to_device(host)[::2])
+    assert device.busy
+    dmlc.close_device()
+    assert not device.busy
+
+
+def test_the_host_writes_staging_memory_only_once_submitted_work_is_done(device, monkeypatch):
+    """What no result can show for sure (the race between a running upload and the next call's
+    write is timing's): every write of a call's host array into a pooled buffer's staging
+    memory finds nothing running."""
+    from dmlc.runtime import tensor
+    busy_at_writes = []
+
+    def to_chunks(*args):
+        busy_at_writes.append(device.busy)
+        return write(*args)
+    write = tensor.to_chunks
+    monkeypatch.setattr(tensor, "to_chunks", to_chunks)
+    rng = np.random.default_rng(1)
+    table = dmlc.to_device(rng.standard_normal((64, 8)).astype(np.float32))
+    for step in range(20):
+        dmlc.gather(table, rng.integers(0, 64, (1, 1 + step % 3)).astype(np.int32), axis=0)
+    assert len(busy_at_writes) >= 20 and not any(busy_at_writes), busy_at_writes
