@@ -1,9 +1,8 @@
 """dmlc.compile(): descriptor -> validated -> IR -> GLSL -> SPIR-V, memoized in memory.
 
 The compile path only: a device-free CompiledProgram (artifact.py) wrapped in the CompiledKernel
-that runs it (call.py); no Vulkan is touched, nor the runtime imported, until a kernel is
-called. The target ("cpu" or "gpu") is resolved here, at the API edge, passed down as a value.
-"""
+that runs it (call.py); no Vulkan is touched, nor the runtime imported, until a kernel is called.
+The target ("cpu" or "gpu") is resolved here, at the API edge, passed down as a value."""
 from __future__ import annotations
 
 import contextlib
@@ -28,6 +27,7 @@ from .family.computed import computed_fields, substitute_computed
 from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
+from .family.validated import clear as clear_validated
 from .ir import Program
 from .ir.gc_pause import gc_paused
 from .ir.kernel import clear_memo as clear_order_memo
@@ -364,10 +364,9 @@ wraps the same program in a kernel of its own."""
 def _hashable(checked: OperatorDesc) -> bool:
     """Whether it can key the cache (a list where a number belongs cannot: compiling says)."""
     try:
-        hash(checked)
+        return hash(checked) is not None
     except TypeError:
         return False
-    return True
 
 
 def _in_place_of(checked: OperatorDesc, options: CompileOptions,
@@ -391,9 +390,10 @@ def _replan_of(checked: OperatorDesc,
 
 
 def clear_caches() -> None:
-    """Forget every compiled program, rule rewrite, verified node and built candidate kept in
-    memory (tests that change pass settings; the bench's cold and disk compile latencies)."""
+    """Forget every compiled program, validated descriptor, rule rewrite, verified node and
+    built candidate kept in memory (tests of pass settings; the bench's cold compiles)."""
     KERNELS.clear()
+    clear_validated()
     clear_order_memo()
     clear_rewrite_memo()
     clear_verify_memo()

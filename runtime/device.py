@@ -18,12 +18,11 @@ this module works around (PLATFORM.md):
 from __future__ import annotations
 
 import collections
-import contextlib
 import functools
 import logging
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -32,6 +31,7 @@ from ..errors import DeviceError
 from ..plan import PlanLimits
 from . import kompute
 from .arena import ArenaPool
+from .held import Held
 from .limits import CPU_TYPE, Limits, device_limits, probe
 from .plan_buffers import SharedKernels
 from .pool import BufferPool
@@ -219,6 +219,8 @@ class Device:
 
     backend = "vulkan"
     """Which runtime backend (runtime/backend.py) this device is."""
+    kind_name = "Vulkan"
+    """How errors name it."""
 
     def __init__(self, index: int = 0) -> None:
         kp = _import_kp()
@@ -266,17 +268,11 @@ class Device:
         self._syncs: collections.OrderedDict[tuple[int, str], tuple[Any, Any]] = \
             collections.OrderedDict()
 
-    @contextlib.contextmanager
-    def use(self, what: str) -> Iterator[Device]:
+    def use(self, what: str) -> Held:
         """Hold the device for one piece of work on it, or raise if it was closed: kp calls run
         one at a time (they hold the GIL, and a Vulkan queue needs external synchronization),
         and a closed device's objects must never be touched again (a use is a SIGSEGV)."""
-        with self._lock:
-            if self.closed:
-                raise DeviceError(f"{what}: the Vulkan device {self.name!r} was closed "
-                                  "(dmlc.close_device()); make new device tensors with "
-                                  "dmlc.to_device()")
-            yield self
+        return Held(self, what)
 
     def wait(self) -> None:
         """Wait until the device has run everything submitted (a call on device tensors

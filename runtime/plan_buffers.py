@@ -5,10 +5,9 @@ buffers and the guard words. runtime/executable.py (Vulkan: kp) and runtime/webg
 (wgpu) subclass PlanBuffers with their own Binding, buffer making and run."""
 from __future__ import annotations
 
-import contextlib
 import itertools
 from collections import OrderedDict
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -73,6 +72,25 @@ class SharedKernels:
                 self._signatures.clear()  # later ones get new numbers: none is reused
             found = self._signatures[names] = next(self._numbers)
         return found
+
+
+class Bound:
+    """`with executable.bound(...) as binding:` the binding, with the buffers borrowed from
+    the pool for it given back on leaving (a plain object: contextlib's context managers cost
+    microseconds a call)."""
+
+    __slots__ = ("exe", "binding", "taken")
+
+    def __init__(self, exe: PlanBuffers, binding: Any, taken: list[tuple[Slot, bool]]) -> None:
+        self.exe, self.binding, self.taken = exe, binding, taken
+
+    def __enter__(self) -> Any:
+        return self.binding
+
+    def __exit__(self, *exc: object) -> None:
+        give, name = self.exe.device.pool.give, self.exe.plan.name
+        for slot, clean in self.taken:
+            give(slot, clean, name)
 
 
 class PlanBuffers:
@@ -154,18 +172,16 @@ class PlanBuffers:
                 taken += [(slot, b.zeroed) for slot in slots]
         return tensors, taken[::-1]
 
-    @contextlib.contextmanager
-    def bound(self, given: dict[str, Any], host: bool,
-              uploads: tuple[str, ...] = ()) -> Iterator[Any]:
+    def bound(self, given: dict[str, Any], host: bool, uploads: tuple[str, ...] = ()) -> Bound:
         """The binding for the `given` tensors and the rest of the plan's buffers (its own, or
         borrowed from the pool and given back on leaving; caller holds the device); `uploads`:
         inputs its run uploads first (staged())."""
         tensors, taken = self._slots(given)
         try:
-            yield self.binding(tensors, host, uploads)
-        finally:
-            for slot, clean in taken:
-                self.device.pool.give(slot, clean, self.plan.name)
+            return Bound(self, self.binding(tensors, host, uploads), taken)
+        except BaseException:
+            Bound(self, None, taken).__exit__()
+            raise
 
     def staged(self, inputs: Sequence[Any]) -> dict[str, Slot]:
         """The inputs whose data waits in staging memory (DeviceTensor.staged), by buffer."""

@@ -58,23 +58,12 @@ class DeviceTensor:
         """0: one device buffer. Else larger than one binding holds (maxStorageBufferRange): held
         as device buffers of this many words each, the last shorter (the chunks a compiled
         kernel binds, codegen/chunks.py)."""
-        # Every size check first, in arithmetic that does not grow with the size (a list of
-        # 2^35 chunk sizes for a 2^62-byte tensor never ends): only then the chunks' list.
-        count, largest = (-(-words // chunk), min(chunk, words)) if chunk else (1, words)
-        device.check_size(lambda: f"a {self.shape} {self.dtype} tensor", largest * 4)
+        device.check_size(self._described, min(chunk or words, words) * 4)
         heap = device.limits.deviceLocalHeapSize
         if heap and words * 4 > heap:
-            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes, more "
-                              f"than this device's largest memory heap holds ({heap} bytes; "
-                              f"{device.name})")
-        most = device.limits.maxPerStageDescriptorStorageBuffers - 1  # and a kernel's output
-        if count > most:  # no kernel could bind it: refused now, not at every later use
-            raise DeviceError(f"a {self.shape} {self.dtype} tensor needs {words * 4} bytes: "
-                              f"{count} bindings of this device's maxStorageBufferRange = "
-                              f"{bound}, more than the {most} a kernel can bind beside its "
-                              f"output (maxPerStageDescriptorStorageBuffers = {most + 1}; "
-                              f"{device.name})")
-        sizes = [min(chunk, words - lo) for lo in range(0, words, chunk)] if chunk else [words]
+            raise DeviceError(f"{self._described()} needs {words * 4} bytes, more than this "
+                              f"device's largest memory heap holds ({heap} bytes; {device.name})")
+        sizes = self._chunk_sizes(device) if chunk else [words]
         with device.use("dmlc.to_device"):
             self._chunks: list[Slot] = []
             try:
@@ -90,6 +79,24 @@ class DeviceTensor:
         """What kernels bind: the kp tensor, or the tuple of a chunked tensor's (one object per
         tensor, so that `a.kp_tensor is b.kp_tensor` says they share memory)."""
         self._released = False
+
+    def _described(self) -> str:
+        return f"a {self.shape} {self.dtype} tensor"
+
+    def _chunk_sizes(self, device: Device) -> list[int]:
+        """The words of each chunk of a tensor larger than one binding, once it is known that
+        a kernel can bind them all (checked in arithmetic that does not grow with the size: a
+        list of 2^35 chunk sizes for a 2^62-byte tensor never ends)."""
+        words, chunk = self.words, self.chunk_words
+        count = -(-words // chunk)
+        most = device.limits.maxPerStageDescriptorStorageBuffers - 1  # and a kernel's output
+        if count > most:  # no kernel could bind it: refused now, not at every later use
+            raise DeviceError(f"{self._described()} needs {words * 4} bytes: {count} bindings of "
+                              f"this device's maxStorageBufferRange = "
+                              f"{device.limits.maxStorageBufferRange}, more than the {most} a "
+                              f"kernel can bind beside its output "
+                              f"(maxPerStageDescriptorStorageBuffers = {most + 1}; {device.name})")
+        return [min(chunk, words - lo) for lo in range(0, words, chunk)]
 
     @classmethod
     def from_array(cls, array: Any, device: Device | None = None) -> DeviceTensor:

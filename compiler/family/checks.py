@@ -5,42 +5,22 @@ is a ValidationError naming the operator, the field, and expected versus actual.
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import numbers
-from collections.abc import Iterator, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import TypeGuard
 
 from ..dtypes import INDEX_TYPES, DataType
 from ..errors import ValidationError
 from .registry import OperatorDesc
 from .tensor import AxisIndexed, TensorDesc
+from .validated import min_size, zero_sizes  # noqa: F401 (the validators' import place)
 
 MAX_RANK = 8
 # Index arithmetic is 32-bit signed in the shaders; every tensor stays below 2**31 elements.
 MAX_ELEMENTS = 2**31 - 1
 
 
-_ZERO_SIZES: ContextVar[bool] = ContextVar("dmlc_zero_sizes", default=False)
-
-
-@contextlib.contextmanager
-def zero_sizes() -> Iterator[None]:
-    """Inside, the validators take sizes of 0 (and tile's repeats of 0, slice's empty windows):
-    how the one-shot functions check an empty tensor with every other rule before they return
-    numpy's empty result, running no kernel (DirectML's sizes are >= 1, and so are every
-    compiled kernel's)."""
-    token = _ZERO_SIZES.set(True)
-    try:
-        yield
-    finally:
-        _ZERO_SIZES.reset(token)
-
-
-def min_size() -> int:
-    """The smallest size a dimension may have: 1, or 0 inside zero_sizes()."""
-    return 0 if _ZERO_SIZES.get() else 1
 
 
 def fmt(sizes: Sequence[int]) -> str:
@@ -49,7 +29,7 @@ def fmt(sizes: Sequence[int]) -> str:
 
 
 def is_int(x: object) -> TypeGuard[int]:  # numpy integers too: they act as ints here
-    return isinstance(x, numbers.Integral) and not isinstance(x, bool)
+    return type(x) is int or (isinstance(x, numbers.Integral) and not isinstance(x, bool))
 
 
 def check_axis(op: str, axis: object, rank: int, field: str = "Axis") -> int:
@@ -60,7 +40,8 @@ def check_axis(op: str, axis: object, rank: int, field: str = "Axis") -> int:
 
 def check_int_list(op: str, field: str, values: object, length: int | None = None,
                    minimum: int | None = None) -> tuple[int, ...]:
-    if not isinstance(values, (tuple, list)) or not all(is_int(v) for v in values):
+    if not isinstance(values, (tuple, list)) or not all(type(v) is int or is_int(v)
+                                                        for v in values):
         raise ValidationError(op, field, "a list of integers", repr(values))
     if length is not None and len(values) != length:
         raise ValidationError(op, f"{field} length", length, len(values))

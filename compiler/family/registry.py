@@ -21,6 +21,7 @@ from ..ir import Program
 from ..plan import DEFAULT, PlanLimits
 from .computed import check_computed, computed_fields
 from .tensor import TensorDesc
+from .validated import memoized
 
 
 class OperatorDesc(Protocol):
@@ -115,7 +116,12 @@ def descriptor_classes(directml_only: bool = False) -> tuple[type, ...]:
 def validate(desc: Any) -> Any:
     """Check `desc` against every rule of its DirectML page (and docs/decisions.md); return
     it with OutputTensor inferred. Operands computed from others (family/computed.py) are
-    checked too, and must reach the validated descriptor as they are."""
+    checked too, and must reach the validated descriptor as they are. A descriptor exactly like
+    one validated before gets what that one got (family/validated.py)."""
+    return memoized(_validate, desc)
+
+
+def _validate(desc: Any) -> Any:
     computed = computed_fields(desc)
     for keyword, t in computed:
         check_computed(desc.operator, dml_field(desc, keyword), t)

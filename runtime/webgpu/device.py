@@ -15,10 +15,9 @@ traps this module works around (WEBGPU.md in the design notes):
 from __future__ import annotations
 
 import collections
-import contextlib
 import os
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from ...errors import DeviceError
 from ...plan import PlanLimits
 from ..device import dispatch_grid
+from ..held import Held
 from ..limits import Limits
 from ..plan_buffers import SharedKernels
 from ..pool import BufferPool
@@ -141,6 +141,8 @@ class Device:
     """A wgpu device on one adapter, with the limits dmlc must respect."""
 
     backend = "webgpu"
+    kind_name = "WebGPU"
+    """How errors name it."""
 
     def __init__(self, index: int | None = None) -> None:
         wgpu = import_wgpu()
@@ -180,15 +182,9 @@ class Device:
         """Small mappable buffers of earlier read-backs, for the next ones."""
         self.pool = BufferPool(self)
 
-    @contextlib.contextmanager
-    def use(self, what: str) -> Iterator[Device]:
+    def use(self, what: str) -> Held:
         """Hold the device for one piece of work on it, or raise if it was closed."""
-        with self._lock:
-            if self.closed:
-                raise DeviceError(f"{what}: the WebGPU device {self.name!r} was closed "
-                                  "(dmlc.close_device()); make new device tensors with "
-                                  "dmlc.to_device()")
-            yield self
+        return Held(self, what)
 
     def tensor(self, words: np.ndarray) -> WgpuTensor:
         """A buffer holding `words` (uint32), whose host copy is that array."""
