@@ -107,6 +107,15 @@ def test_validation_runs_on_every_call_not_only_before_the_cache():
             dmlc.compile(dmlc.Slice1Desc(input=s, **args))
 
 
+def test_tuples_of_no_coordinate_are_of_an_index_type_too():
+    """scatter_nd with indices of shape (..., 0) (ONNX: each tuple names the whole input) runs
+    as tuples of its own making; a float index tensor is still refused, as numpy refuses it
+    (found by tests/device/test_fuzz_api.py)."""
+    x, u = np.array([-1.0], np.float32), np.array(-1.0, np.float32)
+    with pytest.raises(dmlc.ValidationError, match="IndicesTensor.DataType.*FLOAT32"):
+        dmlc.scatter_nd(x, np.array([], np.float32), u)
+
+
 def test_big_endian_arrays_are_read_by_value():
     from dmlc.dtypes import as_ndarray
     x = np.arange(4, dtype=">f4")

@@ -20,7 +20,8 @@ def gather(axis=0, dims=1, rows=5):
 
 def pad(value):
     return dmlc.PaddingDesc(input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(3,)),
-                            mode="DML_PADDING_MODE_CONSTANT", start_padding=(1,), end_padding=(0,), value=value)
+                            mode="DML_PADDING_MODE_CONSTANT", start_padding=(1,),
+                            end_padding=(0,), value=value)
 
 
 def test_an_exact_repeat_gets_the_same_validated_descriptor():

@@ -12,6 +12,7 @@ from ...artifact import is_device_tensor, same_layout
 from ...compiled import cached_compile
 from ...dtypes import as_ndarray
 from ...errors import IndexOutOfRangeError, ValidationError
+from ...family.checks import check_index_type
 from ...family.index_check import raise_for_status
 from ...oneshot import as_array, buffer_of, call, flag, same_ndim, tensor_of, trailing
 from ...oneshot.bools import moves_bools
@@ -117,7 +118,9 @@ def scatter_nd(input: Any, indices: Any, updates: Any, *,
     check = flag(op, "check_indices", check_indices)
     if i.ndim and i.shape[-1] == 0 and not is_empty(x, u) and math.prod(i.shape[:-1]):
         # tuples of no coordinate each name the whole input (ONNX): a scatter into a leading
-        # axis of 1, every tuple (0,), in row-major order as ever
+        # axis of 1, every tuple (0,), in row-major order as ever (of indices of an index
+        # type: the tuples it makes stand for them)
+        check_index_type(op, desc.indices)
         lead = (1, *x.shape)
         whole = scatter_nd(x.reshape(lead), np.zeros((*i.shape[:-1], 1), np.int64), u,
                            reduction=reduction, check_indices=check,
