@@ -262,11 +262,11 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
     buffers = []
     for b in program.buffers:
         if b.extent is None:
-            buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, b.count, b.words, b.role,
+            buffers.append(PlanBuffer(b.name, b.dtype.value, b.count, b.words, b.role,
                                       chunk_words(b.words, guard_words, bound)))
             continue
         count = param_value(b.extent, params)
-        buffers.append(PlanBuffer(b.name, b.dtype.numpy.name, count,
+        buffers.append(PlanBuffer(b.name, b.dtype.value, count,
                                   padded_words(count, b.dtype.itemsize), b.role))
     kernels, push = [], push_values(program, params)
     for s in stages:
