@@ -8,7 +8,9 @@ needs no device.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -270,3 +272,52 @@ def _backend_name() -> Callable[[], str]:
         from .runtime.backend import name
         _BACKEND_NAME = name
     return _BACKEND_NAME
+
+
+@dataclass(frozen=True)
+class TracedCall:
+    """One call of a kernel while tracing(): the arguments as the kernel took them, `out=`,
+    and what it returned (what `dmlc compile model.onnx` wires into the model's manifest)."""
+
+    kernel: CompiledKernel
+    arguments: tuple[Any, ...]
+    out: Any
+    result: Any
+
+
+TRACE: list[TracedCall] | None = None
+"""While `tracing()`: every call of a kernel the one-shot functions use, in dispatch order."""
+
+
+def traced(kernel: CompiledKernel) -> CompiledKernel:
+    """The kernel, its calls recorded while tracing() runs (what cached_compile hands out)."""
+    return kernel if TRACE is None else _Recorded(kernel, TRACE)
+
+
+def is_tracing() -> bool:
+    return TRACE is not None
+
+
+class _Recorded(CompiledKernel):
+    """A cached kernel whose calls are recorded, handed out while tracing()."""
+
+    def __init__(self, kernel: CompiledKernel, log: list[TracedCall]) -> None:
+        super().__init__(kernel.compiled)
+        self._kernel, self._log = kernel, log
+
+    def __call__(self, *arrays: Any, out: Any = None) -> Any:
+        result = self._kernel(*arrays, out=out)
+        self._log.append(TracedCall(self._kernel, arrays, out, result))
+        return result
+
+
+@contextlib.contextmanager
+def tracing() -> Iterator[list[TracedCall]]:
+    """The kernel calls a block of one-shot calls makes, in dispatch order (a call that a
+    kernel makes itself, packing a view, comes before it)."""
+    global TRACE
+    outer, TRACE = TRACE, []
+    try:
+        yield TRACE
+    finally:
+        TRACE = outer

@@ -5,21 +5,19 @@ that runs it (call.py); no Vulkan is touched, nor the runtime imported, until a 
 The target ("cpu" or "gpu") is resolved here, at the API edge, passed down as a value."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import os
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from . import toolchain
 from .artifact import CompiledProgram, Stage, stages_of
-from .call import CompiledKernel
+from .call import CompiledKernel, TracedCall, traced, tracing
 from .codegen import glsl
 from .dynamic import GenericKernels, ShapePolicy, resolve_mode
 from .errors import ValidationError
@@ -206,65 +204,28 @@ def cached_compile(desc: OperatorDesc, check_indices: bool = False,
     calls for out= that tensor, compiled without the copying one."""
     options = CompileOptions.resolve(check_indices, 0, target, in_place=in_place, limits=limits)
     mode = resolve_mode(None)
-    kernel = KERNELS.get(validate(desc), options, mode)
-    if TRACE is not None:
-        return _Recorded(kernel, TRACE)
-    return kernel
-
-
-@dataclass(frozen=True)
-class TracedCall:
-    """One call of a kernel while tracing(): the arguments as the kernel took them, `out=`,
-    and what it returned (what `dmlc compile model.onnx` wires into the model's manifest)."""
-
-    kernel: CompiledKernel
-    arguments: tuple[Any, ...]
-    out: Any
-    result: Any
-
-
-TRACE: list[TracedCall] | None = None
-"""While `tracing()`: every call of a kernel the one-shot functions use, in dispatch order."""
-
-
-class _Recorded(CompiledKernel):
-    """A cached kernel whose calls are recorded, handed out while tracing()."""
-
-    def __init__(self, kernel: CompiledKernel, log: list[TracedCall]) -> None:
-        super().__init__(kernel.compiled)
-        self._kernel, self._log = kernel, log
-
-    def __call__(self, *arrays: Any, out: Any = None) -> Any:
-        result = self._kernel(*arrays, out=out)
-        self._log.append(TracedCall(self._kernel, arrays, out, result))
-        return result
-
-
-@contextlib.contextmanager
-def tracing() -> Iterator[list[TracedCall]]:
-    """The kernel calls a block of one-shot calls makes, in dispatch order (a call that a
-    kernel makes itself, packing a view, comes before it)."""
-    global TRACE
-    outer, TRACE = TRACE, []
-    try:
-        yield TRACE
-    finally:
-        TRACE = outer
+    return traced(KERNELS.get(validate(desc), options, mode))
 
 
 class KernelCache:
     """The in-memory compile cache: compile() of a descriptor seen before skips lowering, the
     passes and codegen (the SPIR-V cache on disk then only serves new processes). Bounded by
     entries and by bytes held (artifacts, and what their executables own on the device), least
-    recently used dropped first."""
+    recently used dropped first. A generic kernel bound to one call's sizes is kept apart, the
+    last SIZES of them: it shares its program's code (GenericKernels holds it), so a window that
+    grows by a row each step neither evicts compiled kernels nor counts their bytes again."""
 
     ENTRIES = 256
     BYTES = 64 * 2**20
+    SIZES = 64
 
     def __init__(self) -> None:
         self._kernels: OrderedDict[tuple[OperatorDesc, CompileOptions, bool], CompiledKernel] = \
             OrderedDict()
-        """By (descriptor, options, generic)."""
+        """By (descriptor, options, False): compiled kernels."""
+        self._sizes: OrderedDict[tuple[OperatorDesc, CompileOptions, bool], CompiledKernel] = \
+            OrderedDict()
+        """By (descriptor, options, True): generic kernels bound to the descriptor's sizes."""
         self._lock = threading.Lock()
         self.hits = self.misses = 0
         self._added = self._held = 0
@@ -288,10 +249,11 @@ class KernelCache:
         keys = {"never": [special], "auto": [special, generic]}.get(str(mode), forced)
         with self._lock:  # "auto": a specialized kernel first; forced: a generic one if any
             for key in keys:
-                found = self._kernels.get(key)
+                store = self._sizes if key[2] else self._kernels
+                found = store.get(key)
                 if found is not None:
                     self.hits += 1
-                    self._kernels.move_to_end(key)
+                    store.move_to_end(key)
                     return found
             self.misses += 1
             rules: GenericRules | None = None if computed_fields(checked) else rules_of(
@@ -314,6 +276,11 @@ class KernelCache:
                                    in_place=_in_place_of(checked, options, mode),
                                    replan=_replan_of(checked, options))
         with self._lock:
+            if key[2]:
+                kernel = self._sizes.setdefault(key, built)
+                while len(self._sizes) > self.SIZES:
+                    self._sizes.popitem(last=False)
+                return kernel
             kernel = self._kernels.setdefault(key, built)
             self._trim()
             return kernel
@@ -341,6 +308,7 @@ class KernelCache:
     def clear(self) -> None:
         with self._lock:
             self._kernels.clear()
+            self._sizes.clear()
             self._held = 0
             self.generic.clear()
             self.policy.clear()
@@ -352,6 +320,7 @@ class KernelCache:
             return {"entries": len(self._kernels),
                     "bytes": sum(k.held_bytes for k in self._kernels.values()),
                     "max_entries": self.ENTRIES, "max_bytes": self.BYTES,
+                    "sizes": len(self._sizes), "max_sizes": self.SIZES,
                     "hits": self.hits, "misses": self.misses}
 
 

@@ -109,6 +109,8 @@ def test_cache_info_and_clear_cache():
 
 def test_the_compile_cache_is_bounded_by_bytes(monkeypatch):
     dmlc.clear_cache()
+    monkeypatch.setenv("DMLC_DYNAMIC", "never")  # compiled kernels (generic ones bound to sizes
+    # are kept apart: test_a_growing_window_evicts_no_compiled_kernel)
     monkeypatch.setattr(KERNELS, "BYTES", 1)  # every kernel is over: only the newest stays
     for n in range(1, 5):
         dmlc.gather(np.zeros((8, n), np.float32), np.zeros((1, 2), np.int32), axis=0)
@@ -118,6 +120,30 @@ def test_the_compile_cache_is_bounded_by_bytes(monkeypatch):
     for n in range(1, 6):
         dmlc.gather(np.zeros((8, n), np.float32), np.zeros((1, 2), np.int32), axis=0)
     assert dmlc.cache_info()["kernels"]["entries"] == 3
+
+
+def test_a_growing_window_evicts_no_compiled_kernel(monkeypatch):
+    """A generic kernel bound to each size of a window that grows by a row is kept apart from
+    the compiled kernels (the last SIZES of them): 300 sizes leave a model's kernels cached,
+    and cost no compile when they are called again."""
+    dmlc.clear_cache()
+    monkeypatch.setattr(KERNELS, "ENTRIES", 16)
+    monkeypatch.setattr(KERNELS, "SIZES", 8)
+    tables = [np.zeros((8, 4), dtype) for dtype in (np.float32, np.float16, np.int8, np.int16,
+                                                     np.int32, np.int64, np.uint8, np.uint16,
+                                                     np.uint32, np.uint64)]  # 10 compiles
+    for t in tables:
+        dmlc.gather(t, np.zeros((1, 2), np.int32), axis=0)
+    cache = dmlc.to_device(np.zeros((2, 4, 300), np.float32))
+    for t in range(1, 301):
+        dmlc.copy(cache[:, :, :t])
+    before = dict(dmlc.cache_info()["compiles"])
+    for t in tables:
+        dmlc.gather(t, np.zeros((1, 2), np.int32), axis=0)
+    info = dmlc.cache_info()
+    assert info["compiles"] == before, (before, info["compiles"])
+    assert info["kernels"]["sizes"] == 8 and info["kernels"]["entries"] <= 16
+    assert info["compiles"].get("DML_ELEMENT_WISE_IDENTITY generic") == 1
 
 
 def test_the_pool_is_bounded_and_drops_idle_buffers(monkeypatch):

@@ -7,8 +7,8 @@ from typing import Any
 
 import numpy as np
 
-from ... import compiled
 from ...artifact import is_device_tensor, same_layout
+from ...call import is_tracing
 from ...compiled import cached_compile
 from ...dtypes import as_ndarray
 from ...errors import IndexOutOfRangeError, ValidationError
@@ -148,9 +148,9 @@ def _ran_in_place(desc: ScatterDesc | ScatterNDDesc, check: bool, x: Any,
                   args: tuple[Any, ...], out: Any) -> bool:
     """out= the data tensor itself, as it lies: runs the in-place kernel alone, compiling only
     it (the copying kernel, which such a call never runs, was compiled first: a decode loop's
-    'DML_SCATTER_ND: 2'). False otherwise, and while tracing (compiled.tracing records the
+    'DML_SCATTER_ND: 2'). False otherwise, and while tracing (call.tracing records the
     copying kernel's calls)."""
-    if (compiled.TRACE is not None or not is_device_tensor(x) or not is_device_tensor(out)
+    if (is_tracing() or not is_device_tensor(x) or not is_device_tensor(out)
             or x.kp_tensor is not out.kp_tensor or not same_layout(tensor_of(x), out)):
         return False
     kernel = cached_compile(desc, check, in_place=True)
