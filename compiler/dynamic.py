@@ -46,6 +46,9 @@ from .ir.verify import MAX_PARAMS
 MODES = ("auto", "always", "never")
 LOWERED = 256
 """Programs lowered but not compiled that GenericKernels keeps at most (all dropped when full)."""
+GENERIC = 256
+"""Generic kernels GenericKernels keeps at most, the least recently used dropped first (a
+kernel bound to a call's sizes keeps its own; a dropped one is compiled again when asked)."""
 
 
 _HINT: contextvars.ContextVar[str | None] = contextvars.ContextVar("dmlc_dynamic_hint",
@@ -207,7 +210,10 @@ class GenericKernels:
         if not bound.plan.within(options.limits):  # a join of more inputs than a shader binds,
             return None  # or a tensor over one binding: specialized (narrower joins, chunks)
         with self._lock:
+            self._store.pop(gkey, None)  # the most recently used last
             self._store[gkey] = (generic, artifact, served + 1)
+            while len(self._store) > GENERIC:
+                del self._store[next(iter(self._store))]
         return CompiledKernel(bound, in_place=in_place, replan=replan)
 
     def _lookup(self, rules: GenericRules, checked: Any, forms: tuple[Any, ...], options: Any,

@@ -146,6 +146,27 @@ def test_a_growing_window_evicts_no_compiled_kernel(monkeypatch):
     assert info["compiles"].get("DML_ELEMENT_WISE_IDENTITY generic") == 1
 
 
+def test_generic_kernels_are_bounded(monkeypatch):
+    """GenericKernels keeps the last GENERIC generic kernels: windows of four dtypes, each at
+    two sizes (one generic kernel each), leave two; the first dtype's compiles again when its
+    window grows again, and every result is right."""
+    from dmlc import dynamic
+    dmlc.clear_cache()
+    monkeypatch.setattr(dynamic, "GENERIC", 2)
+    dtypes = (np.float32, np.int16, np.uint8, np.int64)
+    caches = [np.arange(64, dtype=d).reshape(2, 32) for d in dtypes]
+    for host in caches:
+        window = dmlc.to_device(host)
+        for t in (3, 4):
+            assert np.array_equal(dmlc.copy(window[:, :t]).numpy(), host[:, :t])
+    info = dmlc.cache_info()
+    assert len(info["generic"]) == 2, info["generic"]
+    assert info["compiles"]["DML_ELEMENT_WISE_IDENTITY generic"] == 4
+    window = dmlc.to_device(caches[0])
+    assert np.array_equal(dmlc.copy(window[:, :5]).numpy(), caches[0][:, :5])
+    assert dmlc.cache_info()["compiles"]["DML_ELEMENT_WISE_IDENTITY generic"] == 5
+
+
 def test_the_pool_is_bounded_and_drops_idle_buffers(monkeypatch):
     pool = get_device().pool
     dmlc.clear_cache()
