@@ -17,6 +17,7 @@ this module works around (PLATFORM.md):
 """
 from __future__ import annotations
 
+import atexit
 import collections
 import functools
 import logging
@@ -160,6 +161,7 @@ def _probed_once(index: int) -> tuple[str | None, tuple[str, Limits] | None]:
     return "cpu" if found.types[index] == CPU_TYPE else "gpu", found.devices[index]
 
 
+@atexit.register  # kp frees its command buffers at exit, which must not be running then
 def synchronize() -> None:
     """Wait until the open device has run everything submitted (none open: nothing)."""
     with _lock:

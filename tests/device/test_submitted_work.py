@@ -98,3 +98,28 @@ def test_the_host_writes_staging_memory_only_once_submitted_work_is_done(device,
     for step in range(20):
         dmlc.gather(table, rng.integers(0, 64, (1, 1 + step % 3)).astype(np.int32), axis=0)
     assert len(busy_at_writes) >= 20 and not any(busy_at_writes), busy_at_writes
+
+
+EXITS_RUNNING = """
+import numpy as np, dmlc
+from dmlc.runtime import device
+wait = device.Device.wait
+def told(self):
+    if self.busy:
+        print("waited", flush=True)
+    wait(self)
+device.Device.wait = told
+y = dmlc.tile(dmlc.to_device(np.arange(4, dtype=np.float32)), 2)
+assert device.get_device().busy
+"""
+
+
+def test_a_process_that_exits_with_work_running_waits_for_it(device):
+    """kp frees its command buffers when the process ends, which Vulkan forbids while one
+    runs: a script whose last call is never read waits for it at exit."""
+    import subprocess
+    import sys
+    done = subprocess.run([sys.executable, "-c", EXITS_RUNNING], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["waited"], done.stdout
