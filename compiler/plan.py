@@ -10,6 +10,7 @@ bench's copy shader).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -134,9 +135,9 @@ class LaunchPlan:
                 return b
         raise KeyError(name)
 
-    @property
+    @functools.cached_property
     def status(self) -> tuple[PlanBuffer, ...]:
-        """The status buffers, read back after every call."""
+        """The status buffers, read back after every call (found once: every call asks)."""
         return tuple(b for b in self.buffers if b.role == "status")
 
     def within(self, limits: PlanLimits) -> bool:

@@ -21,8 +21,6 @@ MAX_RANK = 8
 MAX_ELEMENTS = 2**31 - 1
 
 
-
-
 def fmt(sizes: Sequence[int]) -> str:
     """DirectML's brace notation: {2, 3}."""
     return "{" + ", ".join(str(s) for s in sizes) + "}"
@@ -40,8 +38,7 @@ def check_axis(op: str, axis: object, rank: int, field: str = "Axis") -> int:
 
 def check_int_list(op: str, field: str, values: object, length: int | None = None,
                    minimum: int | None = None) -> tuple[int, ...]:
-    if not isinstance(values, (tuple, list)) or not all(type(v) is int or is_int(v)
-                                                        for v in values):
+    if not isinstance(values, (tuple, list)) or not all(is_int(v) for v in values):
         raise ValidationError(op, field, "a list of integers", repr(values))
     if length is not None and len(values) != length:
         raise ValidationError(op, f"{field} length", length, len(values))

@@ -44,6 +44,7 @@ WEBGPU_LIMITS = {"maxComputeWorkGroupInvocations": "maxComputeInvocationsPerWork
                  "maxDescriptorSetStorageBuffers": "maxStorageBuffersPerShaderStage",
                  "maxStorageBufferRange": "maxStorageBufferBindingSize"}
 """WebGPU's names for the limits dmlc checks (Limits: Vulkan's names; adapters.py)."""
+
 _device: Device | None = None
 _device_index: int | None = None
 _lock = threading.Lock()
