@@ -34,13 +34,24 @@ def flat(values: Any) -> list[Any]:
 class Shared:
     """What every executable of the same kernels shares on a device (its `kernels`, a
     SharedKernels): the last BINDINGS bindings, whichever executable made them (a generic
-    kernel's calls at each size are executables of their own), and the status buffers."""
+    kernel's calls at each size are executables of their own), the keys of those bound again
+    lately, and the status buffers."""
 
-    __slots__ = ("bindings", "status")
+    __slots__ = ("bindings", "status", "dropped")
 
     def __init__(self) -> None:
         self.bindings: OrderedDict[tuple, Any] = OrderedDict()
         self.status: dict[tuple, dict[str, list[Slot]]] = {}
+        self.dropped: OrderedDict[tuple, None] = OrderedDict()
+        """The keys of the last RECALLED bindings bound again to other tensors: one asked for
+        again says the calls cycle through buffer sets (PlanBuffers.BINDINGS_CYCLE)."""
+
+    RECALLED = 16
+
+    def drop(self, key: tuple) -> None:
+        self.dropped[key] = None
+        if len(self.dropped) > self.RECALLED:
+            self.dropped.popitem(last=False)
 
 
 class SharedKernels:
@@ -103,7 +114,14 @@ class PlanBuffers:
     """Bindings kept per kernel (each names its tensors; pooled ones keep theirs). A call on
     other tensors binds the least recently used one again where the backend can (a kp
     algorithm keeps its pipeline: Binding.rebind), so a kernel holds at most this many
-    pipelines' worth of objects, whatever sizes and buffers it meets."""
+    pipelines' worth of objects (BINDINGS_CYCLE where calls cycle), whatever sizes and buffers
+    it meets."""
+    BINDINGS_CYCLE = 8
+    """Bindings kept per kernel once a call asks for a binding that was bound again to other
+    tensors lately (Shared.dropped): calls that cycle through a few buffer sets (a gather of
+    1-7 ids, each count its own output buffer) then replay theirs instead of binding one
+    again at every call, while a window that grows by a row each step (never the same buffers
+    twice) keeps BINDINGS and makes nothing once they exist."""
     BINDINGS_NEW = 8
     """Bindings kept per kernel where the backend makes a new one for other buffers (WebGPU's
     bind groups, a kp without dmlc's patch): more, so that fewer calls make one."""
@@ -223,12 +241,16 @@ class PlanBuffers:
         if found is not None and found.alive():
             bindings.move_to_end(key)
             return found
-        # one whose tensor was destroyed since is never dispatched again: bound anew
-        old = key if found is not None else next(
-            (k for k, b in bindings.items() if not b.alive()), None)
+        # one whose tensor was destroyed since is never dispatched again: bound anew (others
+        # are not looked through for one: a dead binding costs nothing until it is the least
+        # recently used, and a scan of them all at every miss cost more than it saved)
+        old = key if found is not None else None
         rebinds = self.device.rebinds
-        if old is None and len(bindings) >= (self.BINDINGS if rebinds else self.BINDINGS_NEW):
+        kept = (self.BINDINGS_CYCLE if key in self._shared.dropped else self.BINDINGS) \
+            if rebinds else self.BINDINGS_NEW
+        if old is None and len(bindings) >= kept:
             old = next(iter(bindings))
+            self._shared.drop(old)
         if old is not None:
             found = bindings.pop(old)
             if rebinds:
