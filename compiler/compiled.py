@@ -25,6 +25,7 @@ from .family.computed import computed_fields, substitute_computed
 from .family.generic import GenericProgram, GenericRules
 from .family.index_check import add_index_check, writes_only_if_valid
 from .family.registry import LowerContext, OperatorDesc, lower, rules_of, updates_in_place, validate
+from .family.tensor import hash_once
 from .family.validated import clear as clear_validated
 from .ir import Program
 from .ir.gc_pause import gc_paused
@@ -36,13 +37,13 @@ from .passes import clear_memos as clear_pass_memos
 from .passes import run_pipeline
 from .passes.pipeline import env_names, run_generic_pipeline
 from .plan import DEFAULT, PlanLimits
-from .target import asks_device, known_backend, resolve_limits, wants_spirv
-from .target import resolve as resolve_target
+from .target import known_backend, resolve_with_limits, wants_spirv
 
 __all__ = ["CompiledKernel", "CompiledProgram", "Stage", "TracedCall", "build_program",
            "cached_compile", "clear_caches", "compile", "compile_program", "tracing"]
 
 
+@hash_once
 @dataclass(frozen=True)
 class CompileOptions:
     """Everything besides the descriptor that decides a compiled result, resolved once per
@@ -73,9 +74,20 @@ class CompileOptions:
         if not isinstance(guard_words, int) or guard_words < 0 or guard_words % 4:
             raise ValidationError("dmlc.compile", "guard_words", "a multiple of 4, >= 0",
                                   repr(guard_words))
-        return CompileOptions(bool(check_indices), guard_words, resolve_target(target),
-                              in_place, os.environ.get("DMLC_DISABLE_PASSES", ""),
-                              resolve_limits(limits, asks_device(target)))
+        resolved, planned = resolve_with_limits(target, limits)
+        key = (bool(check_indices), guard_words, resolved, in_place,
+               os.environ.get("DMLC_DISABLE_PASSES", ""), planned)
+        found = _OPTIONS.get((key, planned.source))  # (not compared: named in messages)
+        if found is None:
+            if len(_OPTIONS) >= 64:
+                _OPTIONS.clear()
+            found = _OPTIONS[(key, planned.source)] = CompileOptions(*key)
+        return found
+
+
+_OPTIONS: dict[tuple[object, ...], CompileOptions] = {}
+"""The options resolved so far, by their values: a call gets the same object each time, whose
+hash (hash_once) the caches it keys are then spared."""
 
 
 def build_program(desc: OperatorDesc, dump_after: set[str] | None = None,

@@ -32,6 +32,10 @@ class DataType(enum.Enum):
     UINT16 = "uint16"
     UINT8 = "uint8"
 
+    # members are singletons compared by identity: hashed so too (Enum's hashes the name in
+    # Python, and every cache key of a call holds several)
+    __hash__ = object.__hash__
+
     @property
     def numpy(self) -> np.dtype:
         return _NUMPY[self._value_]  # built once: np.dtype() costs a microsecond a call

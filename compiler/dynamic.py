@@ -39,6 +39,7 @@ from .codegen.chunks import chunk_words
 from .dtypes import padded_words
 from .errors import ValidationError
 from .family.generic import GenericProgram, GenericRules, has_wild
+from .family.tensor import derived
 from .ir import Program
 from .ir.interp import param_value
 from .ir.verify import MAX_PARAMS
@@ -206,7 +207,7 @@ class GenericKernels:
             return None
         gkey, entry, values = found
         generic, artifact, served = entry
-        bound = dataclasses.replace(artifact, descriptor=checked, params=values)
+        bound = derived(artifact, descriptor=checked, params=values)
         if not bound.plan.within(options.limits):  # a join of more inputs than a shader binds,
             return None  # or a tensor over one binding: specialized (narrower joins, chunks)
         with self._lock:

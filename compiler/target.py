@@ -24,14 +24,33 @@ TARGETS = ("cpu", "gpu")
 
 def resolve(target: str | None) -> str:
     """The target to compile for: `target`, $DMLC_TARGET, or the selected device's kind."""
+    return _resolved(target, os.environ.get("DMLC_TARGET") if target is None else None)
+
+
+def _resolved(target: str | None, env: str | None) -> str:
     field = "target"
-    if target is None and os.environ.get("DMLC_TARGET"):
-        target, field = os.environ["DMLC_TARGET"], "DMLC_TARGET"
+    if target is None and env:
+        target, field = env, "DMLC_TARGET"
     if target is None:
         return _device_kind() or "gpu"
     if target not in TARGETS:
         raise ValidationError("dmlc.compile", field, " or ".join(TARGETS), repr(target))
     return target
+
+
+def resolve_with_limits(target: str | None,
+                        limits: PlanLimits | str | None) -> tuple[str, PlanLimits]:
+    """(resolve(target), resolve_limits(limits, asks_device(target))) with $DMLC_TARGET read
+    once: what every compile asks, so every call of a one-shot function."""
+    env = os.environ.get("DMLC_TARGET") if target is None else None
+    if target is not None or env:
+        return _resolved(target, env), resolve_limits(limits, False)
+    try:  # the selected device's kind and limits, in one ask
+        kind, found = _backend().selected_device()
+    except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so
+        kind, found = None, None
+    return kind or "gpu", (_plan_limits(*found) if found else DEFAULT) if limits is None \
+        else resolve_limits(limits, True)
 
 
 def _device_kind() -> str | None:

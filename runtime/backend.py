@@ -16,6 +16,7 @@ import contextlib
 import functools
 import importlib.util
 import os
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -142,7 +143,7 @@ def set_device(device: int | str) -> None:
 def close_device() -> None:
     """Close every open device, of either backend."""
     vulkan.close_device()
-    if "dmlc.runtime.webgpu.device" in _loaded():
+    if _webgpu_loaded():
         module("webgpu").close_device()
 
 
@@ -150,7 +151,7 @@ def synchronize() -> None:
     """Wait for the work submitted to every open device, of either backend (a kernel call on
     device tensors returns once its work is submitted)."""
     vulkan.synchronize()
-    if "dmlc.runtime.webgpu.device" in _loaded():
+    if _webgpu_loaded():
         module("webgpu").synchronize()
 
 
@@ -167,6 +168,11 @@ def objects_info() -> dict[str, int] | None:
 def device_kind() -> str | None:
     """"cpu" or "gpu": what the current backend's selected device is, without opening it."""
     return module().device_kind()
+
+
+def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
+    """(device_kind(), device_limits_of_selected()) in one ask: what every compile asks."""
+    return module().selected_device()  # type: ignore[no-any-return]
 
 
 def device_limits_of_selected() -> tuple[str, Limits] | None:
@@ -194,6 +200,7 @@ def Executable(device: Any, plan: LaunchPlan) -> Any:
     return VulkanExecutable(device, plan)
 
 
-def _loaded() -> set[str]:
-    import sys
-    return set(sys.modules)
+def _webgpu_loaded() -> bool:
+    """Whether the WebGPU backend's device module was imported (else it has no device open):
+    a lookup, not a set of every module's name (synchronize() runs once per decode step)."""
+    return "dmlc.runtime.webgpu.device" in sys.modules

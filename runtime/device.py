@@ -33,7 +33,7 @@ from ..plan import PlanLimits
 from . import kompute
 from .arena import ArenaPool
 from .held import Held
-from .limits import CPU_TYPE, Limits, device_limits, probe
+from .limits import CPU_TYPE, Limits, device_limits, dispatch_grid, probe
 from .plan_buffers import SharedKernels
 from .pool import BufferPool
 from .validation_log import new_instance
@@ -120,7 +120,9 @@ def selected_index() -> int:
     piece of a device's name), else 0."""
     if _device_index is not None:
         return _device_index
-    return find_device(os.environ.get("DMLC_DEVICE", "0"), "DMLC_DEVICE")
+    value = os.environ.get("DMLC_DEVICE", "0")
+    return int(value) if value.isdigit() else find_device(value, "DMLC_DEVICE")  # (every
+    # compile asks: an index is read without find_device's checks, which it passes)
 
 
 def get_device() -> Device:
@@ -136,6 +138,11 @@ def device_kind() -> str | None:
     """"cpu" or "gpu": what the selected device is, asked of the Vulkan loader without opening
     it (None where the loader cannot say). Remembered per device index."""
     return _probed(selected_index())[0]
+
+
+def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
+    """(device_kind(), device_limits_of_selected()) in one ask."""
+    return _probed(selected_index())
 
 
 def device_limits_of_selected() -> tuple[str, Limits] | None:
@@ -201,19 +208,6 @@ def objects_info() -> dict[str, int] | None:
         if _device is None or _device.closed:
             return None
         return {k: _device.created[k] for k in ("tensors", "algorithms", "sequences")}
-
-
-def dispatch_grid(invocations: int, local_size: int,
-                  max_groups: Sequence[int]) -> tuple[int, int, int]:
-    """A 2-D grid of at least `invocations` invocations within the per-axis group limits
-    (kernels linearize the group id, so any shape works)."""
-    groups = max(1, -(-invocations // local_size))
-    gx = min(groups, max_groups[0])
-    gy = -(-groups // gx)
-    if gy > max_groups[1]:
-        raise DeviceError(f"{invocations} invocations need {gy} workgroups in y, more than "
-                          f"this device's maxComputeWorkGroupCount[1] = {max_groups[1]}")
-    return gx, gy, 1
 
 
 class Device:

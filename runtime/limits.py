@@ -17,6 +17,7 @@ import struct
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 
+from ..errors import DeviceError
 from .validation_log import new_instance
 
 
@@ -259,3 +260,16 @@ def device_limits(found: tuple[str, Limits] | None, name: str,
             or limits.maxComputeWorkGroupInvocations != group_invocations):
         return GUARANTEED
     return limits
+
+
+def dispatch_grid(invocations: int, local_size: int,
+                  max_groups: Sequence[int]) -> tuple[int, int, int]:
+    """A 2-D grid of at least `invocations` invocations within the per-axis group limits
+    (kernels linearize the group id, so any shape works)."""
+    groups = max(1, -(-invocations // local_size))
+    gx = min(groups, max_groups[0])
+    gy = -(-groups // gx)
+    if gy > max_groups[1]:
+        raise DeviceError(f"{invocations} invocations need {gy} workgroups in y, more than "
+                          f"this device's maxComputeWorkGroupCount[1] = {max_groups[1]}")
+    return gx, gy, 1

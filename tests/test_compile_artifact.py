@@ -133,7 +133,8 @@ def test_a_cache_miss_validates_once_and_resolves_the_target_once(monkeypatch):
             return fn(*args, **kwargs)
         return wrapped
     monkeypatch.setattr(compiled, "validate", counting("validate", compiled.validate))
-    monkeypatch.setattr(compiled, "resolve_target", counting("target", compiled.resolve_target))
+    monkeypatch.setattr(compiled, "resolve_with_limits",
+                        counting("target", compiled.resolve_with_limits))
     for fn in (dmlc.compile, cached_compile):
         clear_caches()
         for _ in ("a miss", "a hit"):

@@ -32,7 +32,7 @@ from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
 from .formula import paired
 from .lowering import Operand, Size, largest, sym_strides
-from .tensor import TensorDesc
+from .tensor import TensorDesc, derived
 
 Recipe = Callable[[Any], int]
 
@@ -300,7 +300,7 @@ def wild(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
     assert e.strides is not None
     strides: tuple[Any, ...] = tuple(WILD if i in dims and n == 1 else st
                                      for i, (n, st) in enumerate(zip(t.sizes, e.strides)))
-    return dataclasses.replace(e, strides=strides)
+    return derived(e, strides=strides)
 
 
 def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
@@ -323,7 +323,7 @@ def explicit(t: TensorDesc, dims: Sequence[int]) -> TensorDesc:
                 inner = 0
         elif strides[i] != 0:
             inner = 0 if i in dims or strides[i] < 0 else strides[i] * t.sizes[i]
-    return dataclasses.replace(t, strides=tuple(strides))
+    return derived(t, strides=tuple(strides))
 
 
 def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
@@ -335,10 +335,10 @@ def layouts(desc: Any, field: str, dims: Sequence[int]) -> tuple[Any, ...]:
     their sizes are not 1, and a size-1 dimension's coordinate is 0. A call with a dynamic
     dimension of size 1 is looked up last with a WILD stride there (wild())."""
     t: TensorDesc = getattr(desc, field)
-    canonical = dataclasses.replace(desc, **{field: explicit(t, dims)})
+    canonical = derived(desc, **{field: explicit(t, dims)})
     forms = (canonical,) if t.strides is not None else (desc, canonical)
     if any(i in dims and n == 1 for i, n in enumerate(t.sizes)):
-        forms += (dataclasses.replace(desc, **{field: wild(t, dims)}),)
+        forms += (derived(desc, **{field: wild(t, dims)}),)
     return forms
 
 

@@ -2,9 +2,11 @@
 checked mode needs to know of an index tensor."""
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 from dataclasses import dataclass
-from typing import Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from ..dtypes import DataType
 from ..errors import ValidationError
@@ -21,6 +23,56 @@ def as_tuple(op: str, field: str, values: object) -> tuple[object, ...]:
         raise ValidationError(op, field, "a list of integers", repr(values), str(e)) from None
 
 
+_D = TypeVar("_D")
+
+
+@functools.cache
+def _field_names(cls: type) -> frozenset[str]:
+    return frozenset(f.name for f in dataclasses.fields(cls))
+
+
+def derived(obj: _D, **changes: Any) -> _D:
+    """dataclasses.replace(obj, **changes) without __init__ or __post_init__: for a copy of a
+    frozen dataclass already checked (a validated descriptor, an artifact) whose new values are
+    in the form its __post_init__ would leave them (tuples, DataType members). What the hot
+    path derives at every new size (a generic kernel's lookup forms, its artifact bound to a
+    call): a replace() costs microseconds there. Cached properties are not carried over."""
+    cls = type(obj)
+    names = _field_names(cls)
+    new = object.__new__(cls)
+    state = new.__dict__
+    for name, value in obj.__dict__.items():
+        if name in names:
+            state[name] = value
+    for name, value in changes.items():
+        assert name in names, f"{cls.__name__} has no field {name}"
+        state[name] = value
+    return new
+
+
+def hash_once(cls: type[_D]) -> type[_D]:
+    """A frozen dataclass whose hash is computed once per object and kept (dataclass's own
+    hashes every field, nested ones too, at each ask: a descriptor is hashed several times by
+    every call, as the key of the caches it meets). Not pickled: str hashes differ between
+    processes."""
+    raw = cls.__hash__
+
+    def __hash__(self: Any) -> int:
+        state = self.__dict__
+        found = state.get("_hash")
+        if found is None:
+            found = state["_hash"] = raw(self)
+        return cast(int, found)
+
+    def __getstate__(self: Any) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
+
+    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
+    cls.__getstate__ = __getstate__  # type: ignore[method-assign,assignment]
+    return cls
+
+
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class TensorDesc:
     """DML_BUFFER_TENSOR_DESC.

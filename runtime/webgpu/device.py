@@ -24,9 +24,8 @@ import numpy as np
 
 from ...errors import DeviceError
 from ...plan import PlanLimits
-from ..device import dispatch_grid
 from ..held import Held
-from ..limits import Limits
+from ..limits import Limits, dispatch_grid
 from ..plan_buffers import SharedKernels
 from ..pool import BufferPool
 from .adapters import adapter_limits, find_device, import_wgpu, open_adapter, probed
@@ -128,6 +127,15 @@ def device_kind() -> str | None:
         return probed(selected_index())[1]
     except DeviceError:
         return None
+
+
+def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
+    """(device_kind(), device_limits_of_selected()) in one ask."""
+    try:
+        name, kind, limits = probed(selected_index())
+    except DeviceError:
+        return None, None
+    return kind, (name, limits)
 
 
 def device_limits_of_selected() -> tuple[str, Limits] | None:

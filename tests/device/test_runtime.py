@@ -13,7 +13,7 @@ import dmlc
 import reference as ref
 from dmlc.errors import DeviceError
 from dmlc.runtime import get_device
-from dmlc.runtime.device import dispatch_grid
+from dmlc.runtime.limits import dispatch_grid
 from reference import assert_bits_equal
 
 

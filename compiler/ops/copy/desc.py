@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from ...family.tensor import TensorDesc
+from ...family.tensor import TensorDesc, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class IdentityDesc:
     """DML_ELEMENT_WISE_IDENTITY_OPERATOR_DESC: output = input, element by element. The input's

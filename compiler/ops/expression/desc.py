@@ -5,10 +5,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from ...errors import ValidationError
-from ...family.tensor import TensorDesc, as_tuple
+from ...family.tensor import TensorDesc, as_tuple, hash_once
 from .tree import MAX_NESTING, Value, nesting_depth
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class ExpressionDesc:
     """A tensor expression, dmlc's own operator: output[index_vars] = body, one read per element.

@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import IndexBounds, TensorDesc, axis_bounds
+from ...family.tensor import IndexBounds, TensorDesc, axis_bounds, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class GatherDesc:
     """DML_GATHER_OPERATOR_DESC: output[...] = input[..., indices[...], ...] along `axis`.
@@ -62,6 +63,7 @@ class GatherDesc:
         return axis_bounds(self)
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class GatherElementsDesc:
     """DML_GATHER_ELEMENTS_OPERATOR_DESC: output[i,j,k] = input[indices[i,j,k], j, k] (axis 0).

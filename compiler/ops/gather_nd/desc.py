@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import IndexBounds, TensorDesc
+from ...family.tensor import IndexBounds, TensorDesc, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class GatherND1Desc:
     """DML_GATHER_ND1_OPERATOR_DESC (ONNX GatherND):
@@ -79,6 +80,7 @@ class GatherND1Desc:
                            self.indices.rank - 1)
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class GatherNDDesc(GatherND1Desc):
     """DML_GATHER_ND_OPERATOR_DESC: DML_GATHER_ND1 without batch dimensions.

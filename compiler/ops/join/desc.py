@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import TensorDesc, as_tuple
+from ...family.tensor import TensorDesc, as_tuple, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class JoinDesc:
     """DML_JOIN_OPERATOR_DESC: the inputs concatenated along `axis` (ONNX Concat).
@@ -51,6 +52,7 @@ class JoinDesc:
         object.__setattr__(self, "inputs", as_tuple(self.operator, "InputTensors", self.inputs))
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class SplitDesc:
     """DML_SPLIT_OPERATOR_DESC: the input cut along `axis` into consecutive pieces (ONNX

@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import IndexBounds, TensorDesc
+from ...family.tensor import IndexBounds, TensorDesc, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class OneHotDesc:
     """DML_ONE_HOT_OPERATOR_DESC: output[c] = values[1] where indices (at c, with c[axis] = 0)

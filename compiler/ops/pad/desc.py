@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import TensorDesc, as_tuple
+from ...family.tensor import TensorDesc, as_tuple, hash_once
 
 PADDING_MODES = ("DML_PADDING_MODE_CONSTANT", "DML_PADDING_MODE_EDGE",
                  "DML_PADDING_MODE_REFLECTION", "DML_PADDING_MODE_SYMMETRIC",
@@ -21,6 +21,7 @@ class ElementBits:
     bits: int
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class PaddingDesc:
     """DML_PADDING1_OPERATOR_DESC: the input with start_padding[d] elements before and
@@ -88,6 +89,7 @@ class PaddingDesc:
             object.__setattr__(self, name, as_tuple(self.operator, field, getattr(self, name)))
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class Padding0Desc(PaddingDesc):
     """DML_PADDING_OPERATOR_DESC: DML_PADDING1 with a FLOAT PaddingValue (converted to the

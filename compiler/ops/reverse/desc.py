@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import IndexBounds, TensorDesc
+from ...family.tensor import IndexBounds, TensorDesc, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class ReverseSubsequencesDesc:
     """DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC (ONNX ReverseSequence): along `axis`, the first

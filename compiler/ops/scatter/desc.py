@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import IndexBounds, TensorDesc, axis_bounds
+from ...family.tensor import IndexBounds, TensorDesc, axis_bounds, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class ScatterNDDesc:
     """DML_SCATTER_ND_OPERATOR_DESC: output = input, then output[indices[b]] = updates[b] for
@@ -94,6 +95,7 @@ class ScatterNDDesc:
                            dim_axis=self.indices.rank - 1)
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class ScatterDesc:
     """DML_SCATTER_OPERATOR_DESC (ScatterElements): output = input, then

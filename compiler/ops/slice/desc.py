@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import TensorDesc, as_tuple
+from ...family.tensor import TensorDesc, as_tuple, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class Slice1Desc:
     """DML_SLICE1_OPERATOR_DESC: output[c] = input[start + stride * c] per dimension, where
@@ -60,6 +61,7 @@ class Slice1Desc:
             object.__setattr__(self, name, as_tuple(self.operator, field, getattr(self, name)))
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class SliceDesc:
     """DML_SLICE_OPERATOR_DESC: output[c] = input[offsets + strides * c], with `sizes` the
@@ -110,6 +112,7 @@ class SliceDesc:
             object.__setattr__(self, name, as_tuple(self.operator, field, getattr(self, name)))
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class SliceGradDesc:
     """DML_SLICE_GRAD_OPERATOR_DESC: the gradient of a DML_SLICE1 with this window: zeros of the

@@ -4,13 +4,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import TensorDesc
+from ...family.tensor import TensorDesc, hash_once
 
 DEPTH_SPACE_ORDERS = ("DML_DEPTH_SPACE_ORDER_DEPTH_COLUMN_ROW",
                       "DML_DEPTH_SPACE_ORDER_COLUMN_ROW_DEPTH")
 """DCR (depth, then column, then row: ONNX's default) and CRD."""
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class SpaceToDepthDesc:
     """DML_SPACE_TO_DEPTH1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C*b*b, H/b, W/b], each
@@ -57,6 +58,7 @@ class SpaceToDepthDesc:
         "Order": "order"}
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class DepthToSpaceDesc(SpaceToDepthDesc):
     """DML_DEPTH_TO_SPACE1_OPERATOR_DESC: NCHW [N, C, H, W] -> [N, C/(b*b), H*b, W*b], the
@@ -95,6 +97,7 @@ _V0_FIELDS: dict[str, str | None] = {"InputTensor": "input", "OutputTensor": "ou
                                      "BlockSize": "block_size"}
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class SpaceToDepth0Desc(SpaceToDepthDesc):
     """DML_SPACE_TO_DEPTH_OPERATOR_DESC: SPACE_TO_DEPTH1 in DCR order.
@@ -127,6 +130,7 @@ class SpaceToDepth0Desc(SpaceToDepthDesc):
     dml_fields: ClassVar[dict[str, str | None]] = _V0_FIELDS
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class DepthToSpace0Desc(DepthToSpaceDesc):
     """DML_DEPTH_TO_SPACE_OPERATOR_DESC: DEPTH_TO_SPACE1 in DCR order.

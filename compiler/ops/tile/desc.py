@@ -4,9 +4,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ...family.tensor import TensorDesc, as_tuple
+from ...family.tensor import TensorDesc, as_tuple, hash_once
 
 
+@hash_once
 @dataclass(frozen=True, kw_only=True)
 class TileDesc:
     """DML_TILE_OPERATOR_DESC: the input repeated `repeats[d]` times along each dimension d
