@@ -9,11 +9,11 @@ minStorageBufferOffsetAlignment Vulkan allows), so any view can be bound on any 
 Blocks of an arena lie one after another, each free or taken. A buffer given back keeps its view
 (and so the bindings and recorded sequences that name it), and the next request of the same
 size takes the most recent such buffer: a repeated call binds the buffers it bound last time.
-Another size takes the smallest free block it fits (the rest stays free); where none is large
-enough, adjacent free blocks are merged first (dropping their views), and only then is a new
-arena made, of ARENA_WORDS or, for a larger request, of that size rounded up to a quarter of a
-power of two (at most 1.25x). An arena nobody uses is destroyed after IDLE_SECONDS, or at once
-when idle arenas hold more than LIMIT bytes.
+Another size takes the smallest free block it fits, one that keeps no idle buffer first (the
+rest stays free); where none is large enough, adjacent free blocks are merged first (dropping
+their views), and only then is a new arena made, of ARENA_WORDS or, for a larger request, of
+that size rounded up to a quarter of a power of two (at most 1.25x). An arena nobody uses is
+destroyed after IDLE_SECONDS, or at once when idle arenas hold more than LIMIT bytes.
 
 So memory is the live tensors, what fragmentation leaves between them, and one arena's floor:
 a window that grows by a row each step reuses the blocks the last steps gave back.
@@ -138,13 +138,17 @@ class ArenaPool(Pooled):
         return slot
 
     def _carve(self, words: int, only: Arena | None = None) -> Slot | None:
-        """A new buffer at the start of the smallest free block that holds `words`."""
+        """A new buffer at the start of the smallest free block that holds `words`, one that
+        keeps no idle buffer's view first (taking such a block drops that buffer: calls that
+        cycle through a few small sizes, each in a block of ALIGN words, would otherwise take
+        each other's blocks, and each call would make a view and bind it again)."""
         need = aligned(words)
-        fits = [(b.words, i, arena) for arena in ([only] if only else self.arenas)
+        fits = [(b.slot is not None, b.words, i, arena)
+                for arena in ([only] if only else self.arenas)
                 for i, b in enumerate(arena.blocks) if b.free and b.words >= need]
         if not fits:
             return None
-        _, i, arena = min(fits, key=lambda f: f[0])
+        _, _, i, arena = min(fits, key=lambda f: (f[0], f[1]))
         block = arena.blocks[i]
         _forget(block, self._idle)
         if block.words > need:

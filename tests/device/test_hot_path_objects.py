@@ -172,3 +172,50 @@ def test_a_staged_tensor_is_uploaded_before_anything_reads_it():
     assert np.array_equal(t.numpy(), x) and t.staged_slot is None
     v = DeviceTensor.staged(x, get_device())[::-1]  # a kernel reading a view of one
     assert np.array_equal(dmlc.copy(v).numpy(), x[::-1]) and v.staged_slot is None
+
+
+@pytest.fixture
+def rebinds(monkeypatch):
+    """Bindings bound again to other tensors (Device.rebind) while the test runs, counted."""
+    if not vulkan_rebinds():
+        pytest.skip("counts kp's algorithms bound again")
+    from dmlc.runtime.device import Device
+    count = [0]
+    raw = Device.rebind
+
+    def counted(self, *args):
+        count[0] += 1
+        return raw(self, *args)
+    monkeypatch.setattr(Device, "rebind", counted)
+    return count
+
+
+def test_calls_that_cycle_through_buffer_sets_replay_their_bindings(rebinds):
+    """A gather of 1-5 ids in turn (each count its own output and ids buffers) binds each set
+    once it is seen to come back, up to PlanBuffers.BINDINGS_CYCLE: a warm cycle binds nothing
+    again, and each call's values are its own."""
+    rng = np.random.default_rng(0)
+    host = rng.standard_normal((64, 8)).astype(np.float32)
+    table = dmlc.to_device(host)
+    for step in range(40):
+        ids = rng.integers(0, 64, (1, 1 + step % 5)).astype(np.int32)
+        before = rebinds[0]
+        got = dmlc.gather(table, ids, axis=0)
+        if step >= 20:
+            assert rebinds[0] == before, step
+        assert np.array_equal(got.numpy(), host[ids[0]])
+
+
+def test_a_growing_window_keeps_the_fewest_bindings(rebinds):
+    """A window that grows by a row each step never meets the same buffers twice: its copy
+    kernel keeps PlanBuffers.BINDINGS bindings, each bound again in turn."""
+    from dmlc.runtime.device import get_device
+    from dmlc.runtime.plan_buffers import PlanBuffers
+    dmlc.close_device()  # a device of its own: only this test's kernels are on it
+    host = np.arange(4 * 8 * 48, dtype=np.float32).reshape(4, 8, 48)
+    cache = dmlc.to_device(host)
+    for t in range(1, 48):
+        assert np.array_equal(dmlc.copy(cache[:, :, :t]).numpy(), host[:, :, :t])
+    assert rebinds[0] >= 40
+    shared = [s for s in get_device().kernels._shared.values() if s.bindings]
+    assert shared and max(len(s.bindings) for s in shared) <= PlanBuffers.BINDINGS
