@@ -37,14 +37,17 @@ class Shared:
     kernel's calls at each size are executables of their own), the keys of those bound again
     lately, and the status buffers."""
 
-    __slots__ = ("bindings", "status", "dropped")
+    __slots__ = ("bindings", "status", "dropped", "born")
 
-    def __init__(self) -> None:
+    def __init__(self, born: int = 0) -> None:
         self.bindings: OrderedDict[tuple, Any] = OrderedDict()
         self.status: dict[tuple, dict[str, list[Slot]]] = {}
         self.dropped: OrderedDict[tuple, None] = OrderedDict()
         """The keys of the last RECALLED bindings bound again to other tensors: one asked for
         again says the calls cycle through buffer sets (PlanBuffers.BINDINGS_CYCLE)."""
+        self.born = born
+        """The device's count of calls (SharedKernels.calls) at this kernel's first: it makes
+        bindings for GROWS calls on the device from then (PlanBuffers.GROWS)."""
 
     RECALLED = 16
 
@@ -57,11 +60,13 @@ class Shared:
 class SharedKernels:
     """A device's Shared per kernel code, the most recently used KERNELS of them (an
     executable keeps its own after that), and the signatures of executables as small ints
-    (a binding's key hashes one int, not the plan's names)."""
+    (a binding's key hashes one int, not the plan's names), and the calls made so far."""
 
     KERNELS = 256
 
     def __init__(self) -> None:
+        self.calls = 0
+        """Calls on the device that asked for a binding (PlanBuffers.binding)."""
         self._shared: OrderedDict[tuple, Shared] = OrderedDict()
         self._signatures: dict[tuple, int] = {}
         self._numbers = itertools.count()
@@ -69,7 +74,7 @@ class SharedKernels:
     def shared(self, code: tuple) -> Shared:
         found = self._shared.get(code)
         if found is None:
-            found = self._shared[code] = Shared()
+            found = self._shared[code] = Shared(self.calls)
             if len(self._shared) > self.KERNELS:
                 self._shared.popitem(last=False)
         else:
@@ -122,6 +127,13 @@ class PlanBuffers:
     1-7 ids, each count its own output buffer) then replay theirs instead of binding one
     again at every call, while a window that grows by a row each step (never the same buffers
     twice) keeps BINDINGS and makes nothing once they exist."""
+    GROWS = 64
+    """A kernel makes bindings only within the first GROWS calls on its device from its own
+    first (where the backend binds again): a loop's cycles show themselves by then, and later
+    calls on other tensors bind the least recently used one again, so a warm loop makes no
+    Vulkan object (the pool moves a buffer now and then: a kernel that met one buffer set for
+    a hundred steps would make a binding). Counted on the device, not per kernel: a kernel
+    called once every seven steps is warm when the loop is."""
     BINDINGS_NEW = 8
     """Bindings kept per kernel where the backend makes a new one for other buffers (WebGPU's
     bind groups, a kp without dmlc's patch): more, so that fewer calls make one."""
@@ -233,9 +245,12 @@ class PlanBuffers:
 
     def binding(self, tensors: dict[str, Any], host: bool, uploads: tuple[str, ...] = ()) -> Any:
         """The binding for these tensors (caller holds the device): the one recorded for them,
-        else a dead or the least recently used one bound again (Binding.rebind, where the
-        backend has it), else a new one."""
-        bindings = self._shared.bindings
+        else a new one while fewer than BINDINGS (BINDINGS_CYCLE) exist in the kernel's first
+        GROWS calls on the device, else the least recently used one bound again
+        (Binding.rebind, where the backend has it)."""
+        shared, kernels = self._shared, self.device.kernels
+        kernels.calls += 1
+        bindings = shared.bindings
         key = (self._signature, host, uploads, *(id(t) for t in flat(tensors.values())))
         found = bindings.get(key)
         if found is not None and found.alive():
@@ -246,11 +261,11 @@ class PlanBuffers:
         # recently used, and a scan of them all at every miss cost more than it saved)
         old = key if found is not None else None
         rebinds = self.device.rebinds
-        kept = (self.BINDINGS_CYCLE if key in self._shared.dropped else self.BINDINGS) \
-            if rebinds else self.BINDINGS_NEW
+        kept = (self.BINDINGS_NEW if not rebinds else 1 if kernels.calls - shared.born > self.GROWS
+                else self.BINDINGS_CYCLE if key in shared.dropped else self.BINDINGS)
         if old is None and len(bindings) >= kept:
             old = next(iter(bindings))
-            self._shared.drop(old)
+            shared.drop(old)
         if old is not None:
             found = bindings.pop(old)
             if rebinds:
