@@ -3,6 +3,8 @@ descriptor without its rules checked again; one that is only equal (0.0 for 0, T
 for 0.0, a numpy integer for an int) is validated on its own."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -52,6 +54,23 @@ def test_what_is_not_exact_is_validated_every_time():
     first = validate(gather(axis=np.int64(0)))
     assert validate(gather(axis=np.int64(0))) is not first
     assert validate(gather(axis=np.int64(0))) == first
+
+
+@pytest.mark.parametrize("field, value", [("sizes", (np.int64(5), 4)), ("sizes", (5, True)),
+                                          ("strides", (4, 1.0)), ("offset", np.int32(0)),
+                                          ("total_bytes", 80.0)])
+def test_a_tensor_value_equal_to_a_valid_one_is_never_found(field, value):
+    """A TensorDesc's sizes, strides, offset and total_bytes are looked at one by one (its
+    fast path in the memo's key): one of another type than int is validated every time."""
+    validated.clear()
+    ok = dataclasses.replace(gather().input, sizes=(5, 4))
+    loose = dataclasses.replace(ok, **{field: value})
+    first = validate(dataclasses.replace(gather(), input=ok))
+    try:
+        again = validate(dataclasses.replace(gather(), input=loose))
+    except dmlc.ValidationError:
+        return  # refused: never the valid one's
+    assert again is not first
 
 
 def test_zero_sizes_changes_the_rules_and_the_key():

@@ -16,6 +16,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ..dtypes import DataType
+from .tensor import TensorDesc
 
 ENTRIES = 1024
 """Descriptors kept (all forgotten at once when full: a loop of new shapes must not grow it)."""
@@ -70,6 +71,11 @@ def _exact(value: Any, floats: list[str]) -> bool:
     kind = type(value)
     if kind is int or kind is str or value is None or kind is DataType:
         return True
+    if kind is TensorDesc:  # the commonest, in one look (its data_type is a DataType)
+        strides, total = value.strides, value.total_bytes
+        return (type(value.offset) is int and (total is None or type(total) is int)
+                and all(type(v) is int for v in value.sizes)
+                and (strides is None or all(type(v) is int for v in strides)))
     if kind is tuple:
         return all(type(v) is int or _exact(v, floats) for v in value)
     if kind is float:
