@@ -172,7 +172,7 @@ def device_kind() -> str | None:
 
 def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
     """(device_kind(), device_limits_of_selected()) in one ask: what every compile asks."""
-    return module().selected_device()  # type: ignore[no-any-return]
+    return module().selected_device()
 
 
 def device_limits_of_selected() -> tuple[str, Limits] | None:

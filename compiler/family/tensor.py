@@ -37,9 +37,9 @@ def derived(obj: _D, **changes: Any) -> _D:
     in the form its __post_init__ would leave them (tuples, DataType members). What the hot
     path derives at every new size (a generic kernel's lookup forms, its artifact bound to a
     call): a replace() costs microseconds there. Cached properties are not carried over."""
-    cls = type(obj)
+    cls: type = type(obj)
     names = _field_names(cls)
-    new = object.__new__(cls)
+    new: Any = object.__new__(cls)
     state = new.__dict__
     for name, value in obj.__dict__.items():
         if name in names:
@@ -67,8 +67,8 @@ def hash_once(cls: type[_D]) -> type[_D]:
     def __getstate__(self: Any) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
-    cls.__hash__ = __hash__  # type: ignore[method-assign,assignment]
-    cls.__getstate__ = __getstate__  # type: ignore[method-assign,assignment]
+    cls.__hash__ = __hash__  # type: ignore[method-assign]
+    cls.__getstate__ = __getstate__  # type: ignore[method-assign]
     return cls
 
 
