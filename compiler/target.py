@@ -49,8 +49,7 @@ def resolve_with_limits(target: str | None,
         kind, found = _backend().selected_device()
     except DeviceError:  # a malformed DMLC_DEVICE: opening the device will say so
         kind, found = None, None
-    return kind or "gpu", (_plan_limits(*found) if found else DEFAULT) if limits is None \
-        else resolve_limits(limits, True)
+    return kind or "gpu", _limits(limits, found)
 
 
 def _device_kind() -> str | None:
@@ -121,8 +120,13 @@ def resolve_limits(limits: PlanLimits | str | None, ask_device: bool) -> PlanLim
     """The limits to plan within: `limits` ("minimum" for Vulkan's, "default" for the
     device-free default, or a PlanLimits), else the selected device's when the compile asks the
     device (ask_device), else DEFAULT (dmlc.plan says why)."""
+    return _limits(limits, _device_limits() if ask_device and limits is None else None)
+
+
+def _limits(limits: PlanLimits | str | None, found: tuple[str, object] | None) -> PlanLimits:
+    """resolve_limits, the selected device's (name, limits) `found` already (None: not asked,
+    or the loader cannot say)."""
     if limits is None:
-        found = _device_limits() if ask_device else None
         return _plan_limits(found[0], found[1]) if found else DEFAULT
     if isinstance(limits, str) and limits in NAMED_LIMITS:
         return NAMED_LIMITS[limits]

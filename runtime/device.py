@@ -121,8 +121,8 @@ def selected_index() -> int:
     if _device_index is not None:
         return _device_index
     value = os.environ.get("DMLC_DEVICE", "0")
-    return int(value) if value.isdigit() else find_device(value, "DMLC_DEVICE")  # (every
-    # compile asks: an index is read without find_device's checks, which it passes)
+    # every compile asks: an index is read here as find_device would read it
+    return int(value) if value.isdigit() else find_device(value, "DMLC_DEVICE")
 
 
 def get_device() -> Device:
@@ -137,7 +137,7 @@ def get_device() -> Device:
 def device_kind() -> str | None:
     """"cpu" or "gpu": what the selected device is, asked of the Vulkan loader without opening
     it (None where the loader cannot say). Remembered per device index."""
-    return _probed(selected_index())[0]
+    return selected_device()[0]
 
 
 def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
@@ -148,7 +148,7 @@ def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
 def device_limits_of_selected() -> tuple[str, Limits] | None:
     """(deviceName, Limits) of the selected device, asked of the Vulkan loader without opening
     it (None where the loader cannot say): what a compile that asks the device plans within."""
-    return _probed(selected_index())[1]
+    return selected_device()[1]
 
 
 @functools.cache  # a compile's target asks at every call: answered without the lock

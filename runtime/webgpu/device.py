@@ -123,10 +123,7 @@ def objects_info() -> dict[str, int] | None:
 
 def device_kind() -> str | None:
     """"cpu" or "gpu" (the adapter's type), asked without opening a device."""
-    try:
-        return probed(selected_index())[1]
-    except DeviceError:
-        return None
+    return selected_device()[0]
 
 
 def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
@@ -139,11 +136,7 @@ def selected_device() -> tuple[str | None, tuple[str, Limits] | None]:
 
 
 def device_limits_of_selected() -> tuple[str, Limits] | None:
-    try:
-        name, _, limits = probed(selected_index())
-    except DeviceError:
-        return None
-    return name, limits
+    return selected_device()[1]
 
 
 class Device:
