@@ -19,6 +19,7 @@ from ...family.generic import (
 )
 from ...family.index_check import with_index_check
 from ...family.lowering import Size
+from ...family.tensor import TensorDesc, derived
 from ...ir import Program
 from ...ir.kernel import vector_width
 from .desc import GatherND1Desc
@@ -60,7 +61,7 @@ def gather_nd_variants(desc: GatherND1Desc, dims: Sequence[int]) -> tuple[str, .
     an item, its tuple read once: family/generic.py's gather_blocks), then "rows" (one element
     or vector an item; "rows/e" where it moves no vectors: gather_variants); either serves
     every size."""
-    return ("blocks", "rows") if _rows_of_vectors(desc) else ("rows/e",)
+    return ("blocks", "rows") if _rows_of_vectors(_merged_tail(desc)) else ("rows/e",)
 
 
 def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: str | None = None,
@@ -69,6 +70,8 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     index check's kernels in front (with_index_check); variant: gather_nd_variants'."""
     if variant is None:  # the most general
         variant = gather_nd_variants(desc, dims)[-1]
+    shape = desc.output.sizes if desc.output is not None else ()
+    desc = _merged_tail(desc)
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
@@ -97,11 +100,39 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     kernel = rows.kernel("gather_nd", table,
                          lambda coords: rows.input.address(nd_source(desc, coords, indices)))
     program = Program("gather_nd", (rows.b_in, indices.buf, rows.b_out), (kernel,),
-                      ("input", "indices"), "output", out.sizes, params=tuple(table.params))
+                      ("input", "indices"), "output", shape, params=tuple(table.params))
     if checked:
         program = with_index_check(program, table, desc, idx, isizes, indices.buf,
                                    indices.extent, indices.offset)
     return GenericProgram(program, tuple(table.recipes))
+
+
+def _merged_tail(desc: GatherND1Desc) -> GatherND1Desc:
+    """`desc` with the gathered slices' contiguous tail read as one run where that makes them
+    rows of whole vectors (_rows_of_vectors): a [1, 2, 4] float16 slice, packed in the input, is
+    one row of 8 (sizes [1, 1, 8], in the input and the output alike), the vector copy the
+    specialized lowering's passes make of it. The same elements at the same addresses: the
+    call's push words (recipes of the call's own descriptor) are unchanged."""
+    inp, out = desc.input, desc.output
+    assert out is not None and desc.input_dimension_count is not None
+    tail = desc.input_dimension_count - desc.batch_dimension_count - desc.tuple_size
+    if tail < 2 or _rows_of_vectors(desc):
+        return desc
+    sizes, strides = inp.sizes, inp.element_strides
+    first = inp.rank - 1
+    while first > inp.rank - tail and strides[first - 1] == strides[first] * sizes[first]:
+        first -= 1
+    if first == inp.rank - 1:
+        return desc
+    run = math.prod(sizes[first:])
+    ones = inp.rank - 1 - first
+
+    def merged(t: TensorDesc, element_strides: tuple[int, ...] | None) -> TensorDesc:
+        keep = None if element_strides is None else (*element_strides[:first], *(run,) * ones, 1)
+        return derived(t, sizes=(*t.sizes[:first], *(1,) * ones, run), strides=keep)
+    wider = derived(desc, input=merged(inp, inp.strides and strides),
+                    output=merged(out, None))
+    return wider if _rows_of_vectors(wider) else desc
 
 
 def _rows_of_vectors(desc: GatherND1Desc) -> bool:
