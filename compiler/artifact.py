@@ -6,7 +6,6 @@ and call.py binds a compiled program to the device to run it.
 """
 from __future__ import annotations
 
-import dataclasses
 import functools
 import threading
 from collections.abc import Sequence
@@ -209,10 +208,8 @@ class CompiledProgram:
     @functools.cached_property
     def plan(self) -> LaunchPlan:
         """What the runtime needs to run the program (built once)."""
-        plan = launch_plan(self.program, self.stages, self.guard_words, self.limits, self.params)
-        if self.params:  # a generic program: this call's output shape
-            plan = dataclasses.replace(plan, output_shape=self.output.sizes)
-        return plan
+        return launch_plan(self.program, self.stages, self.guard_words, self.limits, self.params,
+                           self.output.sizes if self.params else None)  # generic: the call's
 
     @functools.cached_property
     def input_tensors(self) -> tuple[tuple[TensorDesc, str], ...]:
@@ -250,11 +247,13 @@ def results(desc: OperatorDesc, output: Any) -> Any:
 
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0,
-                limits: PlanLimits = DEFAULT, params: tuple[int, ...] = ()) -> LaunchPlan:
+                limits: PlanLimits = DEFAULT, params: tuple[int, ...] = (),
+                output_shape: tuple[int, ...] | None = None) -> LaunchPlan:
     """The launch plan of `program`, whose kernels compiled to `stages` (for `limits`: a buffer
     larger than one binding is chunked as codegen chunked it); a generic program's for the
     sizes its push words `params` give (each checked against its declared range; its buffers of
-    runtime extent are never chunked: dynamic.py compiles a call they would not fit specialized)."""
+    runtime extent are never chunked: dynamic.py compiles a call they would not fit specialized)
+    and the call's `output_shape` (default: the program's)."""
     problem = unbindable(program, params)
     if problem is not None:
         raise ValueError(problem)
@@ -277,7 +276,7 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
         kernels.append(PlanKernel(s.name, s.code, invocations, s.local_size, s.buffers,
                                   push))
     return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
-                      program.output_shape, guard_words)
+                      program.output_shape if output_shape is None else output_shape, guard_words)
 
 
 def expand_computed(arrays: Sequence[Any]) -> tuple[Any, ...]:
