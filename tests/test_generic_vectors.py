@@ -344,6 +344,14 @@ def block_width(inner: int, lanes: int) -> int:
     return -(-v // -(-v // 8))
 
 
+def slice_vectors(shape: tuple[int, ...], k: int, lanes: int) -> int:
+    """The vector stores of an item of a forced-generic gather_nd ("blocks") from a packed
+    table of `shape` by tuples of k: its rows' vectors where they are whole vectors, else the
+    whole slice's (one contiguous run) where it is, else none (elements)."""
+    inner = shape[-1] if shape[-1] % lanes == 0 else int(np.prod(shape[k:]))
+    return block_width(inner, lanes) if inner % lanes == 0 else 0
+
+
 def gather_case(data, lanes: int) -> tuple[tuple[int, ...], int, bool]:
     """(table shape, pad of its rows, whether the rows are whole aligned vectors): rows of up to
     24 vectors (several blocks, a last one clamped) or a width off the vector width."""
@@ -390,16 +398,13 @@ def test_gather_blocks_variant(dtype, data):
 @given(data=st.data())
 def test_gather_nd_blocks_variant(dtype, data):
     """DML_GATHER_ND forced generic: "blocks" where the gathered slices' rows are whole
-    vectors, or the slices are (one tuple read a block), elements elsewhere; over several numbers of tuples, bit
-    for bit the specialized kernel and numpy."""
+    vectors, or the slices are (one tuple read a block), elements elsewhere; over several
+    numbers of tuples, bit for bit the specialized kernel and numpy."""
     dtype = data.draw(st.sampled_from([dtype, *WIDE]))
     itype = data.draw(st.sampled_from(INDEX_TYPES))
     lanes = WIDTHS[dtype.itemsize]
     shape, _, _ = gather_case(data, lanes)  # packed: its rows' width decides
     k = data.draw(st.integers(1, 2))
-    # a slice's rows, else the whole slice where its rows are not whole vectors (packed: one run)
-    inner = shape[-1] if shape[-1] % lanes == 0 else int(np.prod(shape[k:]))
-    hit = inner % lanes == 0
     x = random_bits(data.draw(st.integers(0, 99)), shape, dtype.numpy)
     for n in data.draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)):
         ids = data.draw(index_arrays((n, k), itype, max(shape[:k])))
@@ -409,7 +414,7 @@ def test_gather_nd_blocks_variant(dtype, data):
             input_dimension_count=3, indices_dimension_count=2, batch_dimension_count=0))
         generic = dmlc.compile(desc, dynamic=True)
         assert generic.compiled.params
-        assert vstores(generic) == (block_width(inner, lanes) if hit else 0)
+        assert vstores(generic) == slice_vectors(shape, k, lanes)
         want = np.ascontiguousarray(reference_nd.gather_nd(x, ids))
         got = generic.reference(x, ids.reshape(1, n, k))
         assert got.reshape(-1).tobytes() == want.reshape(-1).tobytes()

@@ -116,8 +116,8 @@ def _merged_tail(desc: GatherND1Desc) -> GatherND1Desc:
     inp, out = desc.input, desc.output
     assert out is not None and desc.input_dimension_count is not None
     tail = desc.input_dimension_count - desc.batch_dimension_count - desc.tuple_size
-    if tail < 2 or _rows_of_vectors(desc):
-        return desc
+    if tail < 2 or out.strides is not None or _rows_of_vectors(desc):
+        return desc  # (an output view keeps its layout: no generic kernel writes one)
     sizes, strides = inp.sizes, inp.element_strides
     first = inp.rank - 1
     while first > inp.rank - tail and strides[first - 1] == strides[first] * sizes[first]:
