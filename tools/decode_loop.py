@@ -10,6 +10,9 @@ dispatches of an empty shader as the step dispatched kernels (the bench's call-o
 reference), timed right after it. The ratio of the two says what dmlc adds to the device's own
 cost per dispatch, which the machine's speed of the hour moves far less than the milliseconds
 (lavapipe's bare dispatch took 24 us on one day and 85 us on another on these machines).
+The report also makes each step's calls again right after it, at the sizes they just met, and
+gives step / repeated step: what meeting a new size costs over the same work at a size seen
+before (issue 35's question), measured in the same hour as the step itself.
 
 --breakdown says where a step's host time goes (issue 35): per step, the time spent in each
 one-shot call and, across them, in the device's sequences (kp's eval: the submissions and the
@@ -25,6 +28,7 @@ import json
 import os
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -32,12 +36,14 @@ WARM_UP = 20
 """Steps before the objects the device makes are counted (issue 35's measure)."""
 
 
-def run(steps: int, mode: str, seed: int = 0, dtype: str = "float32") -> dict[str, object]:
-    """The loop under DMLC_DYNAMIC=mode, checked against numpy at every step."""
+def run(steps: int, mode: str, seed: int = 0, dtype: str = "float32",
+        repeat: bool = False) -> dict[str, object]:
+    """The loop under DMLC_DYNAMIC=mode, checked against numpy at every step; repeat: each
+    step's calls made again right after it, at the sizes they just met, and timed too."""
     before = os.environ.get("DMLC_DYNAMIC")
     os.environ["DMLC_DYNAMIC"] = mode
     try:
-        return _loop(steps, mode, seed, np.dtype(dtype))
+        return _loop(steps, mode, seed, np.dtype(dtype), repeat)
     finally:
         if before is None:
             os.environ.pop("DMLC_DYNAMIC", None)
@@ -45,7 +51,8 @@ def run(steps: int, mode: str, seed: int = 0, dtype: str = "float32") -> dict[st
             os.environ["DMLC_DYNAMIC"] = before
 
 
-def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object]:
+def _loop(steps: int, mode: str, seed: int, dtype: np.dtype,
+          repeat: bool = False) -> dict[str, object]:
     import dmlc
     dmlc.clear_cache()
     rng = np.random.default_rng(seed)
@@ -53,7 +60,18 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
     table = dmlc.to_device(rng.standard_normal((vocab, width)).astype(dtype))
     host_cache = np.zeros((heads, width, window), dtype)
     cache = dmlc.to_device(host_cache)
-    times, floors, dispatched, warm_objects = [], [], [], None
+    times, floors, dispatched, again, warm_objects = [], [], [], [], None
+
+    def calls(t: int, ids: np.ndarray, row: np.ndarray) -> tuple[Any, Any]:
+        emb = dmlc.gather(table, ids, axis=0)                     # [n, width], n varies
+        where = np.array([[[t - 1]]], np.int64)                   # the step's column of the cache
+        # cache[:, :, t-1] = row, in place: a scatter_nd over the last axis (transposed view)
+        dmlc.scatter_nd(cache.reshape(heads * width, window).T,
+                        where.reshape(1, 1), row.reshape(1, heads * width),
+                        out=cache.reshape(heads * width, window).T)
+        window_copy = dmlc.copy(cache[:, :, :t])                  # [heads, width, t], t grows
+        dmlc.synchronize()  # the step's work done (a call returns once it is submitted)
+        return emb, window_copy
     with Floor() as floor:  # the counting wrapper is removed however the loop ends
         for t in range(1, steps + 1):
             if t == WARM_UP + 1:
@@ -61,18 +79,15 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
             floor.dispatches = 0
             start = time.perf_counter()
             ids = rng.integers(0, vocab, (1, 1 + t % 7)).astype(np.int32)
-            emb = dmlc.gather(table, ids, axis=0)                 # [n, width], n varies
             row = rng.standard_normal((heads, width, 1)).astype(dtype)
-            where = np.array([[[t - 1]]], np.int64)               # the step's column of the cache
-            # cache[:, :, t-1] = row, in place: a scatter_nd over the last axis (transposed view)
-            dmlc.scatter_nd(cache.reshape(heads * width, window).T,
-                            where.reshape(1, 1), row.reshape(1, heads * width),
-                            out=cache.reshape(heads * width, window).T)
-            window_copy = dmlc.copy(cache[:, :, :t])              # [heads, width, t], t grows
-            dmlc.synchronize()  # the step's work done (a call returns once it is submitted)
+            emb, window_copy = calls(t, ids, row)
             times.append(time.perf_counter() - start)
             dispatched.append(floor.dispatches)
             floors.append(floor.time(floor.dispatches))
+            if repeat:  # the same calls at the sizes they just met (the same results)
+                start = time.perf_counter()
+                emb, window_copy = calls(t, ids, row)
+                again.append(time.perf_counter() - start)
             host_cache[:, :, t - 1] = row[:, :, 0]
             assert np.array_equal(emb.numpy() if hasattr(emb, "numpy") else emb,
                                   table.numpy()[ids[0]])
@@ -89,7 +104,10 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype) -> dict[str, object
                                  "mean": 1e3 * float(np.mean(warm))},
             "dispatches_per_step": {"min": min(warm_dispatches), "max": max(warm_dispatches)},
             "floor_ms_per_step": 1e3 * float(np.median(warm_floors)),
-            "step_over_floor": float(np.median(np.array(warm) / np.array(warm_floors)))}
+            "step_over_floor": float(np.median(np.array(warm) / np.array(warm_floors))),
+            **({"repeated_ms_per_step": 1e3 * float(np.median(again[10:])),
+                "step_over_repeated": float(np.median(np.array(warm) / np.array(again[10:])))}
+               if repeat else {})}
 
 
 class Floor:
@@ -199,7 +217,8 @@ def main() -> None:
     if args.breakdown:
         breakdown(args.steps, args.dtype)
         return
-    results = [run(args.steps, mode, dtype=args.dtype) for mode in ("auto", "never")]
+    results = [run(args.steps, mode, dtype=args.dtype, repeat=mode == "auto")
+               for mode in ("auto", "never")]
     if args.json:
         print(json.dumps(results, indent=2))
         return
@@ -215,6 +234,10 @@ def main() -> None:
         print(f"    floor (the step's {d['min']}-{d['max']} dispatches, bare and pre-recorded, "
               f"timed after each step): median {r['floor_ms_per_step']:.2f} ms; step / floor: "
               f"median {r['step_over_floor']:.1f}x")
+        if "repeated_ms_per_step" in r:  # (not in never: each repeat would bind anew)
+            print(f"    the same calls again right after each step, at the sizes they just met: "
+                  f"median {r['repeated_ms_per_step']:.2f} ms; step / repeated step: median "
+                  f"{r['step_over_repeated']:.2f}x (what meeting new sizes costs)")
         print(f"    device objects made after {WARM_UP} warm-up steps "
               f"(dmlc.cache_info()['objects']): {r['objects_made_after_warm_up']}")
         pool = r["pool"]

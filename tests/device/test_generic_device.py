@@ -383,6 +383,16 @@ def test_generic_slice_v1_equals_specialized(data):
     assert generic.executable().guard_damage() == []
 
 
+def test_decode_loop_times_each_step_again_at_the_sizes_it_just_met():
+    """tools/decode_loop.py's repeat: each step's calls made again at once (their results
+    checked against numpy as the step's are), timed apart; the step / repeated step ratio is
+    what new sizes cost. Without repeat the loop reports neither."""
+    loop = _decode_loop()
+    result = loop.run(24, "auto", repeat=True)
+    assert result["repeated_ms_per_step"] > 0 and result["step_over_repeated"] > 0, result
+    assert "repeated_ms_per_step" not in loop.run(12, "auto")
+
+
 def test_decode_loops_breakdown_times_every_layer_and_leaves_them_as_they_were():
     """tools/decode_loop.py --breakdown wraps the functions that begin each layer of a call:
     every layer is timed once the loop ran (the device's: the current backend's), and
