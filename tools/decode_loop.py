@@ -93,7 +93,8 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype,
                                   table.numpy()[ids[0]])
             assert np.array_equal(window_copy.numpy(), host_cache[:, :, :t]), t
     info = dmlc.cache_info()
-    warm, warm_floors, warm_dispatches = times[10:], floors[10:], dispatched[10:]
+    warm, warm_floors, warm_dispatches, warm_again = (
+        times[10:], floors[10:], dispatched[10:], again[10:])
     made = {k: n - warm_objects.get(k, 0) for k, n in info["objects"].items()
             if n != warm_objects.get(k, 0)} if warm_objects is not None else None
     live = (table, cache, emb, window_copy)  # what the loop holds at its end
@@ -105,8 +106,8 @@ def _loop(steps: int, mode: str, seed: int, dtype: np.dtype,
             "dispatches_per_step": {"min": min(warm_dispatches), "max": max(warm_dispatches)},
             "floor_ms_per_step": 1e3 * float(np.median(warm_floors)),
             "step_over_floor": float(np.median(np.array(warm) / np.array(warm_floors))),
-            **({"repeated_ms_per_step": 1e3 * float(np.median(again[10:])),
-                "step_over_repeated": float(np.median(np.array(warm) / np.array(again[10:])))}
+            **({"repeated_ms_per_step": 1e3 * float(np.median(warm_again)),
+                "step_over_repeated": float(np.median(np.array(warm) / np.array(warm_again)))}
                if repeat else {})}
 
 

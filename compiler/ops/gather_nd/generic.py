@@ -70,7 +70,8 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     index check's kernels in front (with_index_check); variant: gather_nd_variants'."""
     if variant is None:  # the most general
         variant = gather_nd_variants(desc, dims)[-1]
-    shape = desc.output.sizes if desc.output is not None else ()
+    assert desc.output is not None, "validate() first"
+    shape = desc.output.sizes  # the call's (a merged tail's sizes are the lowering's only)
     desc = _merged_tail(desc)
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
@@ -130,7 +131,7 @@ def _merged_tail(desc: GatherND1Desc) -> GatherND1Desc:
     def merged(t: TensorDesc, element_strides: tuple[int, ...] | None) -> TensorDesc:
         keep = None if element_strides is None else (*element_strides[:first], *(run,) * ones, 1)
         return derived(t, sizes=(*t.sizes[:first], *(1,) * ones, run), strides=keep)
-    wider = derived(desc, input=merged(inp, inp.strides and strides),
+    wider = derived(desc, input=merged(inp, strides if inp.strides is not None else None),
                     output=merged(out, None))
     return wider if _rows_of_vectors(wider) else desc
 
