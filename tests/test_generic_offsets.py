@@ -88,7 +88,8 @@ def test_the_key_holds_no_offset_and_the_proof_covers_every_offset():
 
 def test_vector_copy_takes_aligned_offsets_only():
     """The "vector" copy's offset is a PARAM times the width (verify proves its vectors
-    aligned); a misaligned offset is not admitted (the call runs the "scalar" kernel)."""
+    aligned); a misaligned offset is not admitted (the call runs the "rows" kernel: a 32-bit
+    type whose rows are a block long)."""
     f32 = DataType.FLOAT32
     aligned = validate(IdentityDesc(input=view_at(f32, (3, 8), (4, 8), 8)))
     rules = rules_of(aligned).generic
@@ -98,7 +99,7 @@ def test_vector_copy_takes_aligned_offsets_only():
     verify_program(generic.program)
     assert generic.values(validate(IdentityDesc(input=view_at(f32, (2, 8), (4, 8), 4)))) is not None
     odd = validate(IdentityDesc(input=view_at(f32, (2, 8), (4, 8), 3)))
-    assert generic.values(odd) is None and rules.choices(odd, (0,)) == ("scalar",)
+    assert generic.values(odd) is None and rules.choices(odd, (0,)) == ("rows",)
 
 
 def _window(t0: int) -> Any:

@@ -21,7 +21,8 @@ from .generic import (
     sym_offset,
 )
 from .lowering import Size, address_sym, clamped, largest, product, sym_strides, unflatten
-from .rows import vector_block, vector_sizes
+from .rows import BLOCK as ROW_BLOCK
+from .rows import row_block_kernel, vector_block, vector_sizes
 from .tensor import TensorDesc
 from .view_tile import tile_copy, tile_dim, tile_variants
 from .words import element_kernel
@@ -36,8 +37,10 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     width; when the innermost size is dynamic, the kernel takes only such sizes, and a pushed
     offset only such offsets, which the host checks: guarded assumptions), "tile" (any sizes:
     tiles of elements over the innermost dimension and one that steps less,
-    family/view_tile.py; 32/64-bit types) and "scalar" (any sizes; 8/16-bit elements by words,
-    family/words.py)."""
+    family/view_tile.py; 32/64-bit types), "rows" (any sizes and offsets, 32/64-bit types whose
+    rows are not known to be shorter than a block: family/rows.py's row blocks, the divisions
+    by push constants once per block of elements) and "scalar" (any sizes; 8/16-bit elements
+    by words, family/words.py)."""
     if tile_dim(inp, dims) is not None:  # 8/16-bit elements: words (family/words.py)
         return tile_variants(inp, dims) if inp.data_type.bits >= 32 else ("scalar",)
     lanes = vector_width(inp.data_type)
@@ -45,9 +48,11 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
     vector = (inp.rank > 0 and inp.sizes[-1] % lanes == 0
               and strides[-1] == 1 and all(st % lanes == 0 for st in strides[:-1])
               and inp.offset % lanes == 0)
+    rows = ("rows",) if inp.data_type.bits >= 32 and inp.rank and (
+        inp.rank - 1 in dims or inp.sizes[-1] >= ROW_BLOCK) else ("scalar",)
     if not vector:
-        return ("scalar",)
-    return ("vector", "scalar") if inp.rank - 1 in dims else ("vector",)
+        return rows
+    return ("vector", *rows) if inp.rank - 1 in dims else ("vector",)
 
 
 def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
@@ -85,17 +90,24 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     assert isinstance(items_hi, int)
     if lanes > 1:
         return _vector_copy(name, view_of, inp, out, table, sizes, vsizes, items_hi, lanes)
-    count = table.add(1, items_hi, lambda d: view_of(d)[1].element_count)
+    # scalar: one element (word) an item; rows: row blocks, a block's divisions once
+    count = None if variant == "rows" else table.add(
+        1, items_hi, lambda d: view_of(d)[1].element_count)
     offset = sym_offset(inp, table, offset_of(view_of))
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
                               lambda d: view_of(d)[0].buffer_elements, offset)
-    b_out = Buffer("output", out.data_type, items_hi, "output", count)
     strides = sym_strides(inp, sizes)
 
-    def value_of(i: Node) -> Node:
-        coords = unflatten(i, vsizes)
+    def value_at(coords: list[Node]) -> Node:
         return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
-    kernel = element_kernel(name, table, count, b_out, value_of)
+    if count is None:
+        kernel, b_out = row_block_kernel(name, table, sizes, out.data_type,
+                                         lambda outer, col: value_at([*outer, col]),
+                                         out_of=lambda d: view_of(d)[1])
+    else:
+        b_out = Buffer("output", out.data_type, items_hi, "output", count)
+        kernel = element_kernel(name, table, count, b_out,
+                                lambda i: value_at(unflatten(i, vsizes)))
     program = Program(name, (b_in, b_out), (kernel,), ("input",), "output", out.sizes,
                       params=tuple(table.params))
     return GenericProgram(program, tuple(table.recipes))
