@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from .artifact import CompiledProgram, Stage, stages_of
 from .call import CompiledKernel, TracedCall, traced, tracing
 from .codegen import glsl
 from .dynamic import GenericKernels, ShapePolicy, resolve_mode
+from .environment import env_value
 from .errors import ValidationError
 from .family.computed import computed_fields, substitute_computed
 from .family.generic import GenericProgram, GenericRules
@@ -76,7 +76,7 @@ class CompileOptions:
                                   repr(guard_words))
         resolved, planned = resolve_with_limits(target, limits)
         key = (bool(check_indices), guard_words, resolved, in_place,
-               os.environ.get("DMLC_DISABLE_PASSES", ""), planned)
+               env_value("DMLC_DISABLE_PASSES"), planned)
         found = _OPTIONS.get((key, planned.source))  # (not compared: named in messages)
         if found is None:
             if len(_OPTIONS) >= 64:
@@ -272,6 +272,13 @@ class KernelCache:
                 checked).generic  # (a computed operand is substituted in specialized programs)
             eligible = rules is not None and rules.serves(options.target, options.in_place,
                                                           options.check_indices)
+        if eligible and mode == "auto":  # a kernel that served this family key: no policy
+            assert rules is not None
+            again = self.generic.again(rules, checked, options, _replan_of(checked, options),
+                                       _in_place_of(checked, options, mode))
+            if again is not None:
+                return self._keep((checked, options, True), again)
+        with self._lock:
             dims = self.policy.dims(rules, checked, options, mode, eligible)
         built = self.generic.kernel(rules, checked, options, dims, mode,
                                     lambda g: self._generic_artifact(g, checked, options),
@@ -287,6 +294,11 @@ class KernelCache:
             built = CompiledKernel(_artifact(checked, options),
                                    in_place=_in_place_of(checked, options, mode),
                                    replan=_replan_of(checked, options))
+        return self._keep(key, built)
+
+    def _keep(self, key: tuple[OperatorDesc, CompileOptions, bool],
+              built: CompiledKernel) -> CompiledKernel:
+        """Store a kernel just built (the first stored wins)."""
         with self._lock:
             if key[2]:
                 kernel = self._sizes.setdefault(key, built)

@@ -28,7 +28,6 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -37,6 +36,7 @@ from .artifact import CompiledProgram
 from .call import CompiledKernel
 from .codegen.chunks import chunk_words
 from .dtypes import padded_words
+from .environment import env_value
 from .errors import ValidationError
 from .family.generic import GenericProgram, GenericRules, has_wild
 from .family.tensor import derived
@@ -73,7 +73,7 @@ def sizes_vary(mode: str = "always") -> Iterator[None]:
 def resolve_mode(dynamic: object) -> str | tuple[int, ...]:
     """dmlc.compile's `dynamic` as a mode or a tuple of positions, checked."""
     if dynamic is None:
-        env = os.environ.get("DMLC_DYNAMIC", "auto").strip().lower() or "auto"
+        env = env_value("DMLC_DYNAMIC", "auto").strip().lower() or "auto"
         if env not in MODES:
             raise ValidationError("dmlc.compile", "DMLC_DYNAMIC", " | ".join(MODES), env)
         hint = _HINT.get()
@@ -159,6 +159,36 @@ class GenericKernels:
         sizes outside its ranges). Lowering depends on the key alone, so a later call checks
         its sizes against them without lowering again (dynamic=True on a [1, 16, 256, 256] pad
         tries every dimension dynamic first at each new size: ~6 ms a time)."""
+        self._again: dict[tuple, tuple] = {}
+        """In auto mode, the kernel that served a call, by (the family key of its descriptor
+        as it came, options, dims) -> its key in _store; and by (descriptor type, options,
+        number of sizes) -> the dims it had (again())."""
+
+    def again(self, rules: GenericRules, checked: Any, options: Any,
+              replan: Callable[[Any], CompiledProgram],
+              in_place: Callable[[], CompiledKernel] | None = None) -> CompiledKernel | None:
+        """In auto mode, the generic kernel that served a call of the same family key (the
+        same descriptor but for the sizes at its dims, as it came: no canonical layouts, no
+        variants, no shape policy) bound to this call, or None. Sound as any key: equal keys
+        compute with one program; the same layout as it came, so no size-1 dimension's guessed
+        stride is at stake (a view's is 0 at size 1, and its keys differ)."""
+        dims = self._again.get((type(checked), options, len(rules.sizes(checked))))
+        if dims is None:
+            return None
+        gkey = self._again.get((rules.key(checked, dims), options, dims))
+        entry = None if gkey is None else self._store.get(gkey)
+        if gkey is None or entry is None:
+            return None
+        values = entry[0].values(checked)
+        return None if values is None else self._bound(gkey, entry, values, checked, options,
+                                                        replan, in_place)
+
+    def _remember(self, rules: GenericRules, checked: Any, options: Any, dims: tuple[int, ...],
+                  gkey: tuple) -> None:
+        if len(self._again) >= 2 * GENERIC:
+            self._again.clear()
+        self._again[(type(checked), options, len(rules.sizes(checked)))] = dims
+        self._again[(rules.key(checked, dims), options, dims)] = gkey
 
     def kernel(self, rules: GenericRules | None, checked: Any, options: Any,
                dims: tuple[int, ...], mode: str | tuple[int, ...],
@@ -206,10 +236,22 @@ class GenericKernels:
         if found is None:
             return None
         gkey, entry, values = found
+        kernel = self._bound(gkey, entry, values, checked, options, replan, in_place)
+        if kernel is not None and mode == "auto":
+            self._remember(rules, checked, options, dims, gkey)
+        return kernel
+
+    def _bound(self, gkey: tuple, entry: tuple[GenericProgram, CompiledProgram, int],
+               values: tuple[int, ...], checked: Any, options: Any,
+               replan: Callable[[Any], CompiledProgram],
+               in_place: Callable[[], CompiledKernel] | None) -> CompiledKernel | None:
+        """The kernel of entry bound to this call's push words, or None where its plan breaks
+        the limits (a join of more inputs than a shader binds, or a tensor over one binding:
+        specialized then, narrower joins, chunks)."""
         generic, artifact, served = entry
         bound = derived(artifact, descriptor=checked, params=values)
-        if not bound.plan.within(options.limits):  # a join of more inputs than a shader binds,
-            return None  # or a tensor over one binding: specialized (narrower joins, chunks)
+        if not bound.plan.within(options.limits):
+            return None
         with self._lock:
             self._store.pop(gkey, None)  # the most recently used last
             self._store[gkey] = (generic, artifact, served + 1)
@@ -287,6 +329,7 @@ class GenericKernels:
     def clear(self) -> None:
         self._store.clear()  # the caller holds the lock
         self._lowered.clear()
+        self._again.clear()
 
 
 def extents_fit(program: Program, values: tuple[int, ...], options: Any) -> bool:

@@ -12,10 +12,10 @@ no target is named (neither target= nor $DMLC_TARGET); else the device-free DEFA
 """
 from __future__ import annotations
 
-import os
 from types import ModuleType
 from typing import Any
 
+from .environment import env_value
 from .errors import DeviceError, ValidationError
 from .plan import DEFAULT, MINIMUM, PlanLimits
 
@@ -24,7 +24,7 @@ TARGETS = ("cpu", "gpu")
 
 def resolve(target: str | None) -> str:
     """The target to compile for: `target`, $DMLC_TARGET, or the selected device's kind."""
-    return _resolved(target, os.environ.get("DMLC_TARGET") if target is None else None)
+    return _resolved(target, env_value("DMLC_TARGET") or None if target is None else None)
 
 
 def _resolved(target: str | None, env: str | None) -> str:
@@ -42,7 +42,7 @@ def resolve_with_limits(target: str | None,
                         limits: PlanLimits | str | None) -> tuple[str, PlanLimits]:
     """(resolve(target), resolve_limits(limits, asks_device(target))) with $DMLC_TARGET read
     once: what every compile asks, so every call of a one-shot function."""
-    env = os.environ.get("DMLC_TARGET") if target is None else None
+    env = env_value("DMLC_TARGET") or None if target is None else None
     if target is not None or env:
         return _resolved(target, env), resolve_limits(limits, False)
     try:  # the selected device's kind and limits, in one ask
@@ -107,13 +107,13 @@ def known_backend() -> str | None:
     import sys
     backend = sys.modules.get("dmlc.runtime.backend")
     known = backend.known() if backend is not None else None
-    return known or os.environ.get("DMLC_BACKEND", "").strip().lower() or None
+    return known or env_value("DMLC_BACKEND").strip().lower() or None
 
 
 def asks_device(target: str | None) -> bool:
     """Whether a compile for `target` asks the selected device what it is (neither target= nor
     $DMLC_TARGET names one): its limits are then the device's too."""
-    return target is None and not os.environ.get("DMLC_TARGET")
+    return target is None and not env_value("DMLC_TARGET")
 
 
 def resolve_limits(limits: PlanLimits | str | None, ask_device: bool) -> PlanLimits:

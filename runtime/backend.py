@@ -15,12 +15,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib.util
-import os
 import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
 
+from ..environment import env_value
 from ..errors import DeviceError
 from ..plan import LaunchPlan
 from . import device as vulkan
@@ -46,7 +46,7 @@ def requested() -> str | None:
     """The backend asked for: set_backend()'s, else $DMLC_BACKEND's (None: the default)."""
     if _chosen is not None:
         return _chosen
-    env = os.environ.get("DMLC_BACKEND")
+    env = env_value("DMLC_BACKEND")
     return _from_environment(env) if env else None
 
 

@@ -21,13 +21,13 @@ import atexit
 import collections
 import functools
 import logging
-import os
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..environment import env_value
 from ..errors import DeviceError
 from ..plan import PlanLimits
 from . import kompute
@@ -120,7 +120,7 @@ def selected_index() -> int:
     piece of a device's name), else 0."""
     if _device_index is not None:
         return _device_index
-    value = os.environ.get("DMLC_DEVICE", "0")
+    value = env_value("DMLC_DEVICE", "0")
     # every compile asks: an index is read here as find_device would read it
     return int(value) if value.isdigit() else find_device(value, "DMLC_DEVICE")
 

@@ -20,12 +20,12 @@ POISON_WORD first, and a buffer given back as zeroed is read back and refused if
 from __future__ import annotations
 
 import collections
-import os
 import time
 from typing import Any, Protocol
 
 import numpy as np
 
+from ..environment import env_value
 from ..errors import DeviceError
 
 
@@ -44,7 +44,7 @@ large negative in signed integers, never an index in range."""
 
 def poisoning() -> bool:
     """Whether DMLC_POISON asks for poisoned buffers (read on every take: tests switch it)."""
-    return os.environ.get("DMLC_POISON", "") not in ("", "0")
+    return env_value("DMLC_POISON") not in ("", "0")
 
 
 class Slot:
