@@ -169,9 +169,12 @@ class GenericKernels:
               in_place: Callable[[], CompiledKernel] | None = None) -> CompiledKernel | None:
         """In auto mode, the generic kernel that served a call of the same family key (the
         same descriptor but for the sizes at its dims, as it came: no canonical layouts, no
-        variants, no shape policy) bound to this call, or None. Sound as any key: equal keys
-        compute with one program; the same layout as it came, so no size-1 dimension's guessed
-        stride is at stake (a view's is 0 at size 1, and its keys differ)."""
+        variants, no shape policy) bound to this call, or None. Sound because only a kernel
+        found by the remembered call's first form is remembered (the call itself, or its
+        canonical layout: the same strides but at dimensions of size 1), and only where that
+        call's sizes at its dims are not 1: the strides the kernel bakes are then the call's
+        own wherever a size may vary, and a later call of the same key has those strides
+        there (a stride at a size of 1 is any value, and its keys would differ)."""
         dims = self._again.get((type(checked), options, len(rules.sizes(checked))))
         if dims is None:
             return None
@@ -237,7 +240,8 @@ class GenericKernels:
             return None
         gkey, entry, values = found
         kernel = self._bound(gkey, entry, values, checked, options, replan, in_place)
-        if kernel is not None and mode == "auto":
+        if kernel is not None and mode == "auto" and gkey[0] == rules.key(forms[0], dims) \
+                and all(rules.sizes(checked)[i] != 1 for i in dims):
             self._remember(rules, checked, options, dims, gkey)
         return kernel
 

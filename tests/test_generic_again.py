@@ -105,3 +105,34 @@ def test_a_gather_of_a_new_count_of_ids_is_served_by_its_generic_kernel(counted)
     assert counted["served"] == 7 and counted["policy"] == 2
     dmlc.clear_cache()
     assert not KERNELS.generic._again
+
+
+def _copy_matches(sizes, strides, x) -> None:
+    desc = validate(IdentityDesc(input=TensorDesc(data_type=DataType.INT32, sizes=sizes,
+                                                  strides=strides)))
+    kernel = dmlc.compile(desc, dynamic="auto")
+    arg = x[:int(np.prod(sizes))].reshape(sizes) if strides is None else x
+    want = arg if strides is None else np.lib.stride_tricks.as_strided(
+        x, sizes, [4 * s for s in strides])
+    assert kernel.reference(arg).tobytes() == np.ascontiguousarray(want).tobytes()
+
+
+def test_a_call_of_size_one_where_sizes_vary_is_not_remembered(counted):
+    """A view of size 1 at a dynamic dimension may carry any stride there (no access uses it):
+    the generic kernel serves it through its canonical layout, but a later call of that stride
+    and a real size must not be served by it (the kernel bakes another stride there)."""
+    x = np.arange(64, dtype=np.int32)
+    _copy_matches((2, 3, 4), (24, 8, 1), x)
+    _copy_matches((2, 3, 5), (24, 8, 1), x)   # the generic kernel: dimension 2 dynamic
+    _copy_matches((2, 3, 1), (24, 8, 7), x)   # served by it (stride 7 unused at size 1)
+    _copy_matches((2, 3, 4), (24, 8, 7), x)   # stride 7 read: another kernel
+
+
+def test_a_packed_call_served_through_its_canonical_layout_is_not_remembered(counted):
+    """A packed [2, 3, 8] is served by the kernel of a strided (24, 8, 1) view (its canonical
+    layout's strides); a packed [2, 3, 5] has strides (15, 5, 1), and must not be."""
+    x = np.arange(64, dtype=np.int32)
+    _copy_matches((2, 3, 4), (24, 8, 1), x)
+    _copy_matches((2, 3, 5), (24, 8, 1), x)
+    _copy_matches((2, 3, 8), None, x)
+    _copy_matches((2, 3, 5), None, x)
