@@ -160,9 +160,10 @@ class GenericKernels:
         its sizes against them without lowering again (dynamic=True on a [1, 16, 256, 256] pad
         tries every dimension dynamic first at each new size: ~6 ms a time)."""
         self._again: dict[tuple, tuple] = {}
-        """In auto mode, the kernel that served a call, by (the family key of its descriptor
-        as it came, options, dims) -> its key in _store; and by (descriptor type, options,
-        number of sizes) -> the dims it had (again())."""
+        """In auto mode, the kernel that served a call: (the family key of its descriptor as
+        it came, options, dims) -> its key in _store (again())."""
+        self._again_dims: dict[tuple, tuple[int, ...]] = {}
+        """(descriptor type, options, number of sizes) -> the dims of the last one remembered."""
 
     def again(self, rules: GenericRules, checked: Any, options: Any,
               replan: Callable[[Any], CompiledProgram],
@@ -175,7 +176,7 @@ class GenericKernels:
         call's sizes at its dims are not 1: the strides the kernel bakes are then the call's
         own wherever a size may vary, and a later call of the same key has those strides
         there (a stride at a size of 1 is any value, and its keys would differ)."""
-        dims = self._again.get((type(checked), options, len(rules.sizes(checked))))
+        dims = self._again_dims.get((type(checked), options, len(rules.sizes(checked))))
         if dims is None:
             return None
         gkey = self._again.get((rules.key(checked, dims), options, dims))
@@ -188,9 +189,10 @@ class GenericKernels:
 
     def _remember(self, rules: GenericRules, checked: Any, options: Any, dims: tuple[int, ...],
                   gkey: tuple) -> None:
-        if len(self._again) >= 2 * GENERIC:
+        if len(self._again) >= GENERIC:
             self._again.clear()
-        self._again[(type(checked), options, len(rules.sizes(checked)))] = dims
+            self._again_dims.clear()
+        self._again_dims[(type(checked), options, len(rules.sizes(checked)))] = dims
         self._again[(rules.key(checked, dims), options, dims)] = gkey
 
     def kernel(self, rules: GenericRules | None, checked: Any, options: Any,
@@ -334,6 +336,7 @@ class GenericKernels:
         self._store.clear()  # the caller holds the lock
         self._lowered.clear()
         self._again.clear()
+        self._again_dims.clear()
 
 
 def extents_fit(program: Program, values: tuple[int, ...], options: Any) -> bool:

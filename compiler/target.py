@@ -24,7 +24,7 @@ TARGETS = ("cpu", "gpu")
 
 def resolve(target: str | None) -> str:
     """The target to compile for: `target`, $DMLC_TARGET, or the selected device's kind."""
-    return _resolved(target, env_value("DMLC_TARGET") or None if target is None else None)
+    return _resolved(target, env_value("DMLC_TARGET") if target is None else None)
 
 
 def _resolved(target: str | None, env: str | None) -> str:
@@ -42,7 +42,7 @@ def resolve_with_limits(target: str | None,
                         limits: PlanLimits | str | None) -> tuple[str, PlanLimits]:
     """(resolve(target), resolve_limits(limits, asks_device(target))) with $DMLC_TARGET read
     once: what every compile asks, so every call of a one-shot function."""
-    env = env_value("DMLC_TARGET") or None if target is None else None
+    env = env_value("DMLC_TARGET") if target is None else None
     if target is not None or env:
         return _resolved(target, env), resolve_limits(limits, False)
     try:  # the selected device's kind and limits, in one ask

@@ -104,7 +104,7 @@ def test_a_gather_of_a_new_count_of_ids_is_served_by_its_generic_kernel(counted)
         assert np.array_equal(got, table[ids])
     assert counted["served"] == 7 and counted["policy"] == 2
     dmlc.clear_cache()
-    assert not KERNELS.generic._again
+    assert not KERNELS.generic._again and not KERNELS.generic._again_dims
 
 
 def _copy_matches(sizes, strides, x) -> None:
