@@ -254,9 +254,13 @@ class Device:
         """kp has dmlc's Sequence.submit: a call on device tensors returns once its last
         kernel is submitted, and the host prepares the next call while the device runs it
         (wait())."""
-        self._pending: Any = None
-        """The sequence submitted and not yet waited for (at most one: every submission, and
-        every host access to a buffer's memory, waits for it first)."""
+        self.ordered = self.submits and getattr(kp, "ordered_submissions", False) is True
+        """kp orders each dispatch and upload after every earlier submission (dmlc's patch): a
+        submission need not wait for those before it (QUEUED of them at most). Without, each
+        waits for the one before."""
+        self._pending: list[Any] = []
+        """The sequences submitted and not yet waited for, in order: every host access to a
+        buffer's memory waits for them all first."""
         self.pool: ArenaPool | BufferPool = ArenaPool(self) if self.rebinds else BufferPool(self)
         """Buffers shared by every kernel and device tensor (arena.py, pool.py)."""
         self.kernels = SharedKernels()
@@ -275,25 +279,38 @@ class Device:
         returns once its work is submitted: submit()). Done before the host touches a buffer's
         memory, before another submission, before anything a submitted sequence uses is bound
         again or destroyed; dmlc.synchronize() for a caller's timing."""
-        if self._pending is not None:
+        if self._pending:
             with self._lock:
-                pending, self._pending = self._pending, None
-                if pending is not None:
-                    pending.eval_await()  # never with a timeout (PLATFORM.md: kp's trap)
+                pending, self._pending = self._pending, []
+                for sequence in pending:  # each once: kp's fence and running flag
+                    sequence.eval_await()  # never with a timeout (PLATFORM.md: kp's trap)
+
+    QUEUED = 8
+    """Submissions in flight at most (ordered): the host runs no further ahead of the device."""
 
     def submit(self, sequence: Any) -> None:
         """Run a recorded sequence without waiting for it (caller holds the device; kp with
-        dmlc's patch: self.submits), after everything submitted before."""
-        self.wait()
+        dmlc's patch: self.submits), after everything submitted before: ordered by kp's
+        barriers (self.ordered), else by waiting for the last submission first. A sequence
+        still in flight is waited for (Vulkan forbids submitting a pending command buffer)."""
+        pending = self._pending
+        if pending and (not self.ordered or len(pending) >= self.QUEUED
+                        or any(s is sequence for s in pending)):
+            self.wait()
         sequence.submit()
-        self._pending = sequence
+        self._pending.append(sequence)
 
     def runs(self, sequence: Any) -> bool:
-        return self._pending is sequence  # submitted and not waited for
+        return any(s is sequence for s in self._pending)  # submitted and not waited for
 
     @property
     def busy(self) -> bool:
-        return self._pending is not None  # work submitted and not waited for
+        return bool(self._pending)  # work submitted and not waited for
+
+    @property
+    def in_flight(self) -> int:
+        """Submissions not yet waited for."""
+        return len(self._pending)
 
     # Every Vulkan object dmlc makes is made here and counted (the leak tests read `created`).
     def tensor(self, words: np.ndarray) -> Any:

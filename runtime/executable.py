@@ -9,8 +9,10 @@ Binding (algorithms and recorded sequences), and the last BINDINGS of a kernel's
 (plan_buffers.py): the pool hands the same buffers back to a repeated call, which replays what
 was recorded; a call on other buffers or at another size binds the least recently used one
 again (Binding.rebind), so no call after the first few makes a Vulkan object.
-kp records no barrier between dispatches in one sequence, so each kernel gets its own sequence:
-separate eval()s are ordered.
+Each kernel gets its own sequence. With dmlc's kp (Device.ordered: a global barrier begins each
+dispatch and upload) a call's sequences are submitted without waiting for the work before them,
+which the barriers order; with kp's own barriers (a dispatch after its tensors' uploads only)
+each waits for the one before.
 
 With plan.guard_words (tests only, with shaders generated for it) the executable instead owns
 every buffer, each between two guard regions of known contents that guard_damage() checks.
@@ -87,10 +89,14 @@ class Binding:
         return all(t.is_init() for t in flat(self.tensors.values()))
 
     def run(self, device: Device, wait: bool = True) -> None:
-        """Run the kernels in order, each after the one before has finished (kp records no
-        barrier between dispatches); wait=False: the last is submitted without waiting, where
-        kp can (Device.submit)."""
+        """Run the kernels in order, each after the one before: where kp orders submissions
+        (Device.ordered) by its barriers, else by waiting for it. wait=False: submitted without
+        waiting for the last (Device.submit), where kp can; wait=True: run to the end."""
         *first, last = self.sequences
+        if device.ordered and not wait:  # kp's barriers order them: nothing waits
+            for seq in self.sequences:
+                device.submit(seq)
+            return
         for seq in first:
             device.wait()
             seq.eval()

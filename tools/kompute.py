@@ -7,7 +7,7 @@ binding itself, two ways, from the same patched source:
   system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
   requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
   compiler, and no requirement on numpy beyond dmlc's own;
-- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc4` in the development venv.
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc5` in the development venv.
 
 dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
 - Portability: since Vulkan loader 1.3.216 a portability driver (MoltenVK: macOS) is listed only
@@ -25,7 +25,10 @@ dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
   be recorded again (Vulkan forbids re-beginning a command buffer of a pool without it);
   `Sequence.submit()`, the pre-recorded sequence submitted without waiting (kp's C++
   evalAsync(): its Python eval_async() without an operation is bound to eval(), which waits),
-  so the host prepares the next call while the device runs this one.
+  so the host prepares the next call while the device runs this one; and ordered submissions
+  (`kp.ordered_submissions`): a dispatch and an upload begin with a global memory barrier
+  after every transfer and dispatch submitted before them, where kp orders a dispatch after
+  the uploads of its own tensors only, so a call is submitted without waiting for the last.
 Everything else is kp's, unchanged. Each edit must apply exactly once, or the build stops.
 
 This file is imported by setup.py, so it uses the standard library only.
@@ -256,7 +259,62 @@ Algorithm::setWorkgroup(""")],
 vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
                           """vk::CommandPoolCreateInfo commandPoolInfo(
       vk::CommandPoolCreateFlagBits::eResetCommandBuffer, // dmlc: re-recording""")],
+    # submissions in order without waiting: each dispatch and each upload begins with a global
+    # barrier after every transfer and dispatch submitted before it (kp's per-tensor barriers
+    # order a dispatch after uploads only), so a submission need not wait for the last one
+    "src/OpAlgoDispatch.cpp": [("""\
+    // Barrier to ensure the data is finished writing to buffer memory
+    for (const std::shared_ptr<Tensor>& tensor :
+         this->mAlgorithm->getTensors()) {
+        tensor->recordPrimaryBufferMemoryBarrier(
+          commandBuffer,
+          vk::AccessFlagBits::eTransferWrite,
+          vk::AccessFlagBits::eShaderRead,
+          vk::PipelineStageFlagBits::eTransfer,
+          vk::PipelineStageFlagBits::eComputeShader);
+    }
+""", """\
+    // dmlc: after every transfer and dispatch before it, in this command buffer
+    // or an earlier submission to the queue (reads and writes of any buffer)
+    vk::MemoryBarrier memoryBarrier(
+      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
+      vk::AccessFlagBits::eShaderRead | vk::AccessFlagBits::eShaderWrite);
+    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
+                                    vk::PipelineStageFlagBits::eComputeShader,
+                                  vk::PipelineStageFlagBits::eComputeShader,
+                                  vk::DependencyFlags(),
+                                  memoryBarrier,
+                                  nullptr,
+                                  nullptr);
+""")],
+    "src/OpTensorSyncDevice.cpp": [("""\
+    KP_LOG_DEBUG("Kompute OpTensorSyncDevice record called");
+""", """\
+    KP_LOG_DEBUG("Kompute OpTensorSyncDevice record called");
+
+    // dmlc: the uploads after every transfer and dispatch submitted before
+    // (which may read or write the memory they write)
+    vk::MemoryBarrier memoryBarrier(
+      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
+      vk::AccessFlagBits::eTransferWrite);
+    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
+                                    vk::PipelineStageFlagBits::eComputeShader,
+                                  vk::PipelineStageFlagBits::eTransfer,
+                                  vk::DependencyFlags(),
+                                  memoryBarrier,
+                                  nullptr,
+                                  nullptr);
+""")],
     "python/src/main.cpp": [("""\
+#ifdef VERSION_INFO
+    m.attr("__version__") = VERSION_INFO;
+""", """\
+    // dmlc: dispatches and uploads are ordered after all earlier submissions
+    m.attr("ordered_submissions") = true;
+
+#ifdef VERSION_INFO
+    m.attr("__version__") = VERSION_INFO;
+"""), ("""\
       .def("is_init", &kp::Algorithm::isInit, DOC(kp, Algorithm, isInit));
 """, """      .def("is_init", &kp::Algorithm::isInit, DOC(kp, Algorithm, isInit))
       .def(

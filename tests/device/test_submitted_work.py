@@ -60,6 +60,54 @@ def test_a_chain_of_calls_reads_each_results_own(device):
         assert np.array_equal(got.numpy(), expected), step
 
 
+def test_calls_queue_behind_running_work_in_order(device):
+    """Where kp orders submissions (dmlc's patch: a global barrier begins each dispatch and
+    upload), a call on device tensors does not wait for the work before it: a chain of copies,
+    each reading the last one's result, all in flight at once, each right."""
+    if not device.ordered:
+        pytest.skip("a kp without dmlc's ordered submissions waits for the last one")
+    host = np.arange(96 * 64, dtype=np.float32).reshape(96, 64)
+    dmlc.synchronize()
+    chain = [dmlc.to_device(host)]
+    for _ in range(6):
+        chain.append(dmlc.copy(chain[-1].T))
+    assert device.in_flight == 6
+    for k, got in enumerate(chain):
+        assert np.array_equal(got.numpy(), host if k % 2 == 0 else host.T), k
+    assert not device.busy
+
+
+def test_a_kernel_in_flight_is_waited_for_before_it_runs_again(device):
+    """The same kernel on the same buffers replays one recorded sequence, which Vulkan forbids
+    submitting while it runs: the call waits for it; a call writing what one in flight reads
+    runs after it (its result is the old data's)."""
+    host = np.arange(48 * 40, dtype=np.int32).reshape(48, 40)
+    x, out = dmlc.to_device(host), dmlc.empty((40, 48), np.int32)
+    for _ in range(3):
+        dmlc.copy(x.T, out=out)
+        assert device.in_flight <= 1
+    assert np.array_equal(out.numpy(), host.T)
+    y = dmlc.copy(x[::-1])
+    dmlc.copy(dmlc.to_device(-host), out=x)
+    assert np.array_equal(y.numpy(), host[::-1])
+    assert np.array_equal(x.numpy(), -host)
+
+
+def test_a_plan_of_several_kernels_runs_them_in_order(device):
+    """A join of more inputs than one shader binds runs as a tree of kernels, the last reading
+    what the first wrote: submitted one after another without waiting (ordered kp)."""
+    from dmlc.compiled import KERNELS
+    parts = [np.full((3, 5), k, np.float32) for k in range(40)]
+    dmlc.synchronize()
+    got = dmlc.join([dmlc.to_device(p) for p in parts], axis=1)
+    kernels = max(len(k.compiled.plan.kernels) for k in KERNELS._kernels.values()
+                  if k.descriptor.operator == "DML_JOIN")
+    assert kernels > 1
+    if device.ordered:
+        assert device.in_flight == kernels
+    assert np.array_equal(got.numpy(), np.concatenate(parts, axis=1))
+
+
 def test_releasing_an_input_of_running_work_waits_for_it(device):
     host = np.arange(1 << 16, dtype=np.int32).reshape(256, 256)
     x = dmlc.to_device(host)
