@@ -22,12 +22,13 @@ from .family.computed import computed_argument
 from .family.generic import GenericProgram
 from .family.index_check import raise_for_status
 from .family.registry import OperatorDesc, dml_field, output_regions
+from .family.runs import program_runs
 from .family.tensor import TensorDesc
 from .ir import Program
 from .ir.interp import param_value
 from .ir.kernel import kernel_buffers, push_values, unbindable
 from .ir.printer import render_program
-from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanKernel, PlanLimits
+from .plan import DEFAULT, LaunchPlan, PlanBuffer, PlanCopy, PlanKernel, PlanLimits
 
 
 class ProgramCode:
@@ -209,7 +210,13 @@ class CompiledProgram:
     def plan(self) -> LaunchPlan:
         """What the runtime needs to run the program (built once)."""
         return launch_plan(self.program, self.stages, self.guard_words, self.limits, self.params,
-                           self.output.sizes if self.params else None)  # generic: the call's
+                           self.output.sizes if self.params else None,  # generic: the call's
+                           self.runs())
+
+    def runs(self) -> PlanCopy | None:
+        """The program as copies of runs of bytes, where it is one (family/runs.py)."""
+        return None if self.guard_words else program_runs(self.descriptor, self.program,
+                                                         self.target, self.limits)
 
     @functools.cached_property
     def input_tensors(self) -> tuple[tuple[TensorDesc, str], ...]:
@@ -248,7 +255,8 @@ def results(desc: OperatorDesc, output: Any) -> Any:
 
 def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 0,
                 limits: PlanLimits = DEFAULT, params: tuple[int, ...] = (),
-                output_shape: tuple[int, ...] | None = None) -> LaunchPlan:
+                output_shape: tuple[int, ...] | None = None,
+                copy: PlanCopy | None = None) -> LaunchPlan:
     """The launch plan of `program`, whose kernels compiled to `stages` (for `limits`: a buffer
     larger than one binding is chunked as codegen chunked it); a generic program's for the
     sizes its push words `params` give (each checked against its declared range; its buffers of
@@ -276,7 +284,8 @@ def launch_plan(program: Program, stages: tuple[Stage, ...], guard_words: int = 
         kernels.append(PlanKernel(s.name, s.code, invocations, s.local_size, s.buffers,
                                   push))
     return LaunchPlan(program.name, tuple(buffers), tuple(kernels), program.inputs, program.output,
-                      program.output_shape if output_shape is None else output_shape, guard_words)
+                      program.output_shape if output_shape is None else output_shape, guard_words,
+                      copy)
 
 
 def expand_computed(arrays: Sequence[Any]) -> tuple[Any, ...]:

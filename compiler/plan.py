@@ -113,6 +113,26 @@ class PlanKernel:
 
 
 @dataclass(frozen=True)
+class PlanCopy:
+    """What the kernels do, as copies of contiguous runs of bytes from one input buffer to the
+    output (a copy or slice of a view whose innermost elements lie together): a backend with a
+    copy command (Vulkan's vkCmdCopyBuffer) may run these instead of the kernels. One run of
+    `run` bytes per index of `sizes` (row-major), read at byte offset + sum(index * strides)
+    of `source` and written right after the one before in the output, from its start."""
+
+    source: str
+    sizes: tuple[int, ...]
+    strides: tuple[int, ...]
+    """Bytes between runs along each of `sizes` (any sign)."""
+    offset: int
+    run: int
+
+    @property
+    def count(self) -> int:
+        return functools.reduce(lambda a, b: a * b, self.sizes, 1)
+
+
+@dataclass(frozen=True)
 class LaunchPlan:
     """A program ready to bind to a device: buffers, then kernels dispatched in order (each sees
     every write of the ones before it)."""
@@ -128,6 +148,8 @@ class LaunchPlan:
     guard_words: int = 0
     """Tests only: the shaders were generated for buffers that sit between two guard regions of
     this many words each (see Executable.guard_damage)."""
+    copy: PlanCopy | None = None
+    """The kernels' work as copies of runs of bytes, where the program is one (PlanCopy)."""
 
     def buffer(self, name: str) -> PlanBuffer:
         for b in self.buffers:

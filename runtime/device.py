@@ -36,6 +36,7 @@ from .held import Held
 from .limits import CPU_TYPE, Limits, device_limits, dispatch_grid, probe
 from .plan_buffers import SharedKernels
 from .pool import BufferPool
+from .submissions import Submissions
 from .validation_log import new_instance
 
 MAX_TENSOR_BYTES = 2**32 - 4  # kp computes byte sizes in uint32
@@ -210,8 +211,9 @@ def objects_info() -> dict[str, int] | None:
         return {k: _device.created[k] for k in ("tensors", "algorithms", "sequences")}
 
 
-class Device:
-    """A kp Manager on one physical device, with the limits dmlc must respect."""
+class Device(Submissions):
+    """A kp Manager on one physical device, with the limits dmlc must respect, and its queue of
+    submitted work (Submissions)."""
 
     backend = "vulkan"
     """Which runtime backend (runtime/backend.py) this device is."""
@@ -258,9 +260,11 @@ class Device:
         """kp orders each dispatch and upload after every earlier submission (dmlc's patch): a
         submission need not wait for those before it (QUEUED of them at most). Without, each
         waits for the one before."""
+        self.copies = self.ordered and hasattr(kp, "OpTensorCopyRegions")
+        """kp copies runs of bytes between tensors in one command (dmlc's patch): a plan that
+        copies a view (LaunchPlan.copy) runs so, not by its kernels."""
         self._pending: list[Any] = []
-        """The sequences submitted and not yet waited for, in order: every host access to a
-        buffer's memory waits for them all first."""
+        """The sequences submitted and not yet waited for, in order (Submissions)."""
         self.pool: ArenaPool | BufferPool = ArenaPool(self) if self.rebinds else BufferPool(self)
         """Buffers shared by every kernel and device tensor (arena.py, pool.py)."""
         self.kernels = SharedKernels()
@@ -273,44 +277,6 @@ class Device:
         one at a time (they hold the GIL, and a Vulkan queue needs external synchronization),
         and a closed device's objects must never be touched again (a use is a SIGSEGV)."""
         return Held(self, what)
-
-    def wait(self) -> None:
-        """Wait until the device has run everything submitted (a call on device tensors
-        returns once its work is submitted: submit()). Done before the host touches a buffer's
-        memory, before another submission, before anything a submitted sequence uses is bound
-        again or destroyed; dmlc.synchronize() for a caller's timing."""
-        if self._pending:
-            with self._lock:
-                pending, self._pending = self._pending, []
-                for sequence in pending:  # each once: kp's fence and running flag
-                    sequence.eval_await()  # never with a timeout (PLATFORM.md: kp's trap)
-
-    QUEUED = 8
-    """Submissions in flight at most (ordered): the host runs no further ahead of the device."""
-
-    def submit(self, sequence: Any) -> None:
-        """Run a recorded sequence without waiting for it (caller holds the device; kp with
-        dmlc's patch: self.submits), after everything submitted before: ordered by kp's
-        barriers (self.ordered), else by waiting for the last submission first. A sequence
-        still in flight is waited for (Vulkan forbids submitting a pending command buffer)."""
-        pending = self._pending
-        if pending and (not self.ordered or len(pending) >= self.QUEUED
-                        or any(s is sequence for s in pending)):
-            self.wait()
-        sequence.submit()
-        self._pending.append(sequence)
-
-    def runs(self, sequence: Any) -> bool:
-        return any(s is sequence for s in self._pending)  # submitted and not waited for
-
-    @property
-    def busy(self) -> bool:
-        return bool(self._pending)  # work submitted and not waited for
-
-    @property
-    def in_flight(self) -> int:
-        """Submissions not yet waited for."""
-        return len(self._pending)
 
     # Every Vulkan object dmlc makes is made here and counted (the leak tests read `created`).
     def tensor(self, words: np.ndarray) -> Any:

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..plan import LaunchPlan, PlanBuffer
-from .buffers import from_chunks, to_chunks
+from .buffers import copy_regions, from_chunks, to_chunks
 from .device import Device, _import_kp, check_kp_size
 from .plan_buffers import PlanBuffers, flat, guard_pattern
 from .pool import Slot
@@ -42,10 +42,11 @@ class Binding:
     def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool,
                  uploads: tuple[str, ...] = ()) -> None:
         device, plan = exe.device, exe.plan
+        kernels = () if exe.copies else plan.kernels  # copies of runs: no algorithm
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size), k.push)
-                           for k in plan.kernels]
-        self.sequences = [device.sequence() for _ in plan.kernels]
+                           for k in kernels]
+        self.sequences = [device.sequence() for _ in kernels or (plan.copy,)]
         self._record(exe, tensors, host, uploads)
 
     def rebind(self, exe: Executable, tensors: dict[str, Any], host: bool,
@@ -66,6 +67,17 @@ class Binding:
                 uploads: tuple[str, ...]) -> None:
         kp, plan = _import_kp(), exe.plan
         self.tensors = tensors
+        if exe.copies:  # one sequence: the uploads, the copy of runs, the download
+            assert plan.copy is not None
+            (seq,) = self.sequences
+            ups = plan.inputs if host else uploads
+            if ups:
+                seq.record(kp.OpTensorSyncDevice([tensors[n] for n in ups]))
+            seq.record(kp.OpTensorCopyRegions(tensors[plan.copy.source], tensors[plan.output],
+                                              copy_regions(plan.copy)))
+            if host:
+                seq.record(kp.OpTensorSyncLocal([tensors[plan.output]]))
+            return
         # guards are read back from the buffers a kernel binds: one none binds (an input no
         # kernel reads) was only uploaded, and reading it back in the same sequence, with no
         # dispatch's barrier between, is a read-after-write hazard of two copies
@@ -117,11 +129,17 @@ class Executable(PlanBuffers):
         self._init_buffers(device, plan)
         for buf in plan.buffers:
             check_kp_size(f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
-        for k in plan.kernels:
+        self.copies = device.copies and plan.copy is not None and not self.guard \
+            and not any(b.chunk_words for b in plan.buffers)
+        """The plan's kernels run as its copies of runs (one vkCmdCopyBuffer; no shader)."""
+        for k in () if self.copies else plan.kernels:
             device.check_launch(plan.name, k.local_size, [  # a binding per chunk
                 (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
         with device.use(plan.name):
-            self._share(tuple(k.spirv for k in plan.kernels), self._new_slots)
+            if self.copies:  # every copy of this program shares bindings, recorded again
+                self._share(("copies", plan.name), self._new_slots, plan.copy)
+            else:
+                self._share(tuple(k.spirv for k in plan.kernels), self._new_slots)
 
     def _new_slots(self, buf: PlanBuffer) -> list[Slot]:
         """A buffer of the executable's own (one Slot per chunk), zeroed (status, scratch) or

@@ -139,6 +139,8 @@ class PlanBuffers:
     bind groups, a kp without dmlc's patch): more, so that fewer calls make one."""
 
     binding_type: Any
+    copies = False
+    """The plan's kernels run as its copies of runs of bytes (a Vulkan executable's choice)."""
 
     def _init_buffers(self, device: Any, plan: LaunchPlan) -> None:
         self.device, self.plan, self.guard = device, plan, plan.guard_words
@@ -147,11 +149,12 @@ class PlanBuffers:
         self._shared = Shared()
         self._signature = 0
 
-    def _share(self, code: tuple[Any, ...], own: Any) -> None:
+    def _share(self, code: tuple[Any, ...], own: Any, recorded: Any = None) -> None:
         """Find this executable's kernels' Shared on the device (by their code), and its own
         buffers: status buffers shared with the executables of the same kernels (made by
         `own(buffer)` the first time), every buffer its own when guarded. The signature names
-        what a binding records beside its tensors (the plan's roles, grids, push words)."""
+        what a binding records beside its tensors (the plan's roles, grids, push words, and
+        `recorded`: anything else its sequences hold)."""
         plan = self.plan
         self._shared = self.device.kernels.shared((self.guard, *code))
         if self.guard:
@@ -164,7 +167,8 @@ class PlanBuffers:
             self._own = found
         self._signature = self.device.kernels.signature((
             code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
-            tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels)))
+            tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels),
+            recorded))
 
     @staticmethod
     def _tensor_of(slots: Sequence[Slot]) -> Any:
@@ -280,7 +284,7 @@ class PlanBuffers:
         (they may be of any size), or where one is smaller than its plan buffer (a generic
         kernel's pushed extents too)."""
         names = (*self.plan.inputs, self.plan.output)
-        for k in self.plan.kernels:
+        for k in () if self.copies else self.plan.kernels:
             self.device.check_launch(self.plan.name, k.local_size, [
                 (n, 4 * min(t.words, t.chunk_words or t.words))
                 for n, t in zip(names, (*inputs, out)) if n in k.buffers])

@@ -99,6 +99,22 @@ PATCHES = {"src/Manager.cpp": [(INSTANCE, INSTANCE + """
     static std::shared_ptr<Tensor> view(const std::shared_ptr<Tensor>& parent,
                                         uint32_t offset,
                                         uint32_t size);
+
+    /**
+     * dmlc: throw unless every region (source byte offset, byte offset here,
+     * bytes; from each tensor's own start) lies within `source` and this
+     * tensor, holds bytes, and the two tensors' memory does not overlap.
+     */
+    void checkCopyRegions(const std::shared_ptr<Tensor>& source,
+                          const std::vector<vk::BufferCopy>& regions);
+
+    /**
+     * dmlc: record one copy of those regions of `source`'s device memory into
+     * this tensor's (checkCopyRegions first).
+     */
+    void recordCopyRegionsFrom(const vk::CommandBuffer& commandBuffer,
+                               const std::shared_ptr<Tensor>& source,
+                               const std::vector<vk::BufferCopy>& regions);
 """), ("""    std::shared_ptr<vk::PhysicalDevice> mPhysicalDevice;
 """, """    std::shared_ptr<vk::PhysicalDevice> mPhysicalDevice;
     // dmlc: a view's tensor (that owns the buffers) and its byte offset there
@@ -174,6 +190,46 @@ Tensor::getPrimaryBufferUsageFlags()
     this->mParent = parent->mParent ? parent->mParent : parent;
     this->mOffset = parent->mOffset + bytes;
     this->mRawData = (char*)parent->mRawData + bytes;
+}
+
+void
+Tensor::checkCopyRegions(const std::shared_ptr<Tensor>& source,
+                         const std::vector<vk::BufferCopy>& regions)
+{
+    if (!this->isInit() || !source->isInit()) {
+        throw std::runtime_error("Kompute copy regions of a destroyed tensor");
+    }
+    vk::DeviceSize from = source->memorySize(), to = this->memorySize();
+    for (const vk::BufferCopy& r : regions) {
+        if (r.size == 0 || r.srcOffset > from || r.size > from - r.srcOffset ||
+            r.dstOffset > to || r.size > to - r.dstOffset) {
+            throw std::runtime_error(
+              "Kompute copy region of " + std::to_string(r.size) +
+              " bytes at " + std::to_string(r.srcOffset) + " -> " +
+              std::to_string(r.dstOffset) + " leaves a tensor of " +
+              std::to_string(from) + " -> " + std::to_string(to) + " bytes");
+        }
+    }
+    if (*source->mPrimaryBuffer == *this->mPrimaryBuffer &&
+        source->mOffset < this->mOffset + to &&
+        this->mOffset < source->mOffset + from) {
+        throw std::runtime_error("Kompute copy regions between tensors that "
+                                 "share memory");
+    }
+}
+
+void
+Tensor::recordCopyRegionsFrom(const vk::CommandBuffer& commandBuffer,
+                              const std::shared_ptr<Tensor>& source,
+                              const std::vector<vk::BufferCopy>& regions)
+{
+    std::vector<vk::BufferCopy> placed(regions);
+    for (vk::BufferCopy& r : placed) {
+        r.srcOffset += source->mOffset;
+        r.dstOffset += this->mOffset;
+    }
+    commandBuffer.copyBuffer(
+      *source->mPrimaryBuffer, *this->mPrimaryBuffer, placed);
 }
 
 std::shared_ptr<Tensor>
@@ -305,7 +361,109 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
                                   nullptr,
                                   nullptr);
 """)],
+    "src/OpTensorSyncLocal.cpp": [("""\
+    KP_LOG_DEBUG("Kompute OpTensorSyncLocal record called");
+""", """\
+    KP_LOG_DEBUG("Kompute OpTensorSyncLocal record called");
+
+    // dmlc: the downloads after every write before them, a transfer's too (a
+    // copy of runs: OpTensorCopyRegions); kp's barriers below cover a shader's
+    vk::MemoryBarrier memoryBarrier(
+      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
+      vk::AccessFlagBits::eTransferRead);
+    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
+                                    vk::PipelineStageFlagBits::eComputeShader,
+                                  vk::PipelineStageFlagBits::eTransfer,
+                                  vk::DependencyFlags(),
+                                  memoryBarrier,
+                                  nullptr,
+                                  nullptr);
+""")],
     "python/src/main.cpp": [("""\
+PYBIND11_MODULE(kp, m)
+{
+""", """\
+// dmlc: copies of byte regions from one tensor's device memory to another's, in
+// one vkCmdCopyBuffer, after every transfer and dispatch submitted before
+class OpTensorCopyRegions : public kp::OpBase
+{
+  public:
+    OpTensorCopyRegions(std::shared_ptr<kp::Tensor> source,
+                        std::shared_ptr<kp::Tensor> target,
+                        std::vector<vk::BufferCopy> regions)
+      : mSource(std::move(source))
+      , mTarget(std::move(target))
+      , mRegions(std::move(regions))
+    {
+        this->mTarget->checkCopyRegions(this->mSource, this->mRegions);
+    }
+
+    void record(const vk::CommandBuffer& commandBuffer) override
+    {
+        vk::MemoryBarrier memoryBarrier(
+          vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
+          vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
+        commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
+                                        vk::PipelineStageFlagBits::eComputeShader,
+                                      vk::PipelineStageFlagBits::eTransfer,
+                                      vk::DependencyFlags(),
+                                      memoryBarrier,
+                                      nullptr,
+                                      nullptr);
+        this->mTarget->checkCopyRegions(this->mSource, this->mRegions);
+        this->mTarget->recordCopyRegionsFrom(
+          commandBuffer, this->mSource, this->mRegions);
+    }
+
+    void preEval(const vk::CommandBuffer&) override {}
+    void postEval(const vk::CommandBuffer&) override {}
+
+  private:
+    std::shared_ptr<kp::Tensor> mSource;
+    std::shared_ptr<kp::Tensor> mTarget;
+    std::vector<vk::BufferCopy> mRegions;
+};
+
+PYBIND11_MODULE(kp, m)
+{
+"""), ("""\
+    py::class_<kp::OpAlgoDispatch,
+               kp::OpBase,
+               std::shared_ptr<kp::OpAlgoDispatch>>(""", """\
+    py::class_<OpTensorCopyRegions,
+               kp::OpBase,
+               std::shared_ptr<OpTensorCopyRegions>>(
+      m,
+      "OpTensorCopyRegions",
+      "dmlc: copy byte regions of source's device memory into target's in one "
+      "vkCmdCopyBuffer: regions is an (n, 3) array of source byte offset, "
+      "target byte offset and bytes, from each tensor's own start; each must "
+      "lie within both tensors, which must not overlap.")
+      .def(py::init([](std::shared_ptr<kp::Tensor> source,
+                       std::shared_ptr<kp::Tensor> target,
+                       const py::array_t<uint64_t,
+                                         py::array::c_style |
+                                           py::array::forcecast>& regions) {
+               if (regions.ndim() != 2 || regions.shape(1) != 3) {
+                   throw std::runtime_error(
+                     "OpTensorCopyRegions: regions must be an (n, 3) array");
+               }
+               const uint64_t* at = regions.data();
+               std::vector<vk::BufferCopy> list;
+               list.reserve(regions.shape(0));
+               for (py::ssize_t i = 0; i < regions.shape(0); i++) {
+                   list.emplace_back(at[3 * i], at[3 * i + 1], at[3 * i + 2]);
+               }
+               return std::make_shared<OpTensorCopyRegions>(
+                 std::move(source), std::move(target), std::move(list));
+           }),
+           py::arg("source"),
+           py::arg("target"),
+           py::arg("regions"));
+
+    py::class_<kp::OpAlgoDispatch,
+               kp::OpBase,
+               std::shared_ptr<kp::OpAlgoDispatch>>("""), ("""\
 #ifdef VERSION_INFO
     m.attr("__version__") = VERSION_INFO;
 """, """\

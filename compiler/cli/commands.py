@@ -38,8 +38,13 @@ def artifacts(kernels: dict[str, CompiledKernel], emit: str) -> list[Artifact]:
     for name, k in kernels.items():
         name = k.program.name if name == "OutputTensor" else name  # DirectML: the operator
         if emit in ("ir", "plan"):
-            out.append((name, emit, k.ir if emit == "ir" else describe(
-                k.program, k.compiled.variant or "its one form")))
+            text = k.ir if emit == "ir" else describe(k.program, k.compiled.variant or
+                                                      "its one form")
+            runs = k.compiled.plan.copy if emit == "plan" else None
+            if runs is not None:  # what the Vulkan runtime does instead (family/runs.py)
+                text += (f"\non Vulkan (dmlc's kp): {runs.count} copies of {runs.run}-byte runs "
+                         "in one vkCmdCopyBuffer instead of the kernels")
+            out.append((name, emit, text))
             continue
         for stage, kernel in zip(k.stages, k.program.kernels):
             label = name if len(k.stages) == 1 else f"{name}.{stage.name}"

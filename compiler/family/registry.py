@@ -71,6 +71,10 @@ class Rules:
     generic: Any = None
     """family/generic.py's GenericRules: how to lower it with sizes taken at dispatch (None:
     always specialized)."""
+    copy_of: Callable[[Any], tuple[TensorDesc, TensorDesc] | None] | None = None
+    """A validated descriptor -> (a view of its one input, its packed output) where the output
+    is a copy of that view, else None: the runtime may then copy runs of bytes instead of
+    running the kernels (family/runs.py)."""
 
 
 @dataclass(frozen=True)

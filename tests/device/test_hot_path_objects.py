@@ -176,17 +176,18 @@ def test_a_staged_tensor_is_uploaded_before_anything_reads_it():
 
 @pytest.fixture
 def rebinds(monkeypatch):
-    """Bindings bound again to other tensors (Device.rebind) while the test runs, counted."""
+    """Bindings bound again to other tensors (Binding.rebind: a kernel's algorithms, or a copy
+    of runs recorded again) while the test runs, counted."""
     if not vulkan_rebinds():
         pytest.skip("counts kp's algorithms bound again")
-    from dmlc.runtime.device import Device
+    from dmlc.runtime.executable import Binding
     count = [0]
-    raw = Device.rebind
+    raw = Binding.rebind
 
     def counted(self, *args):
         count[0] += 1
         return raw(self, *args)
-    monkeypatch.setattr(Device, "rebind", counted)
+    monkeypatch.setattr(Binding, "rebind", counted)
     return count
 
 

@@ -6,6 +6,7 @@ from ...family.registry import Family, Rules
 from .api import copy
 from .desc import IdentityDesc
 from .generic import (
+    identity_copy,
     identity_free,
     identity_key,
     identity_layouts,
@@ -23,6 +24,6 @@ FAMILY = Family(
     {
         IdentityDesc: Rules(validate_identity, lower_identity, generic=GenericRules(
             identity_sizes, identity_free, identity_key, lower_identity_generic, identity_layouts,
-            identity_variants)),
+            identity_variants), copy_of=identity_copy),
     },
     exports=tuple(__all__))

@@ -41,6 +41,11 @@ def _view(desc: IdentityDesc) -> tuple[TensorDesc, TensorDesc]:
     return desc.input, desc.output
 
 
+def identity_copy(desc: IdentityDesc) -> tuple[TensorDesc, TensorDesc] | None:
+    """The input view and the packed output (Rules.copy_of): every identity is a copy."""
+    return _view(desc)
+
+
 def lower_identity_generic(desc: IdentityDesc, dims: Sequence[int],
                            variant: str = "scalar") -> GenericProgram | None:
     """output = input with the sizes at `dims` dynamic (family/view_copy.py)."""

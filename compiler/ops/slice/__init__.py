@@ -7,6 +7,7 @@ from .api import slice, slice_grad
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
 from .generic import (
     lower_slice_generic,
+    slice_copy,
     slice_free,
     slice_key,
     slice_offsets,
@@ -39,8 +40,9 @@ the window's offsets and strides fixed, a negative stride's start pushed (generi
 FAMILY = Family(
     "slice",
     {
-        Slice1Desc: Rules(validate_slice, lower_slice, generic=GENERIC),
-        SliceDesc: Rules(validate_slice0, lower_slice0, generic=GENERIC),  # Slice1's fields
+        Slice1Desc: Rules(validate_slice, lower_slice, generic=GENERIC, copy_of=slice_copy),
+        SliceDesc: Rules(validate_slice0, lower_slice0, generic=GENERIC,  # Slice1's fields
+                         copy_of=slice_copy),
         SliceGradDesc: Rules(validate_slice_grad, lower_slice_grad, generic=GRAD_GENERIC),
     },
     exports=tuple(__all__))

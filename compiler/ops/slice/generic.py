@@ -25,6 +25,12 @@ def slice_view(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc]:
     return view, out
 
 
+def slice_copy(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc] | None:
+    """The window as a view and the packed output (Rules.copy_of), where its strides are
+    positive (slice_view's view)."""
+    return slice_view(desc) if all(s > 0 for s in desc.strides) else None
+
+
 def slice_sizes(desc: Slice1Desc) -> tuple[int, ...]:
     """The sizes a generic slice may take at dispatch: the output's."""
     return slice_view(desc)[1].sizes
