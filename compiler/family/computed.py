@@ -20,8 +20,10 @@ converts to or from a float: that would compute on data.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -260,12 +262,18 @@ def emit(t: ComputedTensor, flat: Node, buffers: list[Buffer]) -> Node:
     return go(t.value)
 
 
-def computed_fields(desc: object) -> list[tuple[str, ComputedTensor]]:
+def computed_fields(desc: Any) -> list[tuple[str, ComputedTensor]]:
     """(keyword, tensor) of each of a descriptor's operands that is computed."""
-    if not dataclasses.is_dataclass(desc):
-        return []
-    return [(f.name, v) for f in dataclasses.fields(desc)
-            if isinstance(v := getattr(desc, f.name), ComputedTensor)]
+    cls: type = type(desc)
+    return [(name, v) for name in _field_names(cls)
+            if isinstance(v := getattr(desc, name), ComputedTensor)]
+
+
+@functools.cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    """A dataclass's field names (dataclasses.fields costs microseconds at every ask)."""
+    return tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) \
+        else ()
 
 
 def input_name(keyword: str, k: int) -> str:

@@ -94,6 +94,11 @@ class Family:
             if owner is not None and owner.name != self.name:
                 raise ValueError(f"{cls.__name__} belongs to family {owner.name!r} already")
         Family.registered[self.name] = self
+        _RULES.clear()
+
+
+_RULES: dict[type, Rules] = {}
+"""rules_of's answers by class (a call asks several times), forgotten when a family registers."""
 
 
 def families() -> Iterator[Family]:
@@ -102,9 +107,13 @@ def families() -> Iterator[Family]:
 
 def rules_of(desc: object) -> Rules:
     """The rules of `desc`'s class; a ValidationError for anything else."""
+    found = _RULES.get(type(desc))
+    if found is not None:
+        return found
     for family in families():
         found = family.rules.get(type(desc))
         if found is not None:
+            _RULES[type(desc)] = found
             return found
     raise ValidationError("dmlc.compile", "descriptor", "one of dmlc's descriptors ("
                           + ", ".join(cls.__name__ for cls in descriptor_classes()) + ")",
