@@ -1,11 +1,7 @@
 """numpy arrays <-> the uint32 words every dmlc buffer travels as (bit-exact, any dtype)."""
 from __future__ import annotations
 
-import functools
-
 import numpy as np
-
-from ..plan import PlanCopy
 
 
 def to_words(array: np.ndarray, elements: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -47,17 +43,3 @@ def from_chunks(chunks: list[np.ndarray], dtype: np.dtype, shape: tuple[int, ...
     """from_words of a chunked buffer's chunks, in order."""
     return from_words(chunks[0] if len(chunks) == 1 else np.concatenate(chunks), dtype, shape)
 
-
-@functools.lru_cache(maxsize=64)  # a repeated call's plan: the same copy
-def copy_regions(copy: PlanCopy) -> np.ndarray:
-    """A plan's copies of runs (plan.PlanCopy) as kp's OpTensorCopyRegions takes them: one row
-    per run, (source byte offset, output byte offset, bytes), read-only."""
-    starts = np.array([copy.offset], np.int64)
-    for n, stride in zip(copy.sizes, copy.strides):
-        starts = (starts[:, None] + np.arange(n, dtype=np.int64) * stride).reshape(-1)
-    regions = np.empty((starts.size, 3), np.uint64)
-    regions[:, 0] = starts
-    regions[:, 1] = np.arange(starts.size, dtype=np.uint64) * np.uint64(copy.run)
-    regions[:, 2] = copy.run
-    regions.flags.writeable = False
-    return regions

@@ -260,11 +260,12 @@ class Device(Submissions):
         """kp orders each dispatch and upload after every earlier submission (dmlc's patch): a
         submission need not wait for those before it (QUEUED of them at most). Without, each
         waits for the one before."""
-        self.copies = self.ordered and hasattr(kp, "OpTensorCopyRegions")
+        self.copies = self.ordered and hasattr(kp, "OpTensorCopyRuns")
         """kp copies runs of bytes between tensors in one command (dmlc's patch): a plan that
         copies a view (LaunchPlan.copy) runs so, not by its kernels."""
         self._pending: list[Any] = []
         """The sequences submitted and not yet waited for, in order (Submissions)."""
+        self._staged: list[Any] = []
         self.pool: ArenaPool | BufferPool = ArenaPool(self) if self.rebinds else BufferPool(self)
         """Buffers shared by every kernel and device tensor (arena.py, pool.py)."""
         self.kernels = SharedKernels()

@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from ..plan import LaunchPlan, PlanBuffer
-from .buffers import copy_regions, from_chunks, to_chunks
+from .buffers import from_chunks, to_chunks
 from .device import Device, _import_kp, check_kp_size
 from .plan_buffers import PlanBuffers, flat, guard_pattern
 from .pool import Slot
@@ -73,8 +73,9 @@ class Binding:
             ups = plan.inputs if host else uploads
             if ups:
                 seq.record(kp.OpTensorSyncDevice([tensors[n] for n in ups]))
-            seq.record(kp.OpTensorCopyRegions(tensors[plan.copy.source], tensors[plan.output],
-                                              copy_regions(plan.copy)))
+            c = plan.copy
+            seq.record(kp.OpTensorCopyRuns(tensors[c.source], tensors[plan.output], c.offset,
+                                           c.run, c.sizes, c.strides))
             if host:
                 seq.record(kp.OpTensorSyncLocal([tensors[plan.output]]))
             return
@@ -100,14 +101,15 @@ class Binding:
         """No tensor was destroyed since (a released device tensor, a pooled buffer dropped)."""
         return all(t.is_init() for t in flat(self.tensors.values()))
 
-    def run(self, device: Device, wait: bool = True) -> None:
+    def run(self, device: Device, wait: bool = True, staged: Sequence[Any] = ()) -> None:
         """Run the kernels in order, each after the one before: where kp orders submissions
         (Device.ordered) by its barriers, else by waiting for it. wait=False: submitted without
-        waiting for the last (Device.submit), where kp can; wait=True: run to the end."""
+        waiting for the last (Device.submit), where kp can; wait=True: run to the end.
+        `staged`: the staged inputs the first uploads from (kept while it is in flight)."""
         *first, last = self.sequences
         if device.ordered and not wait:  # kp's barriers order them: nothing waits
-            for seq in self.sequences:
-                device.submit(seq)
+            for k, seq in enumerate(self.sequences):
+                device.submit(seq, () if k else staged)
             return
         for seq in first:
             device.wait()
@@ -116,7 +118,7 @@ class Binding:
             device.wait()
             last.eval()
         else:
-            device.submit(last)
+            device.submit(last, () if first else staged)
 
 
 class Executable(PlanBuffers):
@@ -176,7 +178,8 @@ class Executable(PlanBuffers):
             self._check(inputs, out)
             staged = self.staged(inputs)
             with self.bound(self.given(inputs, out), False, tuple(staged)) as binding:
-                binding.run(self.device, wait=bool(self.plan.status))  # status: read now
+                binding.run(self.device, bool(self.plan.status),  # status: read now
+                            [t for t in inputs if t.staged_slot is not None])
                 for slot in staged.values():
                     slot.staged = False
                 return out, self._take_status()

@@ -116,7 +116,7 @@ class DeviceTensor:
         t = cls(device, *_checked("dmlc.to_device", a.shape, a.dtype), zeroed=False)
         if t.chunk_words:
             return t.upload(a)
-        device.wait()  # the pool's buffer may be one that submitted work still uploads from
+        device.before_staging()  # (submitted work may upload from the pool's buffer)
         to_chunks(a, t.size, [t._slot.tensor.data()])
         t._slot.staged = True
         return t

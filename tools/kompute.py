@@ -28,7 +28,12 @@ dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
   so the host prepares the next call while the device runs this one; and ordered submissions
   (`kp.ordered_submissions`): a dispatch and an upload begin with a global memory barrier
   after every transfer and dispatch submitted before them, where kp orders a dispatch after
-  the uploads of its own tensors only, so a call is submitted without waiting for the last.
+  the uploads of its own tensors only, so a call is submitted without waiting for the last;
+  and `OpTensorCopyRuns(source, target, offset, run, sizes, strides)`, copies of runs of bytes
+  between two tensors in one vkCmdCopyBuffer (its regions made in C++, each checked against
+  both tensors; tensors that share memory refused), after a barrier as above, with a global
+  barrier before downloads too, so a copy or slice of a view runs as copies of its contiguous
+  runs (family/runs.py, plan.PlanCopy).
 Everything else is kp's, unchanged. Each edit must apply exactly once, or the build stops.
 
 This file is imported by setup.py, so it uses the standard library only.
@@ -367,7 +372,7 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
     KP_LOG_DEBUG("Kompute OpTensorSyncLocal record called");
 
     // dmlc: the downloads after every write before them, a transfer's too (a
-    // copy of runs: OpTensorCopyRegions); kp's barriers below cover a shader's
+    // copy of runs: OpTensorCopyRuns); kp's barriers below cover a shader's
     vk::MemoryBarrier memoryBarrier(
       vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
       vk::AccessFlagBits::eTransferRead);
@@ -434,32 +439,59 @@ PYBIND11_MODULE(kp, m)
                kp::OpBase,
                std::shared_ptr<OpTensorCopyRegions>>(
       m,
-      "OpTensorCopyRegions",
-      "dmlc: copy byte regions of source's device memory into target's in one "
-      "vkCmdCopyBuffer: regions is an (n, 3) array of source byte offset, "
-      "target byte offset and bytes, from each tensor's own start; each must "
-      "lie within both tensors, which must not overlap.")
+      "OpTensorCopyRuns",
+      "dmlc: copy runs of `run` bytes from source's device memory into "
+      "target's in one vkCmdCopyBuffer: one per index of `sizes` (row-major), "
+      "read at byte offset + sum(index * strides) of source and written one "
+      "after another from target's start; each must lie within both tensors, "
+      "which must not overlap.")
       .def(py::init([](std::shared_ptr<kp::Tensor> source,
                        std::shared_ptr<kp::Tensor> target,
-                       const py::array_t<uint64_t,
-                                         py::array::c_style |
-                                           py::array::forcecast>& regions) {
-               if (regions.ndim() != 2 || regions.shape(1) != 3) {
+                       uint64_t offset,
+                       uint64_t run,
+                       const std::vector<uint64_t>& sizes,
+                       const std::vector<int64_t>& strides) {
+               if (sizes.size() != strides.size()) {
                    throw std::runtime_error(
-                     "OpTensorCopyRegions: regions must be an (n, 3) array");
+                     "OpTensorCopyRuns: as many strides as sizes");
                }
-               const uint64_t* at = regions.data();
+               uint64_t count = 1;
+               for (uint64_t n : sizes) {
+                   if (n == 0 || count > (uint64_t(1) << 24) / n) {
+                       throw std::runtime_error(
+                         "OpTensorCopyRuns: between 1 and 2^24 runs");
+                   }
+                   count *= n;
+               }
                std::vector<vk::BufferCopy> list;
-               list.reserve(regions.shape(0));
-               for (py::ssize_t i = 0; i < regions.shape(0); i++) {
-                   list.emplace_back(at[3 * i], at[3 * i + 1], at[3 * i + 2]);
+               list.reserve(count);
+               std::vector<uint64_t> index(sizes.size(), 0);
+               for (uint64_t k = 0; k < count; k++) {
+                   int64_t at = int64_t(offset);
+                   for (size_t d = 0; d < sizes.size(); d++) {
+                       at += int64_t(index[d]) * strides[d];
+                   }
+                   if (at < 0) {
+                       throw std::runtime_error(
+                         "OpTensorCopyRuns: a run before the source's start");
+                   }
+                   list.emplace_back(uint64_t(at), k * run, run);
+                   for (size_t d = sizes.size(); d-- > 0;) {
+                       if (++index[d] < sizes[d]) {
+                           break;
+                       }
+                       index[d] = 0;
+                   }
                }
                return std::make_shared<OpTensorCopyRegions>(
                  std::move(source), std::move(target), std::move(list));
            }),
            py::arg("source"),
            py::arg("target"),
-           py::arg("regions"));
+           py::arg("offset"),
+           py::arg("run"),
+           py::arg("sizes"),
+           py::arg("strides"));
 
     py::class_<kp::OpAlgoDispatch,
                kp::OpBase,

@@ -264,6 +264,10 @@ class Device:
         return self.device.create_buffer(
             size=size, usage=wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST)
 
+    def before_staging(self) -> None:
+        """Before the host writes a staged input's host copy (as the Vulkan device's)."""
+        self.wait()
+
     def wait(self) -> None:
         """Wait until the queue has run everything submitted."""
         self.device._poll_wait()  # wgpuDevicePoll(wait=True); on_submitted_work_done_sync fails

@@ -1,5 +1,5 @@
 """Copies of runs of bytes on the device (family/runs.py, plan.PlanCopy, kp's
-OpTensorCopyRegions): the copies and slices whose plan has runs take them instead of a shader,
+OpTensorCopyRuns): the copies and slices whose plan has runs take them instead of a shader,
 bit for bit as numpy, for every data type, on device tensors and on host arrays, specialized
 and generic, and a shader still runs everything else."""
 from __future__ import annotations
@@ -27,7 +27,7 @@ def device():
     from dmlc.runtime.device import get_device
     found = get_device()
     if not found.copies:
-        pytest.skip("a kp without dmlc's OpTensorCopyRegions runs the kernels")
+        pytest.skip("a kp without dmlc's OpTensorCopyRuns runs the kernels")
     return found
 
 
@@ -109,21 +109,24 @@ def test_any_view_copies_as_numpy_copies_it(device, case):
     assert_bits_equal(got, np.ascontiguousarray(host[index]))
 
 
-def test_kp_refuses_regions_outside_the_tensors_or_between_shared_memory(device):
-    """dmlc's OpTensorCopyRegions checks every region against both tensors (a region past a
-    pooled buffer's end would reach the arena's next tensor) and refuses tensors that overlap
-    (Vulkan forbids a copy between overlapping memory)."""
+def test_kp_refuses_runs_outside_the_tensors_or_between_shared_memory(device):
+    """dmlc's OpTensorCopyRuns checks every run against both tensors (a run past a pooled
+    buffer's end would reach the arena's next tensor) and refuses tensors that overlap (Vulkan
+    forbids a copy between overlapping memory)."""
     import kp
     a, b = dmlc.empty((16,), np.float32), dmlc.empty((16,), np.float32)
-    ok = np.array([[0, 0, 64]], np.uint64)
-    kp.OpTensorCopyRegions(a.kp_tensor, b.kp_tensor, ok)
-    for bad in ([[4, 0, 64]], [[0, 8, 60]], [[0, 0, 0]], [[2**63, 0, 4]]):
+    ok = kp.OpTensorCopyRuns(a.kp_tensor, b.kp_tensor, 0, 16, [4], [16])
+    assert ok is not None
+    for offset, run, sizes, strides in ((4, 16, [4], [16]), (0, 20, [4], [16]),
+                                        (0, 0, [4], [16]), (0, 16, [4], [20])):
         with pytest.raises(RuntimeError, match="leaves a tensor"):
-            kp.OpTensorCopyRegions(a.kp_tensor, b.kp_tensor, np.array(bad, np.uint64))
-    with pytest.raises(RuntimeError, match="regions must be"):
-        kp.OpTensorCopyRegions(a.kp_tensor, b.kp_tensor, np.zeros((2, 2), np.uint64))
+            kp.OpTensorCopyRuns(a.kp_tensor, b.kp_tensor, offset, run, sizes, strides)
+    for sizes, strides, says in (([4], [-16], "before the source"), ([4, 2], [16], "as many"),
+                                 ([0], [16], "between 1 and"), ([1 << 13] * 2, [0, 0],
+                                                                  "between 1 and")):
+        with pytest.raises(RuntimeError, match=says):
+            kp.OpTensorCopyRuns(a.kp_tensor, b.kp_tensor, 0, 4, sizes, strides)
     whole = a.kp_tensor
     with pytest.raises(RuntimeError, match="share memory"):
-        kp.OpTensorCopyRegions(whole.view(0, 8), whole.view(4, 8), np.array([[0, 0, 4]],
-                                                                              np.uint64))
-    kp.OpTensorCopyRegions(whole.view(0, 8), whole.view(8, 8), np.array([[0, 0, 32]], np.uint64))
+        kp.OpTensorCopyRuns(whole.view(0, 8), whole.view(4, 8), 0, 4, [], [])
+    kp.OpTensorCopyRuns(whole.view(0, 8), whole.view(8, 8), 0, 32, [], [])
