@@ -7,7 +7,7 @@ binding itself, two ways, from the same patched source:
   system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
   requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
   compiler, and no requirement on numpy beyond dmlc's own;
-- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc5` in the development venv.
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc6` in the development venv.
 
 dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
 - Portability: since Vulkan loader 1.3.216 a portability driver (MoltenVK: macOS) is listed only
