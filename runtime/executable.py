@@ -73,9 +73,7 @@ class Binding:
             ups = plan.inputs if host else uploads
             if ups:
                 seq.record(kp.OpTensorSyncDevice([tensors[n] for n in ups]))
-            c = plan.copy
-            seq.record(kp.OpTensorCopyRuns(tensors[c.source], tensors[plan.output], c.offset,
-                                           c.run, c.sizes, c.strides))
+            seq.record(copy_runs_op(plan, tensors))
             if host:
                 seq.record(kp.OpTensorSyncLocal([tensors[plan.output]]))
             return
@@ -119,6 +117,14 @@ class Binding:
             last.eval()
         else:
             device.submit(last, () if first else staged)
+
+
+def copy_runs_op(plan: LaunchPlan, tensors: dict[str, Any]) -> Any:
+    """kp's copy of a plan's runs (LaunchPlan.copy) between its bound tensors."""
+    c = plan.copy
+    assert c is not None
+    return _import_kp().OpTensorCopyRuns(tensors[c.source], tensors[plan.output], c.offset,
+                                         c.run, c.sizes, c.strides)
 
 
 class Executable(PlanBuffers):

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from .device import Device, _import_kp
-from .executable import Executable
+from .executable import Executable, copy_runs_op
 
 
 def time_op(device: Device, op: Any) -> float:
@@ -36,9 +36,12 @@ def time_op(device: Device, op: Any) -> float:
 
 def time_kernels(exe: Executable, inputs: Sequence[Any], out: Any) -> float:
     """Seconds of device time for one run of every kernel of `exe` on device tensors (no
-    transfers), each kernel timed in a sequence of its own."""
+    transfers), each kernel timed in a sequence of its own; an executable that runs its plan as
+    copies of runs (Executable.copies), that one copy."""
     kp = _import_kp()
     with exe.device.use(exe.plan.name), exe.bound(exe.given(inputs, out), host=False) as binding:
+        if exe.copies:
+            return time_op(exe.device, copy_runs_op(exe.plan, binding.tensors))
         return sum(time_op(exe.device, kp.OpAlgoDispatch(a)) for a in binding.algorithms)
 
 

@@ -118,3 +118,23 @@ def test_the_runs_copy_the_views_bytes(v):
     got = np.concatenate([buffer[s:s + found.run] for s in starts])
     assert len(starts) == found.count and np.array_equal(got, want)
 
+
+
+SLICE_UNIT = """DML_SLICE1_OPERATOR_DESC
+InputTensor: (Sizes:{4, 64, 200}, DataType:FLOAT32)
+InputWindowOffsets: {0, 0, 0}
+InputWindowSizes: {4, 64, 37}
+InputWindowStrides: {1, 1, 1}
+"""
+
+
+def test_the_plan_says_when_it_runs_as_copies_of_runs(tmp_path, capsys):
+    """`dmlc compile --emit plan` names the runs where the Vulkan runtime copies them (a CPU
+    target: 256 runs; a GPU target takes one block only, so none here)."""
+    from dmlc.cli import main
+    unit = tmp_path / "window.dml"
+    unit.write_text(SLICE_UNIT)
+    assert main(["compile", str(unit), "--emit", "plan", "--target", "cpu"]) == 0
+    assert "256 copies of 148-byte runs in one vkCmdCopyBuffer" in capsys.readouterr().out
+    assert main(["compile", str(unit), "--emit", "plan", "--target", "gpu"]) == 0
+    assert "vkCmdCopyBuffer" not in capsys.readouterr().out

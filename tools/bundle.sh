@@ -30,7 +30,7 @@ for v in $PYTHONS; do
   vpy="$work/venv$v/bin/python"
   "$vpy" -m pip install -q --disable-pip-version-check -c tools/constraints.txt \
     "${BUILD_TOOLS[@]}"
-  "$vpy" tools/kp_wheel.py "$work/kp$v" >/dev/null  # kp 0.9.0+dmlc6: numpy's pin relaxed
+  "$vpy" tools/kp_wheel.py "$work/kp$v" >/dev/null  # kp 0.9.0+dmlc7: numpy's pin relaxed
   cp "$work/kp$v"/kp-*.whl "$OUT/wheels/"
   # dmlc's wheel and every dependency's, kp taken from the wheel just built
   "$vpy" -m pip wheel -q --disable-pip-version-check --no-build-isolation \

@@ -7,7 +7,7 @@ binding itself, two ways, from the same patched source:
   system's Vulkan headers and loader, with fmt header-only from the cmeel-fmt wheel (a build
   requirement) and pybind11 from PyPI: nothing to install but the Vulkan SDK, CMake and a C++
   compiler, and no requirement on numpy beyond dmlc's own;
-- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc6` in the development venv.
+- `make install` (tools/kp_wheel.py): as the wheel `kp 0.9.0+dmlc7` in the development venv.
 
 dmlc's patches to kp's source (PATCHES, small enough to offer upstream):
 - Portability: since Vulkan loader 1.3.216 a portability driver (MoltenVK: macOS) is listed only
@@ -354,10 +354,11 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
     KP_LOG_DEBUG("Kompute OpTensorSyncDevice record called");
 
     // dmlc: the uploads after every transfer and dispatch submitted before
-    // (which may read or write the memory they write)
+    // (which may read or write the memory they write, or write the staging
+    // memory they read)
     vk::MemoryBarrier memoryBarrier(
       vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
-      vk::AccessFlagBits::eTransferWrite);
+      vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
     commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
                                     vk::PipelineStageFlagBits::eComputeShader,
                                   vk::PipelineStageFlagBits::eTransfer,

@@ -6,7 +6,7 @@ relaxed: prints the wheel's path. `make install` puts it in the development venv
 kp's source and dmlc's patch are tools/kompute.py's (which says why); CMake options come from
 tools/kp-offline.cmake (no downloads: Debian's fmt and Vulkan headers). PyPI's kp metadata says
 `numpy<2.0.0`, yet its binding supports numpy 2 and dmlc's whole suite passes there (CI runs it
-on numpy 1.26 and on the newest 2.x), so the wheel is repacked as `kp 0.9.0+dmlc6` (a local
+on numpy 1.26 and on the newest 2.x), so the wheel is repacked as `kp 0.9.0+dmlc7` (a local
 version: `kp>=0.9,<0.10` accepts it) requiring `numpy>=1.26,<3`: installing it into a numpy 2
 environment neither downgrades numpy nor leaves `pip check` a conflict. (`pip install dmlc`
 needs no kp at all: setup.py compiles the same patched binding into dmlc's wheel.)
@@ -23,7 +23,7 @@ import sys
 import kompute  # tools/kompute.py (this script's folder is on sys.path)
 
 KP = kompute.KP
-LOCAL = f"{KP}+dmlc6"
+LOCAL = f"{KP}+dmlc7"
 NUMPY = "numpy>=1.26,<3"
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 

@@ -97,8 +97,9 @@ class Family:
         _RULES.clear()
 
 
-_RULES: dict[type, Rules] = {}
-"""rules_of's answers by class (a call asks several times), forgotten when a family registers."""
+_RULES: dict[type, tuple[Family, Rules]] = {}
+"""rules_of's answers by class (a call asks several times), each with its family: an answer
+holds while that family is registered (a test may take one out of Family.registered)."""
 
 
 def families() -> Iterator[Family]:
@@ -107,13 +108,13 @@ def families() -> Iterator[Family]:
 
 def rules_of(desc: object) -> Rules:
     """The rules of `desc`'s class; a ValidationError for anything else."""
-    found = _RULES.get(type(desc))
-    if found is not None:
-        return found
+    known = _RULES.get(type(desc))
+    if known is not None and Family.registered.get(known[0].name) is known[0]:
+        return known[1]
     for family in families():
         found = family.rules.get(type(desc))
         if found is not None:
-            _RULES[type(desc)] = found
+            _RULES[type(desc)] = (family, found)
             return found
     raise ValidationError("dmlc.compile", "descriptor", "one of dmlc's descriptors ("
                           + ", ".join(cls.__name__ for cls in descriptor_classes()) + ")",

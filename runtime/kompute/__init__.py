@@ -1,6 +1,6 @@
 """kp (Kompute), the Vulkan backend's binding: the one built into dmlc's wheel (`pip install .`
 compiles kp 0.9.0, with dmlc's patches, as dmlc.runtime.kompute.kp: setup.py), or
-else an installed `kp` (`make install` builds kp 0.9.0+dmlc6: tools/kp_wheel.py).
+else an installed `kp` (`make install` builds kp 0.9.0+dmlc7: tools/kp_wheel.py).
 
 Finding it imports nothing, so that `dmlc info` and backend choice stay cheap."""
 from __future__ import annotations

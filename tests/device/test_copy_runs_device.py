@@ -130,3 +130,15 @@ def test_kp_refuses_runs_outside_the_tensors_or_between_shared_memory(device):
     with pytest.raises(RuntimeError, match="share memory"):
         kp.OpTensorCopyRuns(whole.view(0, 8), whole.view(4, 8), 0, 4, [], [])
     kp.OpTensorCopyRuns(whole.view(0, 8), whole.view(8, 8), 0, 32, [], [])
+
+
+def test_the_bench_times_a_copy_of_runs_on_the_device(device):
+    """dmlc bench's device timing of an executable that copies runs times that copy (it has
+    no kernel dispatch to time)."""
+    from dmlc.runtime.timing import time_kernels
+    x = dmlc.to_device(np.arange(64 * 48, dtype=np.float32).reshape(64, 48))
+    view = x[:, 5:40]
+    exe = cached_compile(IdentityDesc(input=tensor_of(view))).executable()
+    assert exe.copies
+    out = dmlc.empty((64, 35), np.float32)
+    assert time_kernels(exe, [x], out) > 0
