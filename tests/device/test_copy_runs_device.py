@@ -113,7 +113,8 @@ def test_kp_refuses_runs_outside_the_tensors_or_between_shared_memory(device):
     """dmlc's OpTensorCopyRuns checks every run against both tensors (a run past a pooled
     buffer's end would reach the arena's next tensor) and refuses tensors that overlap (Vulkan
     forbids a copy between overlapping memory)."""
-    import kp
+    from dmlc.runtime import kompute
+    kp = kompute.load()  # dmlc's own binding, or the kp package (`make install`)
     a, b = dmlc.empty((16,), np.float32), dmlc.empty((16,), np.float32)
     ok = kp.OpTensorCopyRuns(a.kp_tensor, b.kp_tensor, 0, 16, [4], [16])
     assert ok is not None
