@@ -11,6 +11,7 @@ bench's copy shader).
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -129,7 +130,7 @@ class PlanCopy:
 
     @property
     def count(self) -> int:
-        return functools.reduce(lambda a, b: a * b, self.sizes, 1)
+        return math.prod(self.sizes)
 
 
 @dataclass(frozen=True)

@@ -42,4 +42,3 @@ def to_chunks(array: np.ndarray, elements: int, outs: list[np.ndarray]) -> None:
 def from_chunks(chunks: list[np.ndarray], dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     """from_words of a chunked buffer's chunks, in order."""
     return from_words(chunks[0] if len(chunks) == 1 else np.concatenate(chunks), dtype, shape)
-

@@ -137,9 +137,10 @@ class Executable(PlanBuffers):
         self._init_buffers(device, plan)
         for buf in plan.buffers:
             check_kp_size(f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
-        self.copies = device.copies and plan.copy is not None and not self.guard \
-            and not any(b.chunk_words for b in plan.buffers)
-        """The plan's kernels run as its copies of runs (one vkCmdCopyBuffer; no shader)."""
+        self.copies = device.copies and plan.copy is not None
+        """The plan's kernels run as its copies of runs (one vkCmdCopyBuffer; no shader). A plan
+        has runs only without guard words and with no buffer over one binding (artifact.runs,
+        family/runs.py: program_runs)."""
         for k in () if self.copies else plan.kernels:
             device.check_launch(plan.name, k.local_size, [  # a binding per chunk
                 (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])

@@ -63,6 +63,24 @@ INSTANCE = """
 """
 DEVICE = """    vk::DeviceCreateInfo deviceCreateInfo(vk::DeviceCreateFlags(),
 """
+def barrier(indent: int, access: tuple[str, ...], stage: str) -> str:
+    """C++ that records a global memory barrier after every transfer and compute write before it
+    (in the command buffer, or submitted earlier to the queue) for the `access` (vk::AccessFlagBits
+    names) of `stage` (a vk::PipelineStageFlagBits name): what orders dmlc's submissions."""
+    pad = " " * indent
+    flags = " | ".join(f"vk::AccessFlagBits::e{a}" for a in access)
+    return (f"{pad}vk::MemoryBarrier memoryBarrier(\n"
+            f"{pad}  vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,\n"
+            f"{pad}  {flags});\n"
+            f"{pad}commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |\n"
+            f"{pad}                                vk::PipelineStageFlagBits::eComputeShader,\n"
+            f"{pad}                              vk::PipelineStageFlagBits::e{stage},\n"
+            f"{pad}                              vk::DependencyFlags(),\n"
+            f"{pad}                              memoryBarrier,\n"
+            f"{pad}                              nullptr,\n"
+            f"{pad}                              nullptr);\n")
+
+
 PATCHES = {"src/Manager.cpp": [(INSTANCE, INSTANCE + """
     // dmlc: portability drivers (MoltenVK) are listed only to an instance that asks
     vk::InstanceCreateFlags instanceFlags;
@@ -337,17 +355,7 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
 """, """\
     // dmlc: after every transfer and dispatch before it, in this command buffer
     // or an earlier submission to the queue (reads and writes of any buffer)
-    vk::MemoryBarrier memoryBarrier(
-      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
-      vk::AccessFlagBits::eShaderRead | vk::AccessFlagBits::eShaderWrite);
-    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
-                                    vk::PipelineStageFlagBits::eComputeShader,
-                                  vk::PipelineStageFlagBits::eComputeShader,
-                                  vk::DependencyFlags(),
-                                  memoryBarrier,
-                                  nullptr,
-                                  nullptr);
-""")],
+""" + barrier(4, ("ShaderRead", "ShaderWrite"), "ComputeShader"))],
     "src/OpTensorSyncDevice.cpp": [("""\
     KP_LOG_DEBUG("Kompute OpTensorSyncDevice record called");
 """, """\
@@ -356,17 +364,7 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
     // dmlc: the uploads after every transfer and dispatch submitted before
     // (which may read or write the memory they write, or write the staging
     // memory they read)
-    vk::MemoryBarrier memoryBarrier(
-      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
-      vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
-    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
-                                    vk::PipelineStageFlagBits::eComputeShader,
-                                  vk::PipelineStageFlagBits::eTransfer,
-                                  vk::DependencyFlags(),
-                                  memoryBarrier,
-                                  nullptr,
-                                  nullptr);
-""")],
+""" + barrier(4, ("TransferRead", "TransferWrite"), "Transfer"))],
     "src/OpTensorSyncLocal.cpp": [("""\
     KP_LOG_DEBUG("Kompute OpTensorSyncLocal record called");
 """, """\
@@ -374,17 +372,7 @@ vk::CommandPoolCreateInfo commandPoolInfo(vk::CommandPoolCreateFlags(),""",
 
     // dmlc: the downloads after every write before them, a transfer's too (a
     // copy of runs: OpTensorCopyRuns); kp's barriers below cover a shader's
-    vk::MemoryBarrier memoryBarrier(
-      vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
-      vk::AccessFlagBits::eTransferRead);
-    commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
-                                    vk::PipelineStageFlagBits::eComputeShader,
-                                  vk::PipelineStageFlagBits::eTransfer,
-                                  vk::DependencyFlags(),
-                                  memoryBarrier,
-                                  nullptr,
-                                  nullptr);
-""")],
+""" + barrier(4, ("TransferRead",), "Transfer"))],
     "python/src/main.cpp": [("""\
 PYBIND11_MODULE(kp, m)
 {
@@ -406,16 +394,7 @@ class OpTensorCopyRegions : public kp::OpBase
 
     void record(const vk::CommandBuffer& commandBuffer) override
     {
-        vk::MemoryBarrier memoryBarrier(
-          vk::AccessFlagBits::eTransferWrite | vk::AccessFlagBits::eShaderWrite,
-          vk::AccessFlagBits::eTransferRead | vk::AccessFlagBits::eTransferWrite);
-        commandBuffer.pipelineBarrier(vk::PipelineStageFlagBits::eTransfer |
-                                        vk::PipelineStageFlagBits::eComputeShader,
-                                      vk::PipelineStageFlagBits::eTransfer,
-                                      vk::DependencyFlags(),
-                                      memoryBarrier,
-                                      nullptr,
-                                      nullptr);
+""" + barrier(8, ("TransferRead", "TransferWrite"), "Transfer") + """\
         this->mTarget->checkCopyRegions(this->mSource, this->mRegions);
         this->mTarget->recordCopyRegionsFrom(
           commandBuffer, this->mSource, this->mRegions);

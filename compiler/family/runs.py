@@ -40,14 +40,10 @@ def copy_runs(source: str, view: TensorDesc, out: TensorDesc, target: str) -> Pl
     run, step = dims.pop() if dims else (1, 1)
     if step != 1 and run > 1:
         return None
-    count = 1
-    for n, _ in dims:
-        count *= n
-    if count > (MAX_RUNS if target == "cpu" else GPU_RUNS):
-        return None
     size = view.data_type.itemsize
-    return PlanCopy(source, tuple(n for n, _ in dims), tuple(st * size for _, st in dims),
+    runs = PlanCopy(source, tuple(n for n, _ in dims), tuple(st * size for _, st in dims),
                     view.offset * size, run * size)
+    return runs if runs.count <= (MAX_RUNS if target == "cpu" else GPU_RUNS) else None
 
 
 def program_runs(desc: Any, program: Program, target: str, limits: PlanLimits) -> PlanCopy | None:
