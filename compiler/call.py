@@ -44,6 +44,9 @@ class CompiledKernel:
         What the compiler made; dmlc.compile builds a CompiledKernel around it.
     in_place, replan : callable, optional
         Used by dmlc.compile: the kernel's in-place form, and a replanning for other limits.
+    last : list, optional
+        Used by dmlc.compile: where the kernels of one generic kernel's calls at other sizes
+        keep the executable the last of them made (this one derives its own from it).
 
     Examples
     --------
@@ -61,7 +64,8 @@ class CompiledKernel:
 
     def __init__(self, compiled: CompiledProgram,
                  in_place: Callable[[], CompiledKernel] | None = None,
-                 replan: Callable[[PlanLimits], CompiledProgram] | None = None) -> None:
+                 replan: Callable[[PlanLimits], CompiledProgram] | None = None,
+                 last: list[Any] | None = None) -> None:
         self.compiled = compiled
         """The device-free artifact: descriptor, IR, GLSL, SPIR-V, launch plan."""
         self._executable: Any = None
@@ -70,6 +74,7 @@ class CompiledKernel:
         self._replan = replan
         """The same program planned within other limits (compiled.py), for a device whose
         limits this plan breaks."""
+        self._last = last
 
     def __repr__(self) -> str:
         return f"CompiledKernel({self.compiled!r})"
@@ -143,11 +148,15 @@ class CompiledKernel:
             from .runtime import get_device
             device = get_device()
         if exe is None or exe.device is not device:
-            from .runtime import Executable
-            plan = self.compiled.plan
-            if self._replan is not None and not plan.within(device.plan_limits):
+            from .runtime.backend import Executable
+            compiled, last = self.compiled, self._last
+            plan = compiled.plan  # within the limits it was planned for (artifact.py)
+            if self._replan is not None and compiled.limits != device.plan_limits \
+                    and not plan.within(device.plan_limits):
                 plan = self._replan(device.plan_limits).plan  # e.g. a narrower join tree
-            self._executable = exe = Executable(device, plan)
+            self._executable = exe = Executable(device, plan, last[0] if last else None)
+            if last is not None:
+                last[:] = [exe]
         return exe
 
     def __call__(self, *arrays: Any, out: Any = None) -> Any:

@@ -142,8 +142,21 @@ class ShapePolicy:
 
 
 
-_Found = tuple[tuple, tuple[GenericProgram, CompiledProgram, int], tuple[int, ...]]
-"""(the kernel's key, (program, artifact, sizes served), this call's push words)."""
+class Compiled:
+    """A generic kernel compiled: its program, its artifact (bound to the call that compiled
+    it), how many sizes it served, and the executable its last call made (a call at another
+    size derives its own from it: the same kernels, their bindings shared)."""
+
+    __slots__ = ("generic", "artifact", "served", "executable")
+
+    def __init__(self, generic: GenericProgram, artifact: CompiledProgram) -> None:
+        self.generic, self.artifact, self.served = generic, artifact, 0
+        self.executable: list[Any] = []
+        """The last executable, or none yet (the one list every bound kernel shares)."""
+
+
+_Found = tuple[tuple, Compiled, tuple[int, ...]]
+"""(the kernel's key, the kernel, this call's push words)."""
 
 
 class GenericKernels:
@@ -152,7 +165,7 @@ class GenericKernels:
 
     def __init__(self, lock: threading.Lock) -> None:
         self._lock = lock  # the kernel cache's
-        self._store: dict[tuple, tuple[GenericProgram, CompiledProgram, int]] = {}
+        self._store: dict[tuple, Compiled] = {}
         self._lowered: dict[tuple, GenericProgram | None] = {}
         """Programs lowered but not compiled, by key as _store's: None where the descriptor
         has none for that key, else one that did not admit the call that lowered it (its
@@ -183,7 +196,7 @@ class GenericKernels:
         entry = None if gkey is None else self._store.get(gkey)
         if gkey is None or entry is None:
             return None
-        values = entry[0].values(checked)
+        values = entry.generic.values(checked)
         return None if values is None else self._bound(gkey, entry, values, checked, options,
                                                         replan, in_place)
 
@@ -247,23 +260,23 @@ class GenericKernels:
             self._remember(rules, checked, options, dims, gkey)
         return kernel
 
-    def _bound(self, gkey: tuple, entry: tuple[GenericProgram, CompiledProgram, int],
-               values: tuple[int, ...], checked: Any, options: Any,
-               replan: Callable[[Any], CompiledProgram],
+    def _bound(self, gkey: tuple, entry: Compiled, values: tuple[int, ...], checked: Any,
+               options: Any, replan: Callable[[Any], CompiledProgram],
                in_place: Callable[[], CompiledKernel] | None) -> CompiledKernel | None:
         """The kernel of entry bound to this call's push words, or None where its plan breaks
         the limits (a join of more inputs than a shader binds, or a tensor over one binding:
         specialized then, narrower joins, chunks)."""
-        generic, artifact, served = entry
-        bound = derived(artifact, descriptor=checked, params=values)
+        bound = derived(entry.artifact, descriptor=checked, params=values)
         if not bound.plan.within(options.limits):
             return None
         with self._lock:
+            entry.served += 1
             self._store.pop(gkey, None)  # the most recently used last
-            self._store[gkey] = (generic, artifact, served + 1)
+            self._store[gkey] = entry
             while len(self._store) > GENERIC:
                 del self._store[next(iter(self._store))]
-        return CompiledKernel(bound, in_place=in_place, replan=replan)
+        return CompiledKernel(bound, in_place=in_place, replan=replan,
+                              last=entry.executable)
 
     def _lookup(self, rules: GenericRules, checked: Any, forms: tuple[Any, ...], options: Any,
                 dims: tuple[int, ...], variants: tuple[str, ...]) -> _Found | None:
@@ -279,7 +292,7 @@ class GenericKernels:
                                     for k, e in self._store.items() if k == w), (None, None))
         if entry is None or gkey is None:
             return None
-        values = entry[0].values(checked)
+        values = entry.generic.values(checked)
         return None if values is None else (gkey, entry, values)
 
     def _build(self, rules: GenericRules, checked: Any, form: Any, options: Any,
@@ -307,7 +320,7 @@ class GenericKernels:
             return None
         with self._lock:
             self._lowered.pop(key, None)
-        return key, (generic, compile_artifact(generic), 0), values
+        return key, Compiled(generic, compile_artifact(generic)), values
 
     @staticmethod
     def _lower(rules: GenericRules, form: Any, options: Any, dims: tuple[int, ...],
@@ -329,8 +342,8 @@ class GenericKernels:
     def info(self) -> dict[str, int]:
         """Each generic kernel ("DML_GATHER dims (1,) #0") and the sizes it served."""
         with self._lock:
-            return {f"{key[0]} dims {dims}{' ' + v if v else ''} #{i}": served
-                    for i, ((key, _, dims, v), (_, _, served)) in enumerate(self._store.items())}
+            return {f"{key[0]} dims {dims}{' ' + v if v else ''} #{i}": entry.served
+                    for i, ((key, _, dims, v), entry) in enumerate(self._store.items())}
 
     def clear(self) -> None:
         self._store.clear()  # the caller holds the lock

@@ -25,6 +25,7 @@ from ..errors import DeviceError
 from ..plan import LaunchPlan
 from . import device as vulkan
 from . import kompute
+from .executable import Executable as VulkanExecutable
 from .limits import Limits
 
 BACKENDS = ("vulkan", "webgpu")
@@ -190,13 +191,15 @@ def timing(backend: str | None = None) -> Any:
     return webgpu_timing
 
 
-def Executable(device: Any, plan: LaunchPlan) -> Any:
+def Executable(device: Any, plan: LaunchPlan, like: Any = None) -> Any:
     """A launch plan bound to `device` (runtime.executable.Executable for Vulkan,
-    runtime.webgpu.executable.Executable for WebGPU)."""
+    runtime.webgpu.executable.Executable for WebGPU); `like`: an executable of the same
+    kernels at other sizes (a generic kernel's), which Vulkan's derives this one from."""
     if getattr(device, "backend", "vulkan") == "webgpu":
         from .webgpu.executable import Executable as WebGPUExecutable
         return WebGPUExecutable(device, plan)
-    from .executable import Executable as VulkanExecutable
+    if isinstance(like, VulkanExecutable) and like.device is device:
+        return like.at(plan)
     return VulkanExecutable(device, plan)
 
 

@@ -135,20 +135,44 @@ class Executable(PlanBuffers):
 
     def __init__(self, device: Device, plan: LaunchPlan) -> None:
         self._init_buffers(device, plan)
-        for buf in plan.buffers:
-            check_kp_size(f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
         self.copies = device.copies and plan.copy is not None
         """The plan's kernels run as its copies of runs (one vkCmdCopyBuffer; no shader). A plan
         has runs only without guard words and with no buffer over one binding (artifact.runs,
         family/runs.py: program_runs)."""
-        for k in () if self.copies else plan.kernels:
-            device.check_launch(plan.name, k.local_size, [  # a binding per chunk
-                (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
+        self._check_plan()
         with device.use(plan.name):
             if self.copies:  # every copy of this program shares bindings, recorded again
                 self._share(("copies", plan.name), self._new_slots, plan.copy)
             else:
                 self._share(tuple(k.spirv for k in plan.kernels), self._new_slots)
+
+    def _check_plan(self) -> None:
+        """Refuse a plan whose buffers or kernels this device cannot bind or launch."""
+        plan, device = self.plan, self.device
+        for buf in plan.buffers:
+            check_kp_size(lambda: f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
+        for k in () if self.copies else plan.kernels:
+            device.check_launch(plan.name, k.local_size, [  # a binding per chunk
+                (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
+
+    def at(self, plan: LaunchPlan) -> Executable:
+        """The executable of another plan of this one's kernels (a generic kernel's call at
+        another size: other buffer sizes, grids, push words and runs): what __init__ makes,
+        with what the kernels share on the device (bindings, status buffers) taken from this
+        one instead of looked up again. Any other plan gets its own."""
+        mine = self.plan
+        if (self.guard or plan.guard_words or self.device.closed or plan.name != mine.name
+                or (plan.copy is None) != (mine.copy is None) or plan.status != mine.status
+                or len(plan.kernels) != len(mine.kernels)
+                or any(a.code is not b.code for a, b in zip(plan.kernels, mine.kernels))):
+            return Executable(self.device, plan)
+        exe = object.__new__(Executable)
+        exe.__dict__.update(self.__dict__)
+        exe.plan = plan
+        exe._check_plan()
+        with self.device.use(plan.name):
+            exe._signature = exe._signature_of(plan.copy if exe.copies else None)
+        return exe
 
     def _new_slots(self, buf: PlanBuffer) -> list[Slot]:
         """A buffer of the executable's own (one Slot per chunk), zeroed (status, scratch) or

@@ -147,6 +147,7 @@ class PlanBuffers:
         self._dtypes = {b.name: np.dtype(b.dtype) for b in plan.buffers}
         self._own: dict[str, list[Slot]] = {}
         self._shared = Shared()
+        self._code: tuple[Any, ...] = ()
         self._signature = 0
 
     def _share(self, code: tuple[Any, ...], own: Any, recorded: Any = None) -> None:
@@ -165,8 +166,15 @@ class PlanBuffers:
             if found is None:
                 found = self._shared.status[layout] = {b.name: own(b) for b in plan.status}
             self._own = found
-        self._signature = self.device.kernels.signature((
-            code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
+        self._code = code
+        self._signature = self._signature_of(recorded)
+
+    def _signature_of(self, recorded: Any) -> int:
+        """The number of what a binding of this plan records beside its tensors (the plan's
+        roles, grids, push words, and `recorded`: anything else its sequences hold)."""
+        plan = self.plan
+        return self.device.kernels.signature((
+            self._code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
             tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels),
             recorded))
 

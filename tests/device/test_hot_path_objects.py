@@ -220,3 +220,36 @@ def test_a_growing_window_keeps_the_fewest_bindings(rebinds):
     assert rebinds[0] >= 40
     shared = [s for s in get_device().kernels._shared.values() if s.bindings]
     assert shared and max(len(s.bindings) for s in shared) <= PlanBuffers.BINDINGS
+
+
+def test_a_generic_kernel_at_new_sizes_derives_its_executables(monkeypatch):
+    """A generic kernel's call at a new size gets its executable from the one its last call
+    made (Executable.at: the same kernels, their bindings and status buffers shared) rather
+    than looking everything up again; a plan of other kernels gets one of its own."""
+    if not vulkan_rebinds():
+        pytest.skip("Vulkan's executables")
+    from dmlc.runtime.executable import Executable
+    made_whole = [0]
+    raw = Executable.__init__
+
+    def counted(self, *args):
+        made_whole[0] += 1
+        raw(self, *args)
+    monkeypatch.setattr(Executable, "__init__", counted)
+    dmlc.clear_cache()
+    host = np.arange(3 * 5 * 40, dtype=np.float32).reshape(3, 5, 40)
+    cache = dmlc.to_device(host)
+    for t in range(1, 40):
+        assert np.array_equal(dmlc.copy(cache[:, :, :t]).numpy(), host[:, :, :t])
+        assert np.array_equal(dmlc.copy(cache[:, 1:, :t]).numpy(), host[:, 1:, :t])
+    # each generic kernel's first call (and any specialized compile before it) makes one whole
+    assert made_whole[0] <= 6, made_whole
+    window = dmlc.compile(dmlc.IdentityDesc(input=dmlc.TensorDesc(data_type="FLOAT32",
+                                                                   sizes=(4,))))
+    other = dmlc.compile(dmlc.Slice1Desc(input=dmlc.TensorDesc(data_type="FLOAT32", sizes=(4,)),
+                                         offsets=(0,), sizes=(4,), strides=(-1,)))
+    first = window.executable()  # another program's plan: an executable of its own
+    before = made_whole[0]
+    derived = first.at(other.plan)
+    assert made_whole[0] == before + 1 and derived.plan is other.plan
+    assert derived._shared is not first._shared
