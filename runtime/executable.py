@@ -150,7 +150,7 @@ class Executable(PlanBuffers):
         """Refuse a plan whose buffers or kernels this device cannot bind or launch."""
         plan, device = self.plan, self.device
         for buf in plan.buffers:
-            check_kp_size(lambda b=buf: f"{plan.name}: buffer {b.name}", 4 * max(buf.chunks))
+            check_kp_size(f"{plan.name}: buffer {buf.name}", 4 * max(buf.chunks))
         for k in () if self.copies else plan.kernels:
             device.check_launch(plan.name, k.local_size, [  # a binding per chunk
                 (n, 4 * (c + 2 * self.guard)) for n in k.buffers for c in plan.buffer(n).chunks])
