@@ -139,11 +139,14 @@ class GenericRules:
 
 
 class ParamTable:
-    """The PARAMs of one generic program, in push-word order, with their recipes."""
+    """The PARAMs of one generic program, in push-word order, with their recipes. static: the
+    lowering of a specialized kernel (every size its number: ir/specialize.py binds what is
+    left), which pushes no offset (sym_offset: the tensor's own, every address static)."""
 
-    def __init__(self) -> None:
+    def __init__(self, static: bool = False) -> None:
         self.params: list[Node] = []
         self.recipes: list[Recipe] = []
+        self.static = static
 
     def add(self, lo: int, hi: int, recipe: Recipe) -> Node:
         p = b.param(len(self.params), lo, hi)
@@ -237,7 +240,7 @@ def sym_offset(t: TensorDesc, table: ParamTable, recipe: Recipe, lanes: int = 1)
     offset), else the int. lanes > 1: a count of vectors times lanes (a variant that loads
     16-byte vectors needs an aligned offset: the kernel takes only such offsets, which the host
     checks in values(), a guarded assumption; divisibility is then a static fact of the IR)."""
-    if not pushes_offset(t):
+    if table.static or not pushes_offset(t):
         return t.offset
     if lanes == 1:
         return table.add(0, OFFSET_MAX, recipe)

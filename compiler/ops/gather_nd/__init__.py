@@ -5,16 +5,16 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather_nd
 from .desc import GatherND1Desc, GatherNDDesc
-from .generic import (
+from .lower import (
     gather_nd_free,
     gather_nd_key,
     gather_nd_layouts,
     gather_nd_sizes,
     gather_nd_variants,
+    lower_gather_nd,
     lower_gather_nd_checked,
     lower_gather_nd_generic,
 )
-from .lower import lower_gather_nd
 from .validate import validate_gather_nd
 
 __all__ = ['gather_nd', 'GatherND1Desc', 'GatherNDDesc']
