@@ -26,7 +26,7 @@ from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
 from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
-from dmlc.ops.gather.generic import lower_gather_generic
+from dmlc.ops.gather.lower import lower_gather_generic
 from dmlc.ops.scatter.desc import ScatterDesc
 
 DTYPES = list(DataType)  # 8/16-bit outputs too: stored by words (family/words.py)

@@ -1,4 +1,4 @@
-"""Generic gathers from tables whose sizes are pushed too (ops/gather/generic.py), without a
+"""Generic gathers from tables whose sizes are pushed too (ops/gather/lower.py), without a
 device: a beam search's cache reordered by its beams as the batch and the sequence grow, a
 window of a cache. One kernel lowered with every free dimension dynamic (the input's sizes as
 well as the indices') serves calls of other sizes, packed (its strides products of pushed
@@ -21,7 +21,7 @@ from dmlc.family.registry import rules_of, validate
 from dmlc.ir.interp import run_buffers
 from dmlc.ir.verify import verify_program
 from dmlc.ops.gather.desc import GatherDesc
-from dmlc.ops.gather.generic import gather_variants, lower_gather_generic
+from dmlc.ops.gather.lower import gather_variants, lower_gather_generic
 
 DTYPES = list(DataType)
 ITYPES = [DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64]

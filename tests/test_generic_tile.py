@@ -17,7 +17,7 @@ from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
 from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
-from dmlc.ops.gather.generic import gather_variants, lower_gather_generic
+from dmlc.ops.gather.lower import gather_variants, lower_gather_generic
 
 WIDE = [d for d in DataType if d.bits >= 32]
 

@@ -1,4 +1,4 @@
-"""Gathers from tables that grow, on the device (ops/gather/generic.py pushes the table's sizes):
+"""Gathers from tables that grow, on the device (ops/gather/lower.py pushes the table's sizes):
 PyTorch's exported beam-search reorder (`cache.index_select(0, beam_idx)`, its batch symbolic)
 at five batch sizes compiles one generic kernel, and a beam search's reorder of a growing
 device cache compiles a kernel per dimension that varies, not per shape; every result bit for

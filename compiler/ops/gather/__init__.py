@@ -5,16 +5,6 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather, gather_elements
 from .desc import GatherDesc, GatherElementsDesc
-from .generic import (
-    gather_always,
-    gather_free,
-    gather_key,
-    gather_layouts,
-    gather_sizes,
-    gather_variants,
-    lower_gather_checked,
-    lower_gather_generic,
-)
 from .generic_elements import (
     elements_free,
     elements_key,
@@ -23,7 +13,18 @@ from .generic_elements import (
     lower_elements_checked,
     lower_elements_generic,
 )
-from .lower import lower_gather, lower_gather_elements
+from .lower import (
+    gather_always,
+    gather_free,
+    gather_key,
+    gather_layouts,
+    gather_sizes,
+    gather_variants,
+    lower_gather,
+    lower_gather_checked,
+    lower_gather_elements,
+    lower_gather_generic,
+)
 from .validate import validate_gather, validate_gather_elements
 
 __all__ = ['gather', 'gather_elements', 'GatherDesc', 'GatherElementsDesc']

@@ -1,4 +1,4 @@
-"""The "strips" variant of the generic gather (ops/gather/generic.py; docs/generic-kernels.md):
+"""The "strips" variant of the generic gather (ops/gather/lower.py; docs/generic-kernels.md):
 an input whose innermost dimension steps more than its gathered axis (a transposed table) is
 gathered in tiles of ROWS output rows x COLS columns per invocation, the invocations walking
 down a strip of COLS columns over every row before the next strip (the cache lines of a strip's
