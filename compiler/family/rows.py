@@ -93,10 +93,11 @@ def vector_block(block: Node, size: int, src: Node, first: Node, last_col: Node 
 def output_kernel(name: str, table: ParamTable, sizes: Sequence[Size], dtype: DataType,
                   element: Element, buffer: str = "output") -> tuple[Kernel, Buffer]:
     """The kernel `name` writing the packed output of `sizes`, each element `element(outer
-    coordinates, column)`: by row blocks where by_rows(sizes) (32/64-bit types), else one
+    coordinates, column)`: by row blocks where by_rows(sizes) (32/64-bit types; not in a
+    specialized kernel's lowering, `table.static`, whose mapping the planner chooses), else one
     element (or word of 8/16-bit elements: family/words.py) per invocation; with its output
     buffer (named `buffer`, of runtime extent: the output's elements)."""
-    if by_rows(sizes) and dtype.bits >= 32:
+    if by_rows(sizes) and dtype.bits >= 32 and not table.static:
         return row_block_kernel(name, table, sizes, dtype, element, buffer=buffer)
     items_hi = product([largest(s) for s in sizes])
     assert isinstance(items_hi, int)

@@ -35,9 +35,11 @@ def element_kernel(name: str, table: ParamTable, count: Node, out: Buffer,
                    value_of: Callable[[Node], Node]) -> Kernel:
     """The kernel that stores out[i] = value_of(i) for every i < count (a declared PARAM, the
     output's runtime extent): item gid stores element gid (32/64-bit types; the shader's guard
-    gid < count), or for 8/16-bit types item g stores word g (module docstring)."""
+    gid < count), or for 8/16-bit types item g stores word g (module docstring); in a
+    specialized kernel's lowering (table.static) element gid, whatever its type, whose words
+    passes/legalize.py makes (the specialized pipeline's way: then vectorized where it can)."""
     assert out.extent is count and count in table.params, "the output's extent is its count"
-    if out.dtype.bits >= 32:
+    if out.dtype.bits >= 32 or table.static:
         gid = b.item_id(count.vmax)
         return Kernel(name, count.vmax, (b.store(out, gid, value_of(gid)),), count=count)
     lanes = word_lanes(out.dtype)

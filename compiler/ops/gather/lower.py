@@ -141,12 +141,12 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
                          checked: bool = False, static: bool = False) -> GenericProgram | None:
     """The gather of `desc` with the sizes at `dims` dynamic; checked: with the index check's
     kernels in front (with_index_check); variant: gather_variants'. static: the specialized
-    kernel's lowering (no dims; lower_gather binds it): elements or rows of vectors, the
-    planner's passes choosing the rest, and every descriptor taken (nothing is pushed but the
-    counts its binding fixes)."""
+    kernel's lowering (no dims; lower_gather binds it): one element an item (the planner maps
+    and vectorizes it), and every descriptor taken (nothing is pushed but the counts its
+    binding fixes)."""
     if static:
         assert not dims, "a specialized kernel's sizes are its numbers"
-        variant = "rows" if _rows_of_vectors(desc) else "rows/e"
+        variant = "rows/e"
     elif variant is None:  # the most general
         variant = gather_variants(desc, dims)[-1]
     inp, idx, out = desc.input, desc.indices, desc.output

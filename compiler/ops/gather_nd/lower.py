@@ -105,13 +105,16 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     """The gather_nd of `desc` with the indices' sizes at `dims` dynamic; checked: with the
     index check's kernels in front (with_index_check); variant: gather_nd_variants'. static:
     the specialized kernel's lowering (no dims; lower_gather_nd binds it), which takes every
-    descriptor: nothing is pushed but the counts its binding fixes."""
-    if variant is None:  # the most general
-        variant = gather_nd_variants(desc, dims)[-1]
+    descriptor: nothing is pushed but the counts its binding fixes, one element an item (the
+    planner maps and vectorizes it)."""
     assert desc.output is not None, "validate() first"
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    if static:
+        variant = "rows/e"
+    elif variant is None:  # the most general
+        variant = gather_nd_variants(desc, dims)[-1]
     shape = desc.output.sizes  # the call's (a merged tail's sizes are the lowering's only)
-    desc = _merged_tail(desc)
+    desc = desc if static else _merged_tail(desc)
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None and desc.input_dimension_count and desc.indices_dimension_count
     d, r, q = inp.rank, desc.input_dimension_count, desc.indices_dimension_count
@@ -135,10 +138,11 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
     real = (q - 1) + (r - bd - k)
     osizes: list[Size] = [1] * (d - real) + isizes[d - q:d - 1] + list(tail)
-    if variant not in gather_nd_variants(desc, dims):
+    if variant not in gather_nd_variants(desc, dims) and not static:
         return None
     rows = (gather_blocks(inp, idx, out, table, isizes, osizes) if variant == "blocks" else
-            gather_rows(inp, idx, out, table, isizes, osizes, _rows_of_vectors(desc)))
+            gather_rows(inp, idx, out, table, isizes, osizes,
+                        not static and _rows_of_vectors(desc)))
     indices = rows.indices
     kernel = rows.kernel("gather_nd", table,
                          lambda coords: rows.input.address(nd_source(desc, coords, indices)))

@@ -5,16 +5,16 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import reverse_subsequences
 from .desc import ReverseSubsequencesDesc
-from .generic import (
+from .lower import (
     lower_reverse_checked,
     lower_reverse_generic,
+    lower_reverse_subsequences,
     reverse_free,
     reverse_key,
     reverse_layouts,
     reverse_sizes,
     reverse_variants,
 )
-from .lower import lower_reverse_subsequences
 from .validate import validate_reverse_subsequences
 
 __all__ = ['reverse_subsequences', 'ReverseSubsequencesDesc']
