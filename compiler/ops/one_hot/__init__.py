@@ -5,7 +5,8 @@ from ...family.generic import GenericRules, indices_offset
 from ...family.registry import Family, Rules
 from .api import one_hot
 from .desc import OneHotDesc
-from .generic import (
+from .lower import (
+    lower_one_hot,
     lower_one_hot_checked,
     lower_one_hot_generic,
     one_hot_free,
@@ -14,7 +15,6 @@ from .generic import (
     one_hot_sizes,
     one_hot_variants,
 )
-from .lower import lower_one_hot
 from .validate import validate_one_hot
 
 __all__ = ['one_hot', 'OneHotDesc']

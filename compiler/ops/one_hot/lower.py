@@ -1,14 +1,44 @@
-"""DML_ONE_HOT: gather form, one invocation per output element: values[1] where the element's
-label (normalized against the depth; one outside it matches no class) equals its coordinate
-along the axis, else values[0]."""
+"""DML_ONE_HOT: one lowering, over sizes that are numbers or push constants (family/generic.py).
+One read of the label per output element: values[1] where the element's label (normalized
+against the depth; one outside it matches no class) equals its coordinate along the axis, else
+values[0].
+
+The specialized kernel (lower_one_hot) is the lowering with every size its number, what it
+leaves pushed bound to the call's values (ir/specialize.py); a generic kernel
+(lower_one_hot_generic) takes a varying number of indices at dispatch, the depth (the output's
+size along the axis) and the values static."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-from ...family.lowering import Operand, address, operand, replace, tensor_buffer, unflatten
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    buffer_room,
+    dynamic_limit,
+    layouts,
+    masked,
+    sym_operand,
+    sym_sizes,
+)
+from ...family.index_check import with_index_check
+from ...family.lowering import (
+    Operand,
+    Size,
+    address,
+    largest,
+    product,
+    replace,
+    unflatten,
+)
 from ...family.registry import PLAIN, LowerContext
-from ...ir import Kernel, Node, Program
+from ...family.rows import BLOCK, row_block_kernel
+from ...family.words import element_kernel
+from ...ir import Buffer, Node, Program
 from ...ir import build as b
+from ...ir.kernel import vector_width
+from ...ir.specialize import specialize
 from .desc import OneHotDesc
 
 
@@ -28,17 +58,123 @@ def is_class(label: Node, x: Node, after: Node | None = None) -> Node:
 
 
 def lower_one_hot(desc: OneHotDesc, ctx: LowerContext = PLAIN) -> Program:
+    """The specialized kernel: the generic lowering with every size its number, what it leaves
+    pushed bound to the call's values (ir/specialize.py)."""
+    generic = lower_one_hot_generic(desc, (), static=True)
+    assert generic is not None, "a static lowering takes every validated descriptor"
+    values = generic.values(desc)
+    assert values is not None, "a static lowering's counts are the call's"
+    return specialize(generic.program, values)
+
+
+def one_hot_sizes(desc: OneHotDesc) -> tuple[int, ...]:
+    """The sizes a generic one_hot may take at dispatch: the indices' (the output's off the
+    axis)."""
+    return desc.indices.sizes
+
+
+def one_hot_free(desc: OneHotDesc) -> tuple[int, ...]:
+    """Every dimension but the axis (the indices' 1 there, the output's depth)."""
+    return tuple(i for i in range(desc.indices.rank) if i != desc.axis)
+
+
+def one_hot_layouts(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    return layouts(desc, "indices", dims)
+
+
+def one_hot_key(desc: OneHotDesc, dims: Sequence[int]) -> tuple[Any, ...]:
+    out = desc.output
+    return (desc.operator, masked(desc.indices, dims, offset=True), masked(desc.values, ()),
+            (out.data_type, out.strides, out.total_bytes, out.offset, out.sizes[desc.axis]),
+            desc.axis)
+
+
+def one_hot_variants(desc: OneHotDesc, dims: Sequence[int]) -> tuple[str, ...]:
+    """The generic kernels this call may run, best first: "rows" (the classes the output's
+    innermost dimension and its rows whole 16-byte vectors, BLOCK of them or more: each
+    invocation loads one label and writes BLOCK vectors of one row, all static, since the
+    depth is) and "scalar" (any call: one element, or word of 8/16-bit elements, an item)."""
+    out, axis = desc.output, desc.axis
+    lanes = vector_width(out.data_type)
+    depth = out.sizes[axis]
+    if axis == out.rank - 1 and depth % lanes == 0 and depth // lanes >= BLOCK:
+        return ("rows", "scalar")
+    return ("scalar",)
+
+
+def lower_one_hot_checked(desc: OneHotDesc, dims: Sequence[int]) -> GenericProgram | None:
+    return lower_one_hot_generic(desc, dims, "scalar", checked=True)
+
+
+def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = "scalar",
+                          checked: bool = False, static: bool = False) -> GenericProgram | None:
+    """The one_hot of `desc` with the indices' (and the output's) sizes at `dims` dynamic;
+    checked: with the index check's kernels in front (with_index_check). The "rows" variant
+    (one_hot_variants) writes the output by row blocks of 16-byte vectors (family/rows.py):
+    vector c of a row holds classes c * lanes ... of the row's label, loaded once (the
+    compares against it static offsets from c * lanes), 8/16-bit values packed by words.
+    static: the specialized kernel's lowering (no dims; lower_one_hot binds it), one element an
+    item, which takes every descriptor."""
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
-    b_idx = tensor_buffer("indices", idx, "input")
-    b_val = tensor_buffer("values", values, "input")
-    b_out = tensor_buffer("output", out, "output")
-    gid = b.item_id(out.element_count)
-    coords = unflatten(gid, out.sizes)
-    label = label_of(desc, coords, operand(idx, b_idx))
+    assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
+                       or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
+                       or not set(dims) <= set(one_hot_free(desc))):
+        return None
+    if static:
+        variant = "scalar"
+    if variant != "scalar" and variant not in one_hot_variants(desc, dims):
+        return None
+    depth = out.sizes[axis]
+    hi = 1  # (static: no size is pushed)
+    if not static:
+        others = [s for i, s in enumerate(idx.sizes) if i not in dims]
+        # the output's elements: the indices' times the depth
+        hi = dynamic_limit([*others, depth], len(dims),
+                           [st for i, st in enumerate(idx.strides or ()) if i in dims],
+                           buffer_room(idx))
+        if hi < 2:
+            return None
+    table = ParamTable(static)
+    isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
+    osizes: list[Size] = [depth if i == axis else s for i, s in enumerate(isizes)]
+    items = product([largest(s) for s in osizes])
+    assert isinstance(items, int)
+    indices = sym_operand("indices", "indices", idx, "input", isizes, table)
+    b_val = Buffer("values", values.data_type, values.buffer_elements, "input")
     zeros = [b.const(0)] * (values.rank - 1)
     on = b.load(b_val, address(zeros + [b.const(1)], values))
     off = b.load(b_val, address(zeros + [b.const(0)], values))
-    value = b.where(is_class(label, coords[axis]), on, off)
-    kernel = Kernel("one_hot", out.element_count, (b.store(b_out, gid, value),))
-    return Program("one_hot", (b_idx, b_val, b_out), (kernel,), ("indices", "values"),
-                   "output", out.sizes)
+
+    def label_at(coords: list[Node]) -> Node:
+        return label_of(desc, coords, indices)
+
+    if variant == "rows":
+        lanes = vector_width(out.data_type)
+
+        def vector(outer: list[Node], col: Node) -> Node:
+            label = label_at([*outer, b.const(0)])
+            first = b.mul(col, lanes)  # the vector's first class
+            hits = [is_class(label, b.add(first, k), b.add(first, k + 1)) for k in range(lanes)]
+            return b.vpack_lanes([b.where(hit, on, off) for hit in hits])
+        vsizes = [*osizes[:-1], depth // lanes]
+        kernel, b_out = row_block_kernel("one_hot", table, vsizes, out.data_type, vector,
+                                         lanes=lanes)
+        program = Program("one_hot", (indices.buf, b_val, b_out), (kernel,), ("indices", "values"),
+                          "output", out.sizes, params=tuple(table.params))
+        return GenericProgram(program, tuple(table.recipes))
+
+    count = table.add(1, items, lambda x: x.output.element_count)
+    b_out = Buffer("output", out.data_type, items, "output", count)
+
+    def value_of(u: Node) -> Node:
+        coords = unflatten(u, osizes)
+        label = label_at(coords)
+        return b.where(is_class(label, coords[axis]), on, off)
+    kernel = element_kernel("one_hot", table, count, b_out, value_of)
+    program = Program("one_hot", (indices.buf, b_val, b_out), (kernel,), ("indices", "values"),
+                      "output", out.sizes, params=tuple(table.params))
+    if checked:
+        program = with_index_check(program, table, desc, idx, isizes, indices.buf,
+                                   indices.extent, indices.offset)
+    return GenericProgram(program, tuple(table.recipes))

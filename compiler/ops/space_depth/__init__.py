@@ -5,15 +5,15 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import depth_to_space, space_to_depth
 from .desc import DepthToSpace0Desc, DepthToSpaceDesc, SpaceToDepth0Desc, SpaceToDepthDesc
-from .generic import (
+from .lower import (
     depth_space_free,
     depth_space_key,
     depth_space_layouts,
     depth_space_sizes,
     depth_space_variants,
+    lower_depth_space,
     lower_depth_space_generic,
 )
-from .lower import lower_depth_space
 from .validate import validate_depth_space
 
 __all__ = ['space_to_depth', 'depth_to_space', 'SpaceToDepthDesc', 'DepthToSpaceDesc',
