@@ -5,7 +5,8 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import tile
 from .desc import TileDesc
-from .generic import (
+from .lower import (
+    lower_tile,
     lower_tile_generic,
     tile_free,
     tile_key,
@@ -13,7 +14,6 @@ from .generic import (
     tile_sizes,
     tile_variants,
 )
-from .lower import lower_tile
 from .validate import validate_tile
 
 __all__ = ['tile', 'TileDesc']
