@@ -5,7 +5,8 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import pad
 from .desc import Padding0Desc, PaddingDesc
-from .generic import (
+from .lower import (
+    lower_padding,
     lower_padding_generic,
     padding_free,
     padding_key,
@@ -13,7 +14,6 @@ from .generic import (
     padding_sizes,
     padding_variants,
 )
-from .lower import lower_padding
 from .validate import validate_padding
 
 __all__ = ['pad', 'PaddingDesc', 'Padding0Desc']

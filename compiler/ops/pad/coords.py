@@ -1,5 +1,5 @@
-"""DML_PADDING(1)'s coordinate mapping with sizes that may be PARAMs (shared by generic.py's
-variants and interior.py's): an output coordinate x maps to i = x - start, then as lower.py's
+"""DML_PADDING(1)'s coordinate mapping with sizes that may be PARAMs (shared by lower.py's
+kernels and interior.py's): an output coordinate x maps to i = x - start, then through
 where-chains with the input size n a constant or a PARAM (the constant's window start <= x <
 start + n; the edge's clamp to n - 1; the mirrors' 2n - 2 - i and 2n - 1 - i, the wrap's i -/+ n:
 additions and comparisons only, no division by n)."""

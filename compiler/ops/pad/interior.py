@@ -1,6 +1,6 @@
 """DML_PADDING(1)'s generic "interior" variant (docs/generic-kernels.md): the output's rows
 split into column parts as the specialized plan splits them, the interior moved as whole input
-vectors, the borders packed by lanes (generic.py's "vector" kernel's per-lane mapping)."""
+vectors, the borders packed by lanes (lower.py's "vector" kernel's per-lane mapping)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
