@@ -5,13 +5,14 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import gather, gather_elements
 from .desc import GatherDesc, GatherElementsDesc
-from .generic_elements import (
+from .elements import (
     elements_free,
     elements_key,
     elements_sizes,
     elements_variants,
     lower_elements_checked,
     lower_elements_generic,
+    lower_gather_elements,
 )
 from .lower import (
     gather_always,
@@ -22,7 +23,6 @@ from .lower import (
     gather_variants,
     lower_gather,
     lower_gather_checked,
-    lower_gather_elements,
     lower_gather_generic,
 )
 from .validate import validate_gather, validate_gather_elements

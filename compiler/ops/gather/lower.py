@@ -1,13 +1,11 @@
-"""DML_GATHER and DML_GATHER_ELEMENTS: one read per output element.
-
-DML_GATHER has one lowering, over sizes that are numbers or push constants (family/generic.py):
-the specialized kernel (lower_gather) is it with every size its number, what it leaves pushed
-bound to the call's values (ir/specialize.py); a generic kernel (lower_gather_generic) takes a
-varying number of indices (the ids of a decode step) at dispatch, from an input whose sizes are
-fixed or pushed too (a beam search's cache, reordered by beams as the batch and the sequence
-grow), a view's at a pushed offset (one kernel for every layer of a cache sliced from one
-buffer: family/gather_rows.py's GatherTable). DML_GATHER_ELEMENTS' generic kernels are
-generic_elements.py's."""
+"""DML_GATHER: one lowering, over sizes that are numbers or push constants (family/generic.py),
+one read per output element (DML_GATHER_ELEMENTS': elements.py). The specialized kernel
+(lower_gather) is it with every size its number, what it leaves pushed bound to the call's
+values (ir/specialize.py); a generic kernel (lower_gather_generic) takes a varying number of
+indices (the ids of a decode step) at dispatch, from an input whose sizes are fixed or pushed
+too (a beam search's cache, reordered by beams as the batch and the sequence grow), a view's
+at a pushed offset (one kernel for every layer of a cache sliced from one buffer:
+family/gather_rows.py's GatherTable)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -35,18 +33,14 @@ from ...family.index_check import with_index_check
 from ...family.lowering import (
     Operand,
     Size,
-    operand,
-    replace,
-    tensor_buffer,
-    unflatten,
 )
 from ...family.registry import PLAIN, LowerContext
-from ...ir import Kernel, Node, Program
+from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
 from ...ir.specialize import specialize
 from ...plan import MIN_STORAGE_BUFFER_RANGE
-from .desc import GatherDesc, GatherElementsDesc
+from .desc import GatherDesc
 from .strips import gather_strips, strips_apply
 
 
@@ -219,23 +213,3 @@ def _rows_of_vectors(desc: GatherDesc) -> bool:
     strides = inp.element_strides
     return (desc.axis < inp.rank - 1 and inp.sizes[-1] % lanes == 0 and strides[-1] == 1
             and all(st % lanes == 0 for st in strides[:-1]) and inp.offset % lanes == 0)
-
-
-def indexed(desc: GatherElementsDesc, coords: Sequence[Node], raw: Node, inp: Operand) -> Node:
-    """input[coords], its axis coordinate the index `raw` clamped to the axis."""
-    axis = desc.axis
-    return inp.load(replace(coords, axis, b.index(raw, desc.input.sizes[axis], "clamp")))
-
-
-def lower_gather_elements(desc: GatherElementsDesc, ctx: LowerContext = PLAIN) -> Program:
-    """output[c] = input[c with c[axis] = idx(indices[c])]."""
-    inp, idx, out = desc.input, desc.indices, desc.output
-    assert out is not None, "validate() first"
-    b_in, b_idx = tensor_buffer("input", inp, "input"), tensor_buffer("indices", idx, "input")
-    b_out = tensor_buffer("output", out, "output")
-    gid = b.item_id(out.element_count)
-    coords = unflatten(gid, out.sizes)
-    value = indexed(desc, coords, operand(idx, b_idx).load(coords), operand(inp, b_in))
-    kernel = Kernel("gather_elements", out.element_count, (b.store(b_out, gid, value),))
-    return Program("gather_elements", (b_in, b_idx, b_out), (kernel,), ("input", "indices"),
-                   "output", out.sizes)

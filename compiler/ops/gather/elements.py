@@ -1,6 +1,11 @@
-"""DML_GATHER_ELEMENTS as a generic kernel: the indices' (= the output's) sizes at dispatch
-(family/generic.py). The input shares the indices' sizes off the axis, so those are dynamic in
-both; the input's axis (the bound each index is clamped to) stays static."""
+"""DML_GATHER_ELEMENTS: one lowering, over sizes that are numbers or push constants
+(family/generic.py): output[c] = input[c with c[axis] = idx(indices[c])].
+
+The specialized kernel (lower_gather_elements) is the lowering with every size its number, what
+it leaves pushed bound to the call's values (ir/specialize.py). A generic kernel
+(lower_elements_generic) takes the indices' (= the output's) sizes at dispatch; the input shares
+the indices' sizes off the axis, so those are dynamic in both; the input's axis (the bound each
+index is clamped to) stays static."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -23,15 +28,33 @@ from ...family.lowering import (
     clamped_vector,
     largest,
     product,
+    replace,
     unflatten,
 )
+from ...family.registry import PLAIN, LowerContext
 from ...family.rows import BLOCK, row_block_kernel, size_of, vector_sizes
 from ...family.words import element_kernel
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
+from ...ir.specialize import specialize
 from .desc import GatherElementsDesc
-from .lower import indexed
+
+
+def indexed(desc: GatherElementsDesc, coords: Sequence[Node], raw: Node, inp: Operand) -> Node:
+    """input[coords], its axis coordinate the index `raw` clamped to the axis."""
+    axis = desc.axis
+    return inp.load(replace(coords, axis, b.index(raw, desc.input.sizes[axis], "clamp")))
+
+
+def lower_gather_elements(desc: GatherElementsDesc, ctx: LowerContext = PLAIN) -> Program:
+    """output[c] = input[c with c[axis] = idx(indices[c])]: the generic lowering
+    with every size its number, what it leaves pushed bound."""
+    generic = lower_elements_generic(desc, (), static=True)
+    assert generic is not None, "a static lowering takes every validated descriptor"
+    values = generic.values(desc)
+    assert values is not None, "a static lowering's counts are the call's"
+    return specialize(generic.program, values)
 
 
 def elements_sizes(desc: GatherElementsDesc) -> tuple[int, ...]:
@@ -82,33 +105,40 @@ def elements_variants(desc: GatherElementsDesc, dims: Sequence[int]) -> tuple[st
 
 
 def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
-                           variant: str = "elements",
-                           checked: bool = False) -> GenericProgram | None:
-    """lower_gather_elements (lower.py) with the indices' sizes at `dims` dynamic (and the
+                           variant: str = "elements", checked: bool = False,
+                           static: bool = False) -> GenericProgram | None:
+    """The gather_elements of `desc` with the indices' sizes at `dims` dynamic (and the
     input's there, but on the axis); checked: with the index check's kernels in front;
-    variant: elements_variants'."""
+    variant: elements_variants'. static: the specialized kernel's lowering (no dims;
+    lower_gather_elements binds it), one element an item, which takes every descriptor."""
     inp, idx, out = desc.input, desc.indices, desc.output
     assert out is not None, "validate() first"
+    assert not (static and dims), "a specialized kernel's sizes are its numbers"
     d, axis = inp.rank, desc.axis
-    if (out.strides is not None or out.offset or out.total_bytes is not None
-            or inp.total_bytes is not None or idx.total_bytes is not None
-            or any(st < 0 for t in (inp, idx) for st in t.element_strides)
-            or not set(dims) <= set(range(d))):
-        return None
-    # the indices' (and output's) elements: their static sizes' times H^n; the input's: its
-    # static sizes' (its axis always) times H for each dynamic dimension but the axis
-    static = [s for i, s in enumerate(idx.sizes) if i not in dims]
-    in_static = [s for i, s in enumerate(inp.sizes) if i not in dims or i == axis]
-    hi = min(dynamic_limit(in_static, len(dims) - (axis in dims),
-                           [st for i, st in enumerate(inp.strides or ()) if i in dims
-                            and i != axis], buffer_room(inp)),
-             dynamic_limit(static, len(dims), [st for i, st in enumerate(idx.strides or ())
-                                               if i in dims], buffer_room(idx)))
-    if hi < 2:
-        return None
-    if variant not in elements_variants(desc, dims) and not checked:
-        return None
-    table = ParamTable()
+    hi = 1  # (static: no size is pushed)
+    if static:
+        variant = "elements"
+    else:
+        if (out.strides is not None or out.offset or out.total_bytes is not None
+                or inp.total_bytes is not None or idx.total_bytes is not None
+                or any(st < 0 for t in (inp, idx) for st in t.element_strides)
+                or not set(dims) <= set(range(d))):
+            return None
+        # the indices' (and output's) elements: their static sizes' times H^n; the input's:
+        # its static sizes' (its axis always) times H for each dynamic dimension but the axis
+        static_sizes = [s for i, s in enumerate(idx.sizes) if i not in dims]
+        in_static = [s for i, s in enumerate(inp.sizes) if i not in dims or i == axis]
+        hi = min(dynamic_limit(in_static, len(dims) - (axis in dims),
+                               [st for i, st in enumerate(inp.strides or ()) if i in dims
+                                and i != axis], buffer_room(inp)),
+                 dynamic_limit(static_sizes, len(dims),
+                               [st for i, st in enumerate(idx.strides or ()) if i in dims],
+                               buffer_room(idx)))
+        if hi < 2:
+            return None
+        if variant not in elements_variants(desc, dims) and not checked:
+            return None
+    table = ParamTable(static)
     if variant == "vectors" and not checked:
         return _vectors(desc, dims, table, hi)
     isizes = sym_sizes(idx, dims, table, hi, lambda i: lambda x: x.indices.sizes[i])
