@@ -30,6 +30,7 @@ from typing import Any, cast
 from ..ir import Buffer, Program
 from ..ir import build as b
 from ..ir.ops import INT32_MAX, Node
+from ..ir.specialize import specialize
 from .formula import paired
 from .lowering import Operand, Size, largest, sym_strides
 from .tensor import TensorDesc, derived
@@ -70,6 +71,16 @@ class GenericProgram:
         if any(not q.vmin <= v <= q.vmax for q, v in zip(self.program.params, vals)):
             return None
         return vals
+
+
+def static_program(generic: GenericProgram | None, desc: Any) -> Program:
+    """A specialized kernel's program: `generic`, the family's lowering of `desc` with no size
+    pushed (ParamTable(static=True)), what it leaves pushed (the counts) bound to the call's
+    values (ir/specialize.py)."""
+    assert generic is not None, "a static lowering takes every validated descriptor"
+    values = generic.values(desc)
+    assert values is not None, "a static lowering's counts are the call's"
+    return specialize(generic.program, values)
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from ...family.generic import (
     buffer_room,
     dynamic_limit,
     masked,
+    static_program,
     sym_operand,
     sym_sizes,
 )
@@ -37,7 +38,6 @@ from ...family.words import element_kernel
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import GatherElementsDesc
 
 
@@ -50,11 +50,7 @@ def indexed(desc: GatherElementsDesc, coords: Sequence[Node], raw: Node, inp: Op
 def lower_gather_elements(desc: GatherElementsDesc, ctx: LowerContext = PLAIN) -> Program:
     """output[c] = input[c with c[axis] = idx(indices[c])]: the generic lowering
     with every size its number, what it leaves pushed bound."""
-    generic = lower_elements_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_elements_generic(desc, (), static=True), desc)
 
 
 def elements_sizes(desc: GatherElementsDesc) -> tuple[int, ...]:

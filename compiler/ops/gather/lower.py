@@ -25,6 +25,7 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    static_program,
     sym_operand,
     sym_sizes,
     tensor_limit,
@@ -38,7 +39,6 @@ from ...family.registry import PLAIN, LowerContext
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from ...plan import MIN_STORAGE_BUFFER_RANGE
 from .desc import GatherDesc
 from .strips import gather_strips, strips_apply
@@ -61,11 +61,7 @@ def lower_gather(desc: GatherDesc, ctx: LowerContext = PLAIN) -> Program:
     """output[full] = input[full[:A], idx(indices[full[A:A+K]]), full[A+K:]], where `full` is the
     output coordinate list before it was right-aligned to D (the DML_GATHER page): the generic
     lowering with every size its number, what it leaves pushed bound (ir/specialize.py)."""
-    generic = lower_gather_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_gather_generic(desc, (), static=True), desc)
 
 
 def gather_sizes(desc: GatherDesc) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    static_program,
     sym_sizes,
 )
 from ...family.index_check import with_index_check
@@ -31,7 +32,6 @@ from ...family.tensor import TensorDesc, derived
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import GatherND1Desc
 
 
@@ -55,11 +55,7 @@ def nd_source(desc: GatherND1Desc, coords: Sequence[Node], indices: Operand) -> 
 def lower_gather_nd(desc: GatherND1Desc, ctx: LowerContext = PLAIN) -> Program:
     """The specialized kernel: lower_gather_nd_generic with every size its number, what it
     leaves pushed (the counts) bound to the call's values (ir/specialize.py)."""
-    generic = lower_gather_nd_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_gather_nd_generic(desc, (), static=True), desc)
 
 
 def gather_nd_sizes(desc: GatherND1Desc) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from ...family.generic import (
     dynamic_limit,
     layouts,
     masked,
+    static_program,
     sym_operand,
     sym_sizes,
 )
@@ -38,7 +39,6 @@ from ...family.words import element_kernel
 from ...ir import Buffer, Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import OneHotDesc
 
 
@@ -60,11 +60,7 @@ def is_class(label: Node, x: Node, after: Node | None = None) -> Node:
 def lower_one_hot(desc: OneHotDesc, ctx: LowerContext = PLAIN) -> Program:
     """The specialized kernel: the generic lowering with every size its number, what it leaves
     pushed bound to the call's values (ir/specialize.py)."""
-    generic = lower_one_hot_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_one_hot_generic(desc, (), static=True), desc)
 
 
 def one_hot_sizes(desc: OneHotDesc) -> tuple[int, ...]:

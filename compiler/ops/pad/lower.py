@@ -18,14 +18,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...family.generic import GenericProgram, ParamTable, layouts, masked, sym_operand
+from ...family.generic import (
+    GenericProgram,
+    ParamTable,
+    layouts,
+    masked,
+    static_program,
+    sym_operand,
+)
 from ...family.lowering import Size
 from ...family.registry import PLAIN, LowerContext
 from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .coords import SMALLEST, padded_element, size_limit
 from .desc import PaddingDesc
 from .interior import interior_fits, lower_interior
@@ -35,11 +41,7 @@ from .validate import padding_bits
 def lower_padding(desc: PaddingDesc, ctx: LowerContext = PLAIN) -> Program:
     """The generic lowering with every size its number, what it leaves pushed bound to the
     call's values (ir/specialize.py)."""
-    generic = lower_padding_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_padding_generic(desc, (), static=True), desc)
 
 
 def padding_sizes(desc: PaddingDesc) -> tuple[int, ...]:

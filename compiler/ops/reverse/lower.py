@@ -21,6 +21,7 @@ from ...family.generic import (
     ParamTable,
     explicit,
     masked,
+    static_program,
     sym_buffer,
     sym_offset,
     sym_operand,
@@ -34,7 +35,6 @@ from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vect
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import ReverseSubsequencesDesc
 
 
@@ -53,11 +53,7 @@ def reversed_coordinate(desc: ReverseSubsequencesDesc, coords: Sequence[Node],
 def lower_reverse_subsequences(desc: ReverseSubsequencesDesc, ctx: LowerContext = PLAIN) -> Program:
     """The specialized kernel: the generic lowering with every size its number, what it leaves
     pushed bound to the call's values (ir/specialize.py)."""
-    generic = lower_reverse_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_reverse_generic(desc, (), static=True), desc)
 
 
 def reverse_sizes(desc: ReverseSubsequencesDesc) -> tuple[int, ...]:

@@ -22,6 +22,7 @@ from ...family.generic import (
     ParamTable,
     layouts,
     masked,
+    static_program,
     sym_buffer,
     sym_offset,
     tensor_limit,
@@ -32,7 +33,6 @@ from ...family.rows import BLOCK, output_kernel, size_of, vectors_of
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import SpaceToDepthDesc
 from .vectors import vector_kernel
 
@@ -58,11 +58,7 @@ def source(desc: SpaceToDepthDesc, coords: list[Node], cin: Size, cout: Size) ->
 def lower_depth_space(desc: SpaceToDepthDesc, ctx: LowerContext = PLAIN) -> Program:
     """The specialized kernel: the generic lowering with every size its number, what it leaves
     pushed bound to the call's values (ir/specialize.py)."""
-    generic = lower_depth_space_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_depth_space_generic(desc, (), static=True), desc)
 
 
 def depth_space_sizes(desc: SpaceToDepthDesc) -> tuple[int, ...]:

@@ -20,6 +20,7 @@ from ...family.generic import (
     layouts,
     masked,
     offset_room,
+    static_program,
     sym_buffer,
     sym_offset,
 )
@@ -29,7 +30,6 @@ from ...family.rows import BLOCK, output_kernel, row_block_kernel, size_of, vect
 from ...ir import Node, Program
 from ...ir import build as b
 from ...ir.kernel import vector_width
-from ...ir.specialize import specialize
 from .desc import TileDesc
 
 
@@ -43,11 +43,7 @@ def tiled(coords: Sequence[Node], sizes: Sequence[Size], repeats: Sequence[int])
 def lower_tile(desc: TileDesc, ctx: LowerContext = PLAIN) -> Program:
     """The specialized kernel: the generic lowering with every size its number, what it leaves
     pushed bound to the call's values (ir/specialize.py)."""
-    generic = lower_tile_generic(desc, (), static=True)
-    assert generic is not None, "a static lowering takes every validated descriptor"
-    values = generic.values(desc)
-    assert values is not None, "a static lowering's counts are the call's"
-    return specialize(generic.program, values)
+    return static_program(lower_tile_generic(desc, (), static=True), desc)
 
 
 def tile_sizes(desc: TileDesc) -> tuple[int, ...]:
