@@ -1,13 +1,13 @@
-"""Where each family's two lowerings already agree: the road to one lowering per family (issue 36).
+"""Where a family's specialized program and its generic kernel at no dynamic dimension agree.
 
 For every descriptor of tools/ir_snapshot.py's set, the specialized program (the family's
-`lower`, through the pipeline) is compared with the family's generic lowering at no dynamic
-dimension (variant "scalar", its mapping left to the planner, else the family's most
-general), every PARAM then bound to the call's value (ir/specialize.py) and put through the
-same pipeline. Per family:
+`lower`, through the pipeline; for a family of one lowering, that lowering with no size pushed)
+is compared with the family's generic kernel at no dynamic dimension (variant "scalar", its
+mapping left to the planner, else the family's most general), every PARAM then bound to the
+call's value (ir/specialize.py) and put through the same pipeline. Per family:
 
-- same: the two optimized programs print alike (the specialized lowering could be the bound
-  generic one, its shaders byte-identical);
+- same: the two optimized programs print alike (the generic kernel's mapping is the
+  planner's);
 - diff: both exist and differ (the first few shown with --show N, as a unified diff);
 - none: the generic lowering has no form for the descriptor (a given output layout, a negative
   stride...), or does not admit its values; no generic: the family has no generic lowering.
