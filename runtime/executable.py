@@ -142,7 +142,7 @@ class Executable(PlanBuffers):
         self._check_plan()
         with device.use(plan.name):
             if self.copies:  # every copy of this program shares bindings, recorded again
-                self._share(("copies", plan.name), self._new_slots, plan.copy)
+                self._share(("copies", plan.name), self._new_slots)
             else:
                 self._share(tuple(k.spirv for k in plan.kernels), self._new_slots)
 
@@ -171,7 +171,7 @@ class Executable(PlanBuffers):
         exe.plan = plan
         exe._check_plan()
         with self.device.use(plan.name):
-            exe._signature = exe._signature_of(plan.copy if exe.copies else None)
+            exe._signature = exe._signature_of()
         return exe
 
     def _new_slots(self, buf: PlanBuffer) -> list[Slot]:

@@ -150,12 +150,11 @@ class PlanBuffers:
         self._code: tuple[Any, ...] = ()
         self._signature = 0
 
-    def _share(self, code: tuple[Any, ...], own: Any, recorded: Any = None) -> None:
+    def _share(self, code: tuple[Any, ...], own: Any) -> None:
         """Find this executable's kernels' Shared on the device (by their code), and its own
         buffers: status buffers shared with the executables of the same kernels (made by
-        `own(buffer)` the first time), every buffer its own when guarded. The signature names
-        what a binding records beside its tensors (the plan's roles, grids, push words, and
-        `recorded`: anything else its sequences hold)."""
+        `own(buffer)` the first time), every buffer its own when guarded; then its binding
+        signature (_signature_of)."""
         plan = self.plan
         self._shared = self.device.kernels.shared((self.guard, *code))
         if self.guard:
@@ -167,16 +166,16 @@ class PlanBuffers:
                 found = self._shared.status[layout] = {b.name: own(b) for b in plan.status}
             self._own = found
         self._code = code
-        self._signature = self._signature_of(recorded)
+        self._signature = self._signature_of()
 
-    def _signature_of(self, recorded: Any) -> int:
-        """The number of what a binding of this plan records beside its tensors (the plan's
-        roles, grids, push words, and `recorded`: anything else its sequences hold)."""
+    def _signature_of(self) -> int:
+        """The number of what a binding of this plan records beside its tensors: the plan's
+        roles, grids and push words, and its copy of runs where it runs as one (`copies`)."""
         plan = self.plan
         return self.device.kernels.signature((
             self._code, plan.inputs, plan.output, tuple(b.name for b in plan.status),
             tuple((k.buffers, k.push, k.invocations, k.local_size) for k in plan.kernels),
-            recorded))
+            plan.copy if self.copies else None))
 
     @staticmethod
     def _tensor_of(slots: Sequence[Slot]) -> Any:
