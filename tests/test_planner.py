@@ -77,7 +77,7 @@ def test_the_kernels_are_their_plans_carried_out(name):
 @PASSES_ON
 @pytest.mark.parametrize("name,chosen", [
     ("transposed slice", "8 x 16 bands"),  # a register transpose: every load a vector
-    ("row gather", "8 consecutive"),  # of the 16-byte vectors its lowering moves
+    ("row gather", "vectors of 4; 8 consecutive"),
     ("strided slice", "one item, 4 a workgroup apart"),  # 8 consecutive measured slower
     ("space_to_depth CRD", "8 x 4 interleaved"),
     ("padding", "columns [4, 64): 5 consecutive"),  # a partition's 15 vectors a row, 5 at once
