@@ -51,6 +51,26 @@ def descriptors() -> list[tuple[str, object]]:
     for name, make in cases.ALL_CASES.items():  # every later family, by name
         if name not in first:
             out += [(f"case {name}.{i}", d) for i, d in enumerate(_draw(make()))]
+    return out + _written_views()
+
+
+def _written_views() -> list[tuple[str, object]]:
+    """Copies the drawn cases never make: an output written through its layout (a device
+    tensor's `__setitem__`), a reversed input into a transposed output, a given
+    TotalTensorSizeInBytes on either side; 8 to 64-bit types."""
+    from dmlc import IdentityDesc, TensorDesc
+
+    out: list[tuple[str, object]] = []
+    for dt in ("FLOAT32", "FLOAT16", "INT8", "INT64", "UINT16"):
+        def t(sizes: tuple[int, ...], strides: tuple[int, ...] | None = None, offset: int = 0,
+              total: int | None = None, dt: str = dt) -> TensorDesc:
+            return TensorDesc(data_type=dt, sizes=sizes, strides=strides, offset=offset,
+                              total_bytes=total)
+        out += [(f"written view {dt} {i}", d) for i, d in enumerate((
+            IdentityDesc(input=t((4, 6)), output=t((4, 6), (12, 2), 3)),
+            IdentityDesc(input=t((3, 5), (-5, 1), 10), output=t((3, 5), (1, 3))),
+            IdentityDesc(input=t((2, 3, 4)), output=t((2, 3, 4), total=256)),
+            IdentityDesc(input=t((2, 3, 4), total=256), output=t((2, 3, 4), (1, 2, 6)))))]
     return out
 
 
