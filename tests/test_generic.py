@@ -24,7 +24,7 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.ops import IRError
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
+from dmlc.ops.copy.lower import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.lower import lower_gather_generic
 from dmlc.ops.scatter.desc import ScatterDesc

@@ -15,7 +15,7 @@ from dmlc.family.view_tile import tile_dim
 from dmlc.ir.interp import run_buffers
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
+from dmlc.ops.copy.lower import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 from dmlc.ops.gather.lower import gather_variants, lower_gather_generic
 

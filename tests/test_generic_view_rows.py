@@ -14,7 +14,7 @@ from dmlc.family.registry import validate
 from dmlc.ir.interp import run_buffers
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
+from dmlc.ops.copy.lower import identity_variants, lower_identity_generic
 
 WIDE = [d for d in DataType if d.bits >= 32]
 

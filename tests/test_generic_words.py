@@ -19,7 +19,7 @@ from dmlc.ir.interp import run_buffers
 from dmlc.ir.ops import IRError, Op
 from dmlc.ir.verify import verify_program
 from dmlc.ops.copy.desc import IdentityDesc
-from dmlc.ops.copy.generic import identity_variants, lower_identity_generic
+from dmlc.ops.copy.lower import identity_variants, lower_identity_generic
 from dmlc.ops.gather.desc import GatherDesc
 
 NARROW = [d for d in DataType if d.bits < 32]

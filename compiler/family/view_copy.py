@@ -20,7 +20,17 @@ from .generic import (
     sym_buffer,
     sym_offset,
 )
-from .lowering import Size, address_sym, clamped, largest, product, sym_strides, unflatten
+from .lowering import (
+    Size,
+    address_sym,
+    clamped,
+    int32_strides,
+    largest,
+    product,
+    store_at,
+    sym_strides,
+    unflatten,
+)
 from .rows import BLOCK as ROW_BLOCK
 from .rows import row_block_kernel, vector_block, vector_sizes
 from .tensor import TensorDesc
@@ -56,7 +66,8 @@ def view_variants(inp: TensorDesc, dims: Sequence[int]) -> tuple[str, ...]:
 
 
 def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
-                    variant: str = "scalar") -> GenericProgram | None:
+                    variant: str = "scalar", static: bool = False,
+                    source: TensorDesc | None = None) -> GenericProgram | None:
     """output = the view view_of(desc) gives (a tensor of the input buffer, packed output) with
     the sizes at `dims` dynamic, as program `name`; every recipe reads view_of(call). None
     where no generic form exists (an output written through a view, a negative stride, a given
@@ -64,22 +75,32 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     output's vector gid (verify proves it inside count vectors), the input's aligned vector
     whose address is clamped to the last vector holding an element of the runtime extent
     (only the clamp keeps a vector in the binding, as 16-byte padding does; exact for every
-    element of the view). An 8/16-bit output is stored by words (family/words.py)."""
+    element of the view). An 8/16-bit output is stored by words (family/words.py). static: the
+    specialized kernel's lowering (no dims; static_program binds it): one element an item,
+    which takes every descriptor: any strides, an output written where its layout puts each
+    element (store_at: a device tensor's `__setitem__`), a given TotalTensorSizeInBytes; its
+    input binding is the whole of `source`'s buffer (the tensor the view reads: a slice's
+    input; default the view), a generic kernel's the view's reach at a runtime extent."""
     inp, out = view_of(desc)
-    if (out.strides is not None or out.offset or out.total_bytes is not None
-            or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)):
+    assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    written = out.strides is not None or out.offset or out.total_bytes is not None
+    if not static and (written or inp.total_bytes is not None
+                       or any(st < 0 for st in inp.element_strides)):
         return None
+    if static:
+        variant = "scalar"
     if variant != "scalar" and variant not in view_variants(inp, dims):
         return None
     lanes = vector_width(out.data_type) if variant.split("/")[0] in ("vector", "tilev") else 1
-    static = [s for i, s in enumerate(inp.sizes) if i not in dims]
-    fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
-                             enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
-    dyn_strides = [st for i, st in enumerate(inp.strides or ()) if i in dims]
-    hi = dynamic_limit(static, len(dims), dyn_strides, fixed)
-    if hi < 2 * lanes:
-        return None
-    table = ParamTable()
+    hi = 1  # (static: no size is pushed)
+    if not static:
+        fixed = offset_room(inp) + sum((s - 1) * st for i, (s, st) in
+                                 enumerate(zip(inp.sizes, inp.element_strides)) if i not in dims)
+        hi = dynamic_limit([s for i, s in enumerate(inp.sizes) if i not in dims], len(dims),
+                           [st for i, st in enumerate(inp.strides or ()) if i in dims], fixed)
+        if hi < 2 * lanes:
+            return None
+    table = ParamTable(static)
     sizes, vsizes = vector_sizes(inp.sizes, dims, table, hi, lanes,
                                  lambda i: lambda d: view_of(d)[0].sizes[i])
     if variant.startswith("tile"):
@@ -96,7 +117,9 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     offset = sym_offset(inp, table, offset_of(view_of))
     b_in, extent = sym_buffer("input", inp, "input", sizes, table,
                               lambda d: view_of(d)[0].buffer_elements, offset)
-    strides = sym_strides(inp, sizes)
+    if static and source is not None:
+        b_in = Buffer("input", inp.data_type, source.buffer_elements, "input")
+    strides = int32_strides(sizes, sym_strides(inp, sizes))
 
     def value_at(coords: list[Node]) -> Node:
         return b.load(b_in, clamped(address_sym(coords, strides, offset), extent))
@@ -104,6 +127,11 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
         kernel, b_out = row_block_kernel(name, table, sizes, out.data_type,
                                          lambda outer, col: value_at([*outer, col]),
                                          out_of=lambda d: view_of(d)[1])
+    elif written:  # static: element gid stored where the output's layout puts it
+        b_out = Buffer("output", out.data_type, out.buffer_elements, "output")
+        gid = b.item_id(count.vmax)
+        kernel = Kernel(name, count.vmax, (store_at(out, b_out, gid, value_at(unflatten(
+            gid, vsizes))),), count=count)
     else:
         b_out = Buffer("output", out.data_type, items_hi, "output", count)
         kernel = element_kernel(name, table, count, b_out,

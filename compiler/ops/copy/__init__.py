@@ -5,16 +5,16 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import copy
 from .desc import IdentityDesc
-from .generic import (
+from .lower import (
     identity_copy,
     identity_free,
     identity_key,
     identity_layouts,
     identity_sizes,
     identity_variants,
+    lower_identity,
     lower_identity_generic,
 )
-from .lower import lower_identity
 from .validate import validate_identity
 
 __all__ = ['copy', 'IdentityDesc']

@@ -5,15 +5,6 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import slice, slice_grad
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
-from .generic import (
-    lower_slice_generic,
-    slice_copy,
-    slice_free,
-    slice_key,
-    slice_offsets,
-    slice_sizes,
-    slice_variants,
-)
 from .generic_grad import (
     grad_free,
     grad_key,
@@ -22,7 +13,18 @@ from .generic_grad import (
     grad_sizes,
     lower_slice_grad_generic,
 )
-from .lower import lower_slice, lower_slice0, lower_slice_grad
+from .lower import (
+    lower_slice,
+    lower_slice0,
+    lower_slice_generic,
+    lower_slice_grad,
+    slice_copy,
+    slice_free,
+    slice_key,
+    slice_offsets,
+    slice_sizes,
+    slice_variants,
+)
 from .validate import validate_slice, validate_slice0, validate_slice_grad
 
 __all__ = ['slice', 'slice_grad', 'Slice1Desc', 'SliceDesc', 'SliceGradDesc']
@@ -30,7 +32,7 @@ __all__ = ['slice', 'slice_grad', 'Slice1Desc', 'SliceDesc', 'SliceGradDesc']
 GENERIC = GenericRules(slice_sizes, slice_free, slice_key, lower_slice_generic,
                        variants=slice_variants, offsets=slice_offsets)
 """DML_SLICE1's generic kernels, and DML_SLICE's (the same fields, strides >= 1): a window read
-as the copy of a view of the input (generic.py); the key holds the operator."""
+as the copy of a view of the input (lower.py); the key holds the operator."""
 
 GRAD_GENERIC = GenericRules(grad_sizes, grad_free, grad_key, lower_slice_grad_generic,
                             grad_layouts, offsets=grad_offsets)

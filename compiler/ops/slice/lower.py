@@ -1,14 +1,27 @@
-"""DML_SLICE1, DML_SLICE and DML_SLICE_GRAD: gather form.
+"""DML_SLICE1, DML_SLICE and DML_SLICE_GRAD.
 
-DML_SLICE1 is an affine read per output element; DML_SLICE is the DML_SLICE1 that reads the
-same elements. SliceGrad: output element p lies on the slice's window when, per dimension,
+DML_SLICE1 has one lowering, over sizes that are numbers or push constants: the window read as
+the copy of a view of the input (family/view_copy.py), its start and strides folded into the
+view's offset and strides (the start is the offset, or offset + size - 1 where the stride is
+negative). The specialized kernel (lower_slice) is that lowering with every size its number,
+what it leaves pushed bound (ir/specialize.py); a generic kernel (lower_slice_generic) takes
+the window's output sizes at dispatch, positive window strides only (a negative one's start
+moves with the size). DML_SLICE is the DML_SLICE1 that reads the same elements.
+
+SliceGrad (gather form): output element p lies on the slice's window when, per dimension,
 t = p - start (or start - p for a negative stride) is >= 0, a multiple of |stride| and
 t / |stride| < the slice's output size; it then takes input_gradient[t / |stride|], else zero.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
+from ...family.generic import GenericProgram, masked, static_program
 from ...family.lowering import address, tensor_buffer, unflatten
 from ...family.registry import PLAIN, LowerContext
+from ...family.tensor import TensorDesc
+from ...family.view_copy import lower_view_copy, view_variants
 from ...ir import Kernel, Node, Program
 from ...ir import build as b
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
@@ -21,19 +34,68 @@ def window_starts(desc: Slice1Desc | SliceGradDesc) -> list[int]:
 
 
 def lower_slice(desc: Slice1Desc, ctx: LowerContext = PLAIN) -> Program:
-    inp, out = desc.input, desc.output
-    assert out is not None, "validate() first"
-    b_in, b_out = tensor_buffer("input", inp, "input"), tensor_buffer("output", out, "output")
-    gid = b.item_id(out.element_count)
-    coords = [b.add(start, b.mul(c, stride)) for c, start, stride
-              in zip(unflatten(gid, out.sizes), window_starts(desc), desc.strides)]
-    value = b.load(b_in, address(coords, inp))
-    kernel = Kernel("slice", out.element_count, (b.store(b_out, gid, value),))
-    return Program("slice", (b_in, b_out), (kernel,), ("input",), "output", out.sizes)
+    """The specialized kernel: the generic lowering with every size its number, bound."""
+    return static_program(lower_slice_generic(desc, (), static=True), desc)
 
 
 def lower_slice0(desc: SliceDesc, ctx: LowerContext = PLAIN) -> Program:
     return lower_slice(as_slice1(desc))
+
+
+def slice_view(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc]:
+    """The window as a view of the input's buffer (strides the input's times the window's,
+    offset at the window's first element, window_starts'), and the packed output."""
+    inp, out = desc.input, desc.output
+    assert out is not None, "validate() first"
+    st = inp.element_strides
+    view = TensorDesc(data_type=inp.data_type, sizes=out.sizes,
+                      strides=tuple(a * s for a, s in zip(st, desc.strides)),
+                      offset=inp.offset + sum(o * a for o, a in zip(window_starts(desc), st)))
+    return view, out
+
+
+def slice_copy(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc] | None:
+    """The window as a view and the packed output (Rules.copy_of), where its strides are
+    positive (slice_view's view)."""
+    return slice_view(desc) if all(s > 0 for s in desc.strides) else None
+
+
+def slice_sizes(desc: Slice1Desc) -> tuple[int, ...]:
+    """The sizes a generic slice may take at dispatch: the output's."""
+    return slice_view(desc)[1].sizes
+
+
+def slice_offsets(desc: Slice1Desc) -> tuple[int, ...]:
+    """The offset a generic slice takes at dispatch: its view's (the window's start)."""
+    return (slice_view(desc)[0].offset,)
+
+
+def slice_free(desc: Slice1Desc) -> tuple[int, ...]:
+    return tuple(range(desc.input.rank))
+
+
+def slice_key(desc: Slice1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
+    """The view's key, and which window strides are negative: slice_view holds only for
+    positive ones (a reversed input read by a reversing window is a view of stride +1 too, whose
+    first element is not where slice_view puts it), and no generic kernel is lowered for a
+    negative one, so such a call must never find one by its key."""
+    view, out = slice_view(desc)
+    return (desc.operator, masked(view, dims, offset=True), masked(out, dims),
+            tuple(s < 0 for s in desc.strides))
+
+
+def slice_variants(desc: Slice1Desc, dims: Sequence[int]) -> tuple[str, ...]:
+    return view_variants(slice_view(desc)[0], dims)
+
+
+def lower_slice_generic(desc: Slice1Desc, dims: Sequence[int], variant: str = "scalar",
+                        static: bool = False) -> GenericProgram | None:
+    """The window of `desc` with its output sizes at `dims` dynamic (None for a negative
+    window stride); static: the specialized kernel's lowering (lower_slice binds it), which
+    takes every descriptor."""
+    if not static and any(s < 0 for s in desc.strides):
+        return None
+    return lower_view_copy("slice", slice_view, desc, dims, variant, static, desc.input)
 
 
 def lower_slice_grad(desc: SliceGradDesc, ctx: LowerContext = PLAIN) -> Program:
