@@ -5,19 +5,19 @@ from ...family.generic import GenericRules
 from ...family.registry import Family, Rules
 from .api import slice, slice_grad
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
-from .generic_grad import (
+from .grad import (
     grad_free,
     grad_key,
     grad_layouts,
     grad_offsets,
     grad_sizes,
+    lower_slice_grad,
     lower_slice_grad_generic,
 )
 from .lower import (
     lower_slice,
     lower_slice0,
     lower_slice_generic,
-    lower_slice_grad,
     slice_copy,
     slice_free,
     slice_key,
@@ -37,7 +37,7 @@ as the copy of a view of the input (lower.py); the key holds the operator."""
 GRAD_GENERIC = GenericRules(grad_sizes, grad_free, grad_key, lower_slice_grad_generic,
                             grad_layouts, offsets=grad_offsets)
 """DML_SLICE_GRAD's generic kernels: the input gradient's and the output's sizes at dispatch,
-the window's offsets and strides fixed, a negative stride's start pushed (generic_grad.py)."""
+the window's offsets and strides fixed, a negative stride's start pushed (grad.py)."""
 
 FAMILY = Family(
     "slice",

@@ -1,4 +1,4 @@
-"""DML_SLICE1, DML_SLICE and DML_SLICE_GRAD.
+"""DML_SLICE1 and DML_SLICE.
 
 DML_SLICE1 has one lowering, over sizes that are numbers or push constants: the window read as
 the copy of a view of the input (family/view_copy.py), its start and strides folded into the
@@ -8,9 +8,7 @@ what it leaves pushed bound (ir/specialize.py); a generic kernel (lower_slice_ge
 the window's output sizes at dispatch, positive window strides only (a negative one's start
 moves with the size). DML_SLICE is the DML_SLICE1 that reads the same elements.
 
-SliceGrad (gather form): output element p lies on the slice's window when, per dimension,
-t = p - start (or start - p for a negative stride) is >= 0, a multiple of |stride| and
-t / |stride| < the slice's output size; it then takes input_gradient[t / |stride|], else zero.
+DML_SLICE_GRAD: grad.py.
 """
 from __future__ import annotations
 
@@ -18,12 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...family.generic import GenericProgram, masked, static_program
-from ...family.lowering import address, tensor_buffer, unflatten
 from ...family.registry import PLAIN, LowerContext
 from ...family.tensor import TensorDesc
 from ...family.view_copy import lower_view_copy, view_variants
-from ...ir import Kernel, Node, Program
-from ...ir import build as b
+from ...ir import Program
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
 from .validate import as_slice1
 
@@ -96,28 +92,3 @@ def lower_slice_generic(desc: Slice1Desc, dims: Sequence[int], variant: str = "s
     if not static and any(s < 0 for s in desc.strides):
         return None
     return lower_view_copy("slice", slice_view, desc, dims, variant, static, desc.input)
-
-
-def lower_slice_grad(desc: SliceGradDesc, ctx: LowerContext = PLAIN) -> Program:
-    dy, out = desc.input_gradient, desc.output_gradient
-    b_dy = tensor_buffer("input_gradient", dy, "input")
-    b_out = tensor_buffer("output", out, "output")
-    gid = b.item_id(out.element_count)
-    starts = window_starts(desc)
-    on: Node | None = None
-    src = []
-    for p, start, stride, n in zip(unflatten(gid, out.sizes), starts, desc.strides, dy.sizes):
-        t = b.sub(p, start) if stride > 0 else b.sub(start, p)
-        step = abs(stride)
-        c = b.floordiv(t, step)
-        here = b.logical_and(b.less(-1, t), b.less(c, n))
-        if step > 1:
-            here = b.logical_and(here, b.less(b.floormod(t, step), 1))
-        on = here if on is None else b.logical_and(on, here)
-        src.append(b.clamp(c, 0, n - 1))
-    value = b.load(b_dy, address(src, dy))
-    zero = b.const_data(out.data_type, 0)
-    body = value if on is None else b.where(on, value, zero)
-    kernel = Kernel("slice_grad", out.element_count, (b.store(b_out, gid, body),))
-    return Program("slice_grad", (b_dy, b_out), (kernel,), ("input_gradient",), "output",
-                   out.sizes)

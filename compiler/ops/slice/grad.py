@@ -1,14 +1,18 @@
-"""DML_SLICE_GRAD as a generic kernel: the input gradient's sizes and the output's (the sliced
-tensor's) push constants, the window's offsets and strides fixed (family/generic.py). Output
-element p lies on the window where, per dimension, t = p - start (start - p for a negative
-stride) is >= 0, a multiple of |stride| (a constant divisor) and t / |stride| < n, the input
-gradient's size there (a PARAM where dynamic); it then takes input_gradient[t / |stride|], read
-at that coordinate clamped to n - 1 and the address clamped to the buffer's runtime extent, else
-zero: lower.py's where-chain. A positive stride's start is its offset (in the key); a negative
-stride's, offset + size - 1, moves with the window's size, so it is a PARAM of its own (the key
-holds PUSHED there): the window's sizes are in no key, and a slice's gradient over a varying
-batch shares one kernel. The output coordinates come from family/rows.py (row blocks, or one
-element, a word of 8/16-bit elements, per item)."""
+"""DML_SLICE_GRAD: one lowering, over sizes that are numbers or push constants
+(family/generic.py). Output element p lies on the window where, per dimension, t = p - start
+(start - p for a negative stride) is >= 0, a multiple of |stride| (a constant divisor) and
+t / |stride| < n, the input gradient's size there; it then takes input_gradient[t / |stride|],
+read at that coordinate clamped to [0, n - 1] (and the address to the buffer's runtime extent
+where it has one), else zero.
+
+The specialized kernel (lower_slice_grad) is the lowering with every size its number, what it
+leaves pushed bound (ir/specialize.py). A generic kernel (lower_slice_grad_generic) takes the
+input gradient's and the output's sizes at `dims`, the window's offsets and strides fixed. A
+positive stride's start is its offset (in the key); a negative stride's, offset + size - 1,
+moves with the window's size, so it is a PARAM of its own (the key holds PUSHED there): the
+window's sizes are in no key, and a slice's gradient over a varying batch shares one kernel.
+The output coordinates come from family/rows.py (row blocks, or one element, a word of
+8/16-bit elements, per item; one element an item in a specialized kernel's lowering)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -21,17 +25,24 @@ from ...family.generic import (
     Recipe,
     layouts,
     masked,
+    static_program,
     sym_buffer,
     sym_offset,
     sym_sizes,
     tensor_limit,
 )
-from ...family.lowering import Size, address_sym, clamped, sym_strides
+from ...family.lowering import Size, address_sym, clamped, int32_strides, sym_strides
+from ...family.registry import PLAIN, LowerContext
 from ...family.rows import output_kernel, size_of
 from ...ir import Node, Program
 from ...ir import build as b
 from .desc import SliceGradDesc
 from .lower import window_starts
+
+
+def lower_slice_grad(desc: SliceGradDesc, ctx: LowerContext = PLAIN) -> Program:
+    """The specialized kernel: the generic lowering with every size its number, bound."""
+    return static_program(lower_slice_grad_generic(desc, (), static=True), desc)
 
 
 def grad_sizes(desc: SliceGradDesc) -> tuple[int, ...]:
@@ -76,28 +87,30 @@ def grad_layouts(desc: SliceGradDesc, dims: Sequence[int]) -> tuple[Any, ...]:
     return layouts(desc, "input_gradient", _split(desc, dims)[0])
 
 
-def lower_slice_grad_generic(desc: SliceGradDesc,
-                             dims: Sequence[int]) -> GenericProgram | None:
-    """lower_slice_grad (lower.py) with the sizes at `dims` dynamic (grad_sizes' positions;
+def lower_slice_grad_generic(desc: SliceGradDesc, dims: Sequence[int],
+                             static: bool = False) -> GenericProgram | None:
+    """The slice gradient of `desc` with the sizes at `dims` dynamic (grad_sizes' positions;
     an 8/16-bit output stored by words: family/words.py). None for an output with strides, an
     offset or a TotalTensorSizeInBytes, an input gradient's TotalTensorSizeInBytes or negative
-    stride, rank 0, or sizes no int32 address range admits."""
+    stride, or sizes no int32 address range admits. static: the specialized kernel's lowering
+    (no dims; lower_slice_grad binds it), which takes every validated descriptor."""
     dy, out = desc.input_gradient, desc.output_gradient
     r = out.rank
-    if (r == 0 or out.strides is not None or out.offset or out.total_bytes is not None
-            or dy.total_bytes is not None or any(st < 0 for st in dy.element_strides)
-            or not set(dims) <= set(range(2 * r))):
+    assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
+                       or dy.total_bytes is not None or any(st < 0 for st in dy.element_strides)
+                       or not set(dims) <= set(range(2 * r))):
         return None
     dyd, outd = _split(desc, dims)
-    hi_dy, hi_out = tensor_limit(dy, dyd), tensor_limit(out, outd)
+    hi_dy, hi_out = (1, 1) if static else (tensor_limit(dy, dyd), tensor_limit(out, outd))
     if hi_dy < 1 or hi_out < 1:
         return None
-    table = ParamTable()
+    table = ParamTable(static)
     dy_sizes = sym_sizes(dy, dyd, table, hi_dy, lambda i: size_of("input_gradient", i))
     out_sizes = sym_sizes(out, outd, table, hi_out, lambda i: size_of("output_gradient", i))
     starts: list[Size] = []
-    for i, (o, st, m) in enumerate(zip(desc.offsets, desc.strides, out_sizes)):
-        if st > 0:
+    for i, (o, st, m) in enumerate(zip(window_starts(desc), desc.strides, out_sizes)):
+        if st > 0 or static:
             starts.append(o)
             continue
         last = m - 1 if isinstance(m, int) else m.vmax - 1  # start < the output's size
@@ -105,23 +118,23 @@ def lower_slice_grad_generic(desc: SliceGradDesc,
     offset = sym_offset(dy, table, lambda d: d.input_gradient.offset)
     b_dy, extent = sym_buffer("input_gradient", dy, "input", dy_sizes, table,
                               lambda d: d.input_gradient.buffer_elements, offset)
-    strides = sym_strides(dy, dy_sizes)
+    strides = int32_strides(dy_sizes, sym_strides(dy, dy_sizes))
     zero = b.const_data(out.data_type, 0)
 
     def element(outer: list[Node], col: Node) -> Node:
-        on: list[Node] = []
+        on: Node | None = None
         src: list[Node] = []
         for p, start, stride, n in zip([*outer, col], starts, desc.strides, dy_sizes):
             t = b.sub(p, start) if stride > 0 else b.sub(start, p)
             step = abs(stride)
-            whole = b.maximum(t, 0)  # a dividend >= 0: t < 0 is off the window anyway
-            c = whole if step == 1 else b.floordiv(whole, step)
-            on += [b.less(-1, t), b.less(c, n)]
+            c = b.floordiv(t, step)  # a constant divisor: exact for t < 0 too
+            here = b.logical_and(b.less(-1, t), b.less(c, n))
             if step > 1:
-                on.append(b.less(b.floormod(whole, step), 1))
-            src.append(b.minimum(c, n - 1 if isinstance(n, int) else b.add(n, -1)))
+                here = b.logical_and(here, b.less(b.floormod(t, step), 1))
+            on = here if on is None else b.logical_and(on, here)
+            src.append(b.minimum(b.maximum(c, 0), n - 1 if isinstance(n, int) else b.add(n, -1)))
         value = b.load(b_dy, clamped(address_sym(src, strides, offset), extent))
-        return b.where(b.all_of(on), value, zero)
+        return value if on is None else b.where(on, value, zero)
     kernel, b_out = output_kernel("slice_grad", table, out_sizes, out.data_type, element)
     program = Program("slice_grad", (b_dy, b_out), (kernel,), ("input_gradient",), "output",
                       out.sizes, params=tuple(table.params))
