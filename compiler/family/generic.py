@@ -182,6 +182,16 @@ def dynamic_limit(static: Sequence[int], dynamic: int, strides: Sequence[int] = 
     return lo
 
 
+def generic_layouts(out: TensorDesc, *reads: TensorDesc) -> bool:
+    """Whether a generic kernel takes these tensors: an output it owns whole (no strides, offset
+    or TotalTensorSizeInBytes: its runtime extent is its elements) and tensors it reads at
+    non-negative strides with no TotalTensorSizeInBytes (their reach grows with a pushed size).
+    A specialized kernel's lowering (ParamTable(static=True)) takes any layout."""
+    return (out.strides is None and not out.offset and out.total_bytes is None
+            and all(t.total_bytes is None and all(st >= 0 for st in t.element_strides)
+                    for t in reads))
+
+
 def tensor_limit(t: TensorDesc, dims: Sequence[int]) -> int:
     """dynamic_limit for tensor t with its sizes at `dims` dynamic: its elements and its
     farthest address from its offset's room (offset_room) within int32; a packed tensor's

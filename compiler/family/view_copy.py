@@ -16,6 +16,7 @@ from .generic import (
     ParamTable,
     Recipe,
     dynamic_limit,
+    generic_layouts,
     offset_room,
     sym_buffer,
     sym_offset,
@@ -84,8 +85,7 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     inp, out = view_of(desc)
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
     written = out.strides is not None or out.offset or out.total_bytes is not None
-    if not static and (written or inp.total_bytes is not None
-                       or any(st < 0 for st in inp.element_strides)):
+    if not static and not generic_layouts(out, inp):
         return None
     if static:
         variant = "scalar"

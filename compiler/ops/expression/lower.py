@@ -17,6 +17,7 @@ from ...family.generic import (
     ParamTable,
     Recipe,
     dynamic_limit,
+    generic_layouts,
     sym_operand,
     tensor_limit,
 )
@@ -187,9 +188,7 @@ def lower_expression_generic(desc: ExpressionDesc, dims: Sequence[int],
     out = desc.output
     assert out is not None, "validate() first"
     tensors = used_tensors(desc)
-    if (out.strides is not None or out.offset or out.total_bytes is not None
-            or any(t.total_bytes is not None or any(st < 0 for st in t.element_strides)
-                   for _, _, t in tensors)
+    if (not generic_layouts(out, *(t for _, _, t in tensors))
             or (variant != "scalar" and variant not in expression_variants(desc, dims))):
         return None
     found = vector_read(desc) if variant == "vector" else None

@@ -16,6 +16,7 @@ from ...family.generic import (
     ParamTable,
     buffer_room,
     dynamic_limit,
+    generic_layouts,
     masked,
     static_program,
     sym_operand,
@@ -115,10 +116,7 @@ def lower_elements_generic(desc: GatherElementsDesc, dims: Sequence[int],
     if static:
         variant = "elements"
     else:
-        if (out.strides is not None or out.offset or out.total_bytes is not None
-                or inp.total_bytes is not None or idx.total_bytes is not None
-                or any(st < 0 for t in (inp, idx) for st in t.element_strides)
-                or not set(dims) <= set(range(d))):
+        if not generic_layouts(out, inp, idx) or not set(dims) <= set(range(d)):
             return None
         # the indices' (and output's) elements: their static sizes' times H^n; the input's:
         # its static sizes' (its axis always) times H for each dynamic dimension but the axis

@@ -23,6 +23,7 @@ from ...family.generic import (
     ParamTable,
     buffer_room,
     dynamic_limit,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -146,8 +147,7 @@ def lower_gather_generic(desc: GatherDesc, dims: Sequence[int], variant: str | N
     stride_hi = 0  # a view's strides pushed (they grow with the tensor it views)
     hi = 1  # (static: no size is pushed)
     if not static:  # what a kernel of pushed sizes and offsets cannot take
-        if (out.strides is not None or out.offset or out.total_bytes is not None
-                or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
+        if (not generic_layouts(out, idx)
                 or any(i < d - k for i in idx_dims)  # leading index dims are 1s: not dynamic
                 or (in_dims and any(st < 0 for st in inp.element_strides))
                 or not table_fits(inp)):

@@ -20,6 +20,7 @@ from ...family.generic import (
     ParamTable,
     buffer_room,
     dynamic_limit,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -117,9 +118,8 @@ def lower_gather_nd_generic(desc: GatherND1Desc, dims: Sequence[int], variant: s
     bd, k = desc.batch_dimension_count, desc.tuple_size
     tail = inp.sizes[d - r + bd + k:]
     if not static:  # what a kernel of pushed sizes and offsets cannot take
-        if (out.strides is not None or out.offset or out.total_bytes is not None
-                or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-                or not set(dims) <= set(gather_nd_free(desc)) or not table_fits(inp)):
+        if (not generic_layouts(out, idx) or not set(dims) <= set(gather_nd_free(desc))
+                or not table_fits(inp)):
             return None
         others = [s for i, s in enumerate(idx.sizes) if i not in dims]
         # the index tensor's elements and the output's: the dynamic sizes' product times these

@@ -11,6 +11,7 @@ from ...family.generic import (
     ParamTable,
     dynamic_limit,
     explicit,
+    generic_layouts,
     masked,
     offset_room,
     sym_buffer,
@@ -104,10 +105,7 @@ def lower_join_generic(desc: JoinDesc, dims: Sequence[int],
     stride, a given TotalTensorSizeInBytes, a variant this descriptor does not allow)."""
     out, axis, inputs = desc.output, desc.axis, desc.inputs
     assert out is not None, "validate() first"
-    if (axis in dims or out.strides is not None or out.offset
-            or out.total_bytes is not None
-            or any(t.total_bytes is not None or any(st < 0 for st in t.element_strides)
-                   for t in inputs)):
+    if axis in dims or not generic_layouts(out, *inputs):
         return None
     if variant != "scalar" and variant not in join_variants(desc, dims):
         return None

@@ -19,6 +19,7 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     dynamic_limit,
+    generic_layouts,
     layouts,
     masked,
     offset_room,
@@ -100,9 +101,7 @@ def lower_split_generic(desc: SplitDesc, dims: Sequence[int],
     invocation)."""
     inp, out, axis = desc.input, desc.output, desc.axis
     assert out is not None, "validate() first"
-    if (axis in dims or out.strides is not None or out.offset or out.total_bytes is not None
-            or inp.total_bytes is not None
-            or any(st < 0 for st in inp.element_strides)):
+    if axis in dims or not generic_layouts(out, inp):
         return None
     if variant != "scalar" and variant not in split_variants(desc, dims):
         return None

@@ -17,6 +17,7 @@ from ...family.generic import (
     ParamTable,
     buffer_room,
     dynamic_limit,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -113,9 +114,7 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     item, which takes every descriptor."""
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or idx.total_bytes is not None or any(st < 0 for st in idx.element_strides)
-                       or not set(dims) <= set(one_hot_free(desc))):
+    if not static and (not generic_layouts(out, idx) or not set(dims) <= set(one_hot_free(desc))):
         return None
     if static:
         variant = "scalar"

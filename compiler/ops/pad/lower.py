@@ -21,6 +21,7 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -94,9 +95,7 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int], variant: str =
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or inp.total_bytes is not None
-                       or any(st < 0 for st in inp.element_strides)):
+    if not static and not generic_layouts(out, inp):
         return None
     if static:
         variant = "scalar"

@@ -20,6 +20,7 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     explicit,
+    generic_layouts,
     masked,
     static_program,
     sym_buffer,
@@ -128,10 +129,8 @@ def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
     inp, lengths, out, axis = desc.input, desc.sequence_lengths, desc.output, desc.axis
     assert out is not None, "validate() first"
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or inp.total_bytes is not None or lengths.total_bytes is not None
-                       or any(st < 0 for t in (inp, lengths) for st in t.element_strides)
-                       or axis in dims or not set(dims) <= set(range(inp.rank))):
+    if not static and (not generic_layouts(out, inp, lengths) or axis in dims
+                       or not set(dims) <= set(range(inp.rank))):
         return None
     if checked or static:
         variant = "scalar"

@@ -23,6 +23,7 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     Recipe,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -97,9 +98,7 @@ def lower_slice_grad_generic(desc: SliceGradDesc, dims: Sequence[int],
     dy, out = desc.input_gradient, desc.output_gradient
     r = out.rank
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or dy.total_bytes is not None or any(st < 0 for st in dy.element_strides)
-                       or not set(dims) <= set(range(2 * r))):
+    if not static and (not generic_layouts(out, dy) or not set(dims) <= set(range(2 * r))):
         return None
     dyd, outd = _split(desc, dims)
     hi_dy, hi_out = (1, 1) if static else (tensor_limit(dy, dyd), tensor_limit(out, outd))

@@ -20,6 +20,7 @@ from typing import Any
 from ...family.generic import (
     GenericProgram,
     ParamTable,
+    generic_layouts,
     layouts,
     masked,
     static_program,
@@ -111,9 +112,7 @@ def lower_depth_space_generic(desc: SpaceToDepthDesc, dims: Sequence[int],
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or inp.total_bytes is not None or any(st < 0 for st in inp.element_strides)
-                       or not set(dims) <= {0, 1, 2, 3}):
+    if not static and (not generic_layouts(out, inp) or not set(dims) <= {0, 1, 2, 3}):
         return None
     if static:
         variant = "scalar"

@@ -17,6 +17,7 @@ from ...family.generic import (
     GenericProgram,
     ParamTable,
     dynamic_limit,
+    generic_layouts,
     layouts,
     masked,
     offset_room,
@@ -101,9 +102,7 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int], variant: str = "scal
     inp, out, repeats = desc.input, desc.output, desc.repeats
     assert out is not None, "validate() first"
     assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (out.strides is not None or out.offset or out.total_bytes is not None
-                       or inp.total_bytes is not None
-                       or any(st < 0 for st in inp.element_strides)):
+    if not static and not generic_layouts(out, inp):
         return None
     if static:
         variant = "scalar"
