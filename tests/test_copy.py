@@ -76,3 +76,48 @@ OutputGradientTensor: (Sizes:{10}, DataType:INT16) [0, 1, 0, 0, 4, 0, 0, 7, 0, 0
     (unit,) = parse_module(text).units
     kernel = dmlc.compile(unit.descriptor)
     assert np.array_equal(kernel.reference(unit.data["input_gradient"]), unit.expected)
+
+
+@pytest.mark.parametrize("dtype", ["FLOAT16", "INT8", "FLOAT32"])
+def test_a_slice_output_given_packed_strides_is_the_packed_output(dtype):
+    """Validation takes a packed output only, so given packed strides (any stride at a size-1
+    dimension) compile what no strides compile: whole words stored, not element by element."""
+    from dmlc.compiled import build_program
+    from dmlc.ir.printer import render_program
+
+    def program(out_strides):
+        desc = dmlc.Slice1Desc(input=T((4, 8), dtype), offsets=(1, 0), sizes=(2, 8),
+                               strides=(1, 2), output=T((2, 4), dtype, out_strides))
+        return render_program(build_program(desc, target="gpu")[1])
+    plain = program(None)
+    assert program((4, 1)) == plain
+    assert "atomic" not in plain
+    assert program((4, 1)) != render_program(build_program(dmlc.Slice1Desc(
+        input=T((4, 8), dtype), offsets=(0, 0), sizes=(2, 8), strides=(1, 2)),
+        target="gpu")[1])  # the comparison sees a change of window
+
+
+@pytest.mark.parametrize("make", [
+    lambda t: dmlc.Slice1Desc(input=t, offsets=(0, 0, 0), sizes=(1, 4, 64), strides=(1, 1, 1)),
+    lambda t: dmlc.IdentityDesc(input=t)], ids=["slice", "copy"])
+def test_a_stride_beyond_int32_at_a_size_1_dimension_compiles_every_generic_form(make):
+    """Such a stride never moves (the coordinate there is 0): every generic form of the copy
+    (vectors, tiles, rows, elements) takes it as 0 and compiles, as the specialized kernel
+    does; the kernel reads the right elements."""
+    from dmlc.ir.verify import verify_program
+
+    huge = T((1, 4, 64), "FLOAT32", (2**33, 64, 1))
+    desc = validate(make(huge))
+    rules = dmlc.family.registry.rules_of(desc).generic
+    built = 0
+    for dims in [(1,), (2,), (1, 2)]:
+        for variant in rules.choices(desc, dims):
+            generic = rules.build(desc, dims, variant)
+            if generic is not None:
+                verify_program(generic.program)
+                built += 1
+    assert built >= 3
+    x = np.arange(256, dtype=np.float32)
+    kernel = dmlc.compile(desc, dynamic=True)
+    assert kernel.compiled.params, "a generic kernel"
+    assert np.array_equal(kernel.reference(x).reshape(-1), x)

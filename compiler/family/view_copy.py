@@ -1,7 +1,9 @@
-"""The generic copy of a view (docs/generic-kernels.md): output = a tensor of the input buffer
-(any non-negative strides and offset), packed, with some sizes push constants. Shared by
-DML_ELEMENT_WISE_IDENTITY (the view is its input) and DML_SLICE1 (the window of its input as
-a view): `view_of(call descriptor)` gives (view, output), for the lowering and every recipe."""
+"""The copy of a view (docs/generic-kernels.md): output = a tensor of the input buffer, over
+sizes that are numbers or push constants. A generic kernel takes a view of non-negative
+strides at any offset into a packed output, some sizes push constants; a specialized kernel's
+lowering (static) takes any strides and any output layout. Shared by DML_ELEMENT_WISE_IDENTITY
+(the view is its input) and DML_SLICE1 (the window of its input as a view): `view_of(call
+descriptor)` gives (view, output), for the lowering and every recipe."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -174,7 +176,7 @@ def _vector_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc,
     row = b.minimum(row, rows_hi - 1)
     block = b.const(0) if per_row == 1 else b.floormod(gid, per_row)
     outer = unflatten(row, vsizes[:-1])
-    strides = sym_strides(inp, sizes)
+    strides = int32_strides(sizes, sym_strides(inp, sizes))
     start = address_sym(outer, strides[:-1], offset)  # the row's first element
     last_col = inner - 1 if isinstance(inner, int) else b.add(inner, -1)
     last = b.add(vectors, -1)

@@ -25,6 +25,7 @@ from .lowering import (
     address_sym,
     clamped,
     clamped_vector,
+    int32_strides,
     largest,
     product,
     sym_strides,
@@ -109,7 +110,7 @@ def tile_copy(name: str, view_of: ViewOf, inp: TensorDesc, out: TensorDesc, tabl
                    elements if lanes_out == 1 else b.mul(elements, lanes_out))
     gid = b.item_id(tiles_hi)
     coords = unflatten(gid, tsizes)
-    in_strides = sym_strides(inp, sizes)
+    in_strides = int32_strides(sizes, sym_strides(inp, sizes))
     if lanes_out == 1:
         cols = [_edge(coords[last], j, sizes[last], TILE_C) for j in range(TILE_C)]
         groups: list[Node] = []

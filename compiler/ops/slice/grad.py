@@ -121,7 +121,7 @@ def lower_slice_grad_generic(desc: SliceGradDesc, dims: Sequence[int],
     zero = b.const_data(out.data_type, 0)
 
     def element(outer: list[Node], col: Node) -> Node:
-        on: Node | None = None
+        on: Node | None = None  # rank >= 1 (validated): set below
         src: list[Node] = []
         for p, start, stride, n in zip([*outer, col], starts, desc.strides, dy_sizes):
             t = b.sub(p, start) if stride > 0 else b.sub(start, p)
@@ -132,8 +132,9 @@ def lower_slice_grad_generic(desc: SliceGradDesc, dims: Sequence[int],
                 here = b.logical_and(here, b.less(b.floormod(t, step), 1))
             on = here if on is None else b.logical_and(on, here)
             src.append(b.minimum(b.maximum(c, 0), n - 1 if isinstance(n, int) else b.add(n, -1)))
+        assert on is not None
         value = b.load(b_dy, clamped(address_sym(src, strides, offset), extent))
-        return value if on is None else b.where(on, value, zero)
+        return b.where(on, value, zero)
     kernel, b_out = output_kernel("slice_grad", table, out_sizes, out.data_type, element)
     program = Program("slice_grad", (b_dy, b_out), (kernel,), ("input_gradient",), "output",
                       out.sizes, params=tuple(table.params))

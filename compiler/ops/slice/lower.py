@@ -5,8 +5,8 @@ the copy of a view of the input (family/view_copy.py), its start and strides fol
 view's offset and strides (the start is the offset, or offset + size - 1 where the stride is
 negative). The specialized kernel (lower_slice) is that lowering with every size its number,
 what it leaves pushed bound (ir/specialize.py); a generic kernel (lower_slice_generic) takes
-the window's output sizes at dispatch, positive window strides only (a negative one's start
-moves with the size). DML_SLICE is the DML_SLICE1 that reads the same elements.
+the window's output sizes at dispatch, its start at a pushed offset, positive window strides
+only. DML_SLICE is the DML_SLICE1 that reads the same elements.
 
 DML_SLICE_GRAD: grad.py.
 """
@@ -17,7 +17,7 @@ from typing import Any
 
 from ...family.generic import GenericProgram, masked, static_program
 from ...family.registry import PLAIN, LowerContext
-from ...family.tensor import TensorDesc
+from ...family.tensor import TensorDesc, derived
 from ...family.view_copy import lower_view_copy, view_variants
 from ...ir import Program
 from .desc import Slice1Desc, SliceDesc, SliceGradDesc
@@ -40,14 +40,16 @@ def lower_slice0(desc: SliceDesc, ctx: LowerContext = PLAIN) -> Program:
 
 def slice_view(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc]:
     """The window as a view of the input's buffer (strides the input's times the window's,
-    offset at the window's first element, window_starts'), and the packed output."""
+    offset at the window's first element, window_starts'), and the output without strides
+    (validation takes a packed one only: given packed strides say nothing more, and a copy
+    into an output of strides would write it element by element)."""
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
     st = inp.element_strides
     view = TensorDesc(data_type=inp.data_type, sizes=out.sizes,
                       strides=tuple(a * s for a, s in zip(st, desc.strides)),
                       offset=inp.offset + sum(o * a for o, a in zip(window_starts(desc), st)))
-    return view, out
+    return view, (out if out.strides is None else derived(out, strides=None))
 
 
 def slice_copy(desc: Slice1Desc) -> tuple[TensorDesc, TensorDesc] | None:
@@ -71,10 +73,9 @@ def slice_free(desc: Slice1Desc) -> tuple[int, ...]:
 
 
 def slice_key(desc: Slice1Desc, dims: Sequence[int]) -> tuple[Any, ...]:
-    """The view's key, and which window strides are negative: slice_view holds only for
-    positive ones (a reversed input read by a reversing window is a view of stride +1 too, whose
-    first element is not where slice_view puts it), and no generic kernel is lowered for a
-    negative one, so such a call must never find one by its key."""
+    """The view's key, and which window strides are negative: no generic kernel is lowered for
+    a negative one (lower_slice_generic), so such a call must never find one by its key (a
+    reversed input read by a reversing window is a view of positive strides too)."""
     view, out = slice_view(desc)
     return (desc.operator, masked(view, dims, offset=True), masked(out, dims),
             tuple(s < 0 for s in desc.strides))
