@@ -192,6 +192,20 @@ def generic_layouts(out: TensorDesc, *reads: TensorDesc) -> bool:
                     for t in reads))
 
 
+def lowered_variant(variant: str, static: bool, dims: Sequence[int],
+                    allowed: Callable[[], Sequence[str]], takes: bool) -> str | None:
+    """The variant a family's lowering builds, or None where it builds none. A specialized
+    kernel's lowering (static: no dims) builds "scalar", one element an item, whose mapping the
+    planner chooses, whatever the validated descriptor; a generic kernel's builds `variant`
+    where the call's tensors and sizes take a generic kernel (`takes`: generic_layouts and the
+    family's own conditions) and the descriptor allows that variant (allowed(): the family's
+    variants; "scalar" always)."""
+    assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    if static:
+        return "scalar"
+    return variant if takes and (variant == "scalar" or variant in allowed()) else None
+
+
 def tensor_limit(t: TensorDesc, dims: Sequence[int]) -> int:
     """dynamic_limit for tensor t with its sizes at `dims` dynamic: its elements and its
     farthest address from its offset's room (offset_room) within int32; a packed tensor's

@@ -19,6 +19,7 @@ from .generic import (
     Recipe,
     dynamic_limit,
     generic_layouts,
+    lowered_variant,
     offset_room,
     sym_buffer,
     sym_offset,
@@ -85,14 +86,12 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     input binding is the whole of `source`'s buffer (the tensor the view reads: a slice's
     input; default the view), a generic kernel's the view's reach at a runtime extent."""
     inp, out = view_of(desc)
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
+    built = lowered_variant(variant, static, dims, lambda: view_variants(inp, dims),
+                            generic_layouts(out, inp))
+    if built is None:
+        return None
+    variant = built
     written = out.strides is not None or out.offset or out.total_bytes is not None
-    if not static and not generic_layouts(out, inp):
-        return None
-    if static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in view_variants(inp, dims):
-        return None
     lanes = vector_width(out.data_type) if variant.split("/")[0] in ("vector", "tilev") else 1
     hi = 1  # (static: no size is pushed)
     if not static:

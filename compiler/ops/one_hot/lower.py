@@ -19,6 +19,7 @@ from ...family.generic import (
     dynamic_limit,
     generic_layouts,
     layouts,
+    lowered_variant,
     masked,
     static_program,
     sym_operand,
@@ -113,13 +114,11 @@ def lower_one_hot_generic(desc: OneHotDesc, dims: Sequence[int], variant: str = 
     static: the specialized kernel's lowering (no dims; lower_one_hot binds it), one element an
     item, which takes every descriptor."""
     idx, values, out, axis = desc.indices, desc.values, desc.output, desc.axis
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (not generic_layouts(out, idx) or not set(dims) <= set(one_hot_free(desc))):
+    built = lowered_variant(variant, static, dims, lambda: one_hot_variants(desc, dims),
+                            generic_layouts(out, idx) and set(dims) <= set(one_hot_free(desc)))
+    if built is None:
         return None
-    if static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in one_hot_variants(desc, dims):
-        return None
+    variant = built
     depth = out.sizes[axis]
     hi = 1  # (static: no size is pushed)
     if not static:

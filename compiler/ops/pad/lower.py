@@ -23,6 +23,7 @@ from ...family.generic import (
     ParamTable,
     generic_layouts,
     layouts,
+    lowered_variant,
     masked,
     static_program,
     sym_operand,
@@ -94,13 +95,11 @@ def lower_padding_generic(desc: PaddingDesc, dims: Sequence[int], variant: str =
     binds it), one element an item, which takes every descriptor."""
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and not generic_layouts(out, inp):
+    built = lowered_variant(variant, static, dims, lambda: padding_variants(desc, dims),
+                            generic_layouts(out, inp))
+    if built is None:
         return None
-    if static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in padding_variants(desc, dims):
-        return None
+    variant = built
     if variant == "interior":
         return lower_interior(desc, dims)
     lanes = vector_width(out.data_type) if variant == "vector" else 1

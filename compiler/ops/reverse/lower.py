@@ -21,6 +21,7 @@ from ...family.generic import (
     ParamTable,
     explicit,
     generic_layouts,
+    lowered_variant,
     masked,
     static_program,
     sym_buffer,
@@ -128,14 +129,13 @@ def lower_reverse_generic(desc: ReverseSubsequencesDesc, dims: Sequence[int],
     an item, which takes every descriptor."""
     inp, lengths, out, axis = desc.input, desc.sequence_lengths, desc.output, desc.axis
     assert out is not None, "validate() first"
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (not generic_layouts(out, inp, lengths) or axis in dims
-                       or not set(dims) <= set(range(inp.rank))):
+    built = lowered_variant("scalar" if checked else variant, static, dims,
+                            lambda: reverse_variants(desc, dims),
+                            generic_layouts(out, inp, lengths) and axis not in dims
+                            and set(dims) <= set(range(inp.rank)))
+    if built is None:
         return None
-    if checked or static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in reverse_variants(desc, dims):
-        return None
+    variant = built
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
     hi = 1 if static else min(tensor_limit(inp, dims), tensor_limit(lengths, dims))
     if hi < 2 * lanes and not static:

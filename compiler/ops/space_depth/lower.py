@@ -22,6 +22,7 @@ from ...family.generic import (
     ParamTable,
     generic_layouts,
     layouts,
+    lowered_variant,
     masked,
     static_program,
     sym_buffer,
@@ -111,13 +112,11 @@ def lower_depth_space_generic(desc: SpaceToDepthDesc, dims: Sequence[int],
     element an item, which takes every descriptor."""
     inp, out = desc.input, desc.output
     assert out is not None, "validate() first"
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and (not generic_layouts(out, inp) or not set(dims) <= {0, 1, 2, 3}):
+    built = lowered_variant(variant, static, dims, lambda: depth_space_variants(desc, dims),
+                            generic_layouts(out, inp) and set(dims) <= {0, 1, 2, 3})
+    if built is None:
         return None
-    if static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in depth_space_variants(desc, dims):
-        return None
+    variant = built
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
     table = ParamTable(static)
     sized = sym_depth_space(desc, dims, table, lanes)

@@ -19,6 +19,7 @@ from ...family.generic import (
     dynamic_limit,
     generic_layouts,
     layouts,
+    lowered_variant,
     masked,
     offset_room,
     static_program,
@@ -101,13 +102,11 @@ def lower_tile_generic(desc: TileDesc, dims: Sequence[int], variant: str = "scal
     binds it), one element an item, which takes every descriptor."""
     inp, out, repeats = desc.input, desc.output, desc.repeats
     assert out is not None, "validate() first"
-    assert not (static and dims), "a specialized kernel's sizes are its numbers"
-    if not static and not generic_layouts(out, inp):
+    built = lowered_variant(variant, static, dims, lambda: tile_variants(desc, dims),
+                            generic_layouts(out, inp))
+    if built is None:
         return None
-    if static:
-        variant = "scalar"
-    if variant != "scalar" and variant not in tile_variants(desc, dims):
-        return None
+    variant = built
     lanes = vector_width(inp.data_type) if variant == "vector" else 1
     last = inp.rank - 1
     hi = 1  # (static: no size is pushed)
