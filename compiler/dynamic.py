@@ -42,7 +42,8 @@ from .family.generic import GenericProgram, GenericRules, has_wild
 from .family.tensor import derived
 from .ir import Program
 from .ir.interp import param_value
-from .ir.verify import MAX_PARAMS
+from .ir.ops import IRError
+from .ir.verify import MAX_PARAMS, verify_program
 
 MODES = ("auto", "always", "never")
 LOWERED = 256
@@ -326,7 +327,9 @@ class GenericKernels:
     def _lower(rules: GenericRules, form: Any, options: Any, dims: tuple[int, ...],
                variant: str) -> GenericProgram | None:
         """The generic program of `variant` (or of checked mode's, or the in-place form), or
-        None where there is none or it needs more push words than a shader has (MAX_PARAMS)."""
+        None where there is none, it needs more push words than a shader has (MAX_PARAMS), or
+        it does not verify (a range the lowering left beyond int32: an expression's `i * 65552`
+        over a size pushed up to its family's limit): the call is then compiled specialized."""
         if options.check_indices and options.in_place and rules.checked_in_place:
             generic, variant = rules.checked_in_place(form, dims), "checked in place"
         elif options.check_indices and rules.checked:
@@ -336,6 +339,10 @@ class GenericKernels:
         else:
             generic = rules.build(form, dims, variant)
         if generic is None or len(generic.program.params) > MAX_PARAMS:
+            return None
+        try:
+            verify_program(generic.program)
+        except IRError:
             return None
         return dataclasses.replace(generic, variant=variant, dims=dims)
 

@@ -107,3 +107,16 @@ def test_random_index_arithmetic(device, subs):
         assert "expected values in" in str(e) or "expected an integer in" in str(e)
         return                  # folded past int32 are refused: statically
     assert_bits_equal(run(k, device), evaluate_statement(rhs, ["i"], (6,), ARRAYS, INDEX))
+
+
+def test_a_generic_kernel_whose_ranges_leave_int32_gives_way_to_a_specialized_one(monkeypatch):
+    """With every size generic, `i * 65552` over a pushed size reaches past int32 (the
+    expression's generic lowering bounds the size, not each product): that generic program does
+    not verify, and the call compiles specialized instead of raising (found by the property
+    above under DMLC_DYNAMIC=always)."""
+    monkeypatch.setenv("DMLC_DYNAMIC", "always")
+    dmlc.clear_cache()
+    rhs = "X[I[i], (((i) * 3856) * 17) % 3]"
+    k = compiled(f"Y[i] = {rhs}\nY: float32[6]")
+    assert not k.compiled.params, "specialized"
+    assert_bits_equal(run(k, False), evaluate_statement(rhs, ["i"], (6,), ARRAYS, INDEX))
