@@ -151,10 +151,10 @@ def _generic_artifact(generic: GenericProgram, checked: OperatorDesc,
                       options: CompileOptions) -> CompiledProgram:
     """A generic program compiled (docs/generic-kernels.md; its pipeline:
     run_generic_pipeline), the artifact bound to the call of `checked`
-    (CompiledProgram.params)."""
+    (CompiledProgram.params); the program verified when it was lowered (dynamic.py)."""
     if known_backend() != "webgpu":
         toolchain.warm_up()
-    program = run_generic_pipeline(verify_program(generic.program))
+    program = run_generic_pipeline(generic.program)
     return _compiled(checked, program, options, generic=generic)
 
 

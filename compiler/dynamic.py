@@ -43,7 +43,7 @@ from .family.tensor import derived
 from .ir import Program
 from .ir.interp import param_value
 from .ir.ops import IRError
-from .ir.verify import MAX_PARAMS, verify_program
+from .ir.verify import verify_program
 
 MODES = ("auto", "always", "never")
 LOWERED = 256
@@ -327,9 +327,11 @@ class GenericKernels:
     def _lower(rules: GenericRules, form: Any, options: Any, dims: tuple[int, ...],
                variant: str) -> GenericProgram | None:
         """The generic program of `variant` (or of checked mode's, or the in-place form), or
-        None where there is none, it needs more push words than a shader has (MAX_PARAMS), or
-        it does not verify (a range the lowering left beyond int32: an expression's `i * 65552`
-        over a size pushed up to its family's limit): the call is then compiled specialized."""
+        None where there is none or it does not verify (ir/verify.py: more push words than a
+        shader has, MAX_PARAMS; a range the lowering left beyond int32, an expression's
+        `i * 65552` over a size pushed up to its family's limit): the call is then compiled
+        specialized. The one verification of a generic program (compiled.py's
+        _generic_artifact compiles what this returns)."""
         if options.check_indices and options.in_place and rules.checked_in_place:
             generic, variant = rules.checked_in_place(form, dims), "checked in place"
         elif options.check_indices and rules.checked:
@@ -338,7 +340,7 @@ class GenericKernels:
             generic, variant = rules.in_place(form, dims), "in place"
         else:
             generic = rules.build(form, dims, variant)
-        if generic is None or len(generic.program.params) > MAX_PARAMS:
+        if generic is None:
             return None
         try:
             verify_program(generic.program)

@@ -116,10 +116,11 @@ def lower_view_copy(name: str, view_of: ViewOf, desc: Any, dims: Sequence[int],
     count = None if variant == "rows" else table.add(
         1, items_hi, lambda d: view_of(d)[1].element_count)
     offset = sym_offset(inp, table, offset_of(view_of))
-    b_in, extent = sym_buffer("input", inp, "input", sizes, table,
-                              lambda d: view_of(d)[0].buffer_elements, offset)
-    if static and source is not None:
-        b_in = Buffer("input", inp.data_type, source.buffer_elements, "input")
+    if static and source is not None:  # the whole of the tensor the view reads
+        b_in, extent = Buffer("input", inp.data_type, source.buffer_elements, "input"), None
+    else:
+        b_in, extent = sym_buffer("input", inp, "input", sizes, table,
+                                  lambda d: view_of(d)[0].buffer_elements, offset)
     strides = int32_strides(sizes, sym_strides(inp, sizes))
 
     def value_at(coords: list[Node]) -> Node:
