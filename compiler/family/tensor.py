@@ -124,6 +124,17 @@ class TensorDesc:
             object.__setattr__(self, "strides",
                                as_tuple("DML_BUFFER_TENSOR_DESC", "Strides", self.strides))
 
+    @classmethod
+    def of_layout(cls, data_type: DataType, sizes: tuple[int, ...],
+                  strides: tuple[int, ...] | None = None, offset: int = 0) -> TensorDesc:
+        """The TensorDesc of values already as __init__ would make them (a DataType, tuples of
+        ints), made without converting them again: the one-shot functions describe every
+        argument of every call this way (an array's shape, a device view's layout)."""
+        t = object.__new__(cls)
+        t.__dict__.update(data_type=data_type, sizes=sizes, strides=strides, total_bytes=None,
+                          offset=offset)
+        return t
+
     @property
     def rank(self) -> int:
         return len(self.sizes)

@@ -57,14 +57,13 @@ def tensor_of(a: Any) -> TensorDesc:
     if getattr(a, "computed_inputs", None) is not None:
         return a.tensor
     if is_device_tensor(a):
-        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape) if a.is_whole \
+        return TensorDesc.of_layout(DataType.of(a.dtype), a.shape) if a.is_whole \
             else view_tensor(a)
     layout = _numpy_layout(a)
     if layout is None:
-        return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape)
+        return TensorDesc.of_layout(DataType.of(a.dtype), a.shape)
     strides, offset, _ = layout
-    return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape, strides=strides,
-                      offset=offset)
+    return TensorDesc.of_layout(DataType.of(a.dtype), a.shape, strides, offset)
 
 
 def _numpy_layout(a: np.ndarray) -> tuple[tuple[int, ...], int, int] | None:
@@ -138,9 +137,9 @@ def flag(op: str, field: str, value: Any) -> bool:
 def view_tensor(a: Any) -> TensorDesc:
     """The TensorDesc that reads a view's elements where they lie in its owner's buffer (a
     size-1 dimension never moves: its stride is 0)."""
-    return TensorDesc(data_type=DataType.of(a.dtype), sizes=a.shape,
-                      strides=tuple(st if n > 1 else 0 for st, n in zip(a.strides, a.shape)),
-                      offset=a.offset)
+    return TensorDesc.of_layout(DataType.of(a.dtype), a.shape,
+                                tuple(st if n > 1 else 0 for st, n in zip(a.strides, a.shape)),
+                                a.offset)
 
 
 def owner(a: Any) -> Any:
