@@ -192,8 +192,8 @@ class CompiledKernel:
             check_out(self.descriptor.operator, out, self.output)
         device = _device_of(self.descriptor.operator, [*checked, out])
         tensor = type(next(a for a in (*checked, out) if is_device_tensor(a)))
+        checked = _on_device(tensor, device, checked)
         exe = self.executable(device)
-        checked = _on_device(tensor, device, checked, exe)
         if out is None:
             return exe.run_device(checked, self._empty(tensor, device))
         if self._updates_in_place(checked, out):
@@ -201,7 +201,7 @@ class CompiledKernel:
             return out, self._in_place().run_in_place(checked[1:], out)
         if not self.output.is_packed:  # the kernel writes through its own layout: out's buffer
             return exe.run_device(self._unshared(checked, out), out)
-        if out.is_whole and not any(_shares(a, out) for a in checked):
+        if out.is_whole and not any(a.kp_tensor is out.kp_tensor for a in checked):
             return exe.run_device(checked, out)
         # out= a view (part of a buffer: the kernel's whole-word stores would reach past it),
         # or memory an argument shares: computed into a temporary first, then written where
@@ -221,12 +221,11 @@ class CompiledKernel:
         checked = self.compiled.arguments(tuple(arrays))
         tensor = type(data)
         device = _device_of(self.descriptor.operator, [*checked, data])
-        exe = self.executable(device)
-        checked = _on_device(tensor, device, checked, exe)
+        checked = _on_device(tensor, device, checked)
         whole = data.base if data.base is not None else data
         # an index or update tensor in the data's own buffer is read as it was before the
         # call (numpy's semantics), not while the kernel writes it: a copy first
-        _, status = exe.run_device(self._unshared(checked, whole), whole)
+        _, status = self.executable(device).run_device(self._unshared(checked, whole), whole)
         return status
 
     def _empty(self, tensor: Any, device: Any) -> Any:
@@ -238,7 +237,7 @@ class CompiledKernel:
         """The arguments, with a copy of any that shares out's buffer."""
         unshared = []
         for a in checked:
-            if _shares(a, out):
+            if a.kp_tensor is out.kp_tensor:
                 copy = type(a).new(a.shape, a.dtype, zeroed=False, device=a.device)
                 copy[...] = a
                 a = copy
@@ -251,23 +250,14 @@ class CompiledKernel:
         tensor)."""
         desc = self.descriptor
         return (self._in_place is not None and updates_in_place(desc)
-                and self.program.inputs[0] == "input" and _shares(checked[0], out)
+                and self.program.inputs[0] == "input" and checked[0].kp_tensor is out.kp_tensor
                 and same_layout(getattr(desc, "input"), out))  # noqa: B009 (a scatter's)
 
 
-def _on_device(tensor: Any, device: Any, arrays: list[Any], exe: Any) -> list[Any]:
-    """The arguments as the executable runs them: device tensors, and host arrays staged
-    (written to staging memory, which the kernel's own submission uploads): in memory the
-    binding keeps where the executable takes them so (a small one on Vulkan: keeps), else in
-    a device tensor of their own (DeviceTensor.staged)."""
-    return [a if is_device_tensor(a) or exe.keeps(a) else tensor.staged(a, device)
-            for a in arrays]
-
-
-def _shares(a: Any, out: Any) -> bool:
-    """Whether argument `a` (a device tensor, or a host array the binding stages) lies in
-    out's buffer."""
-    return is_device_tensor(a) and a.kp_tensor is out.kp_tensor
+def _on_device(tensor: Any, device: Any, arrays: list[Any]) -> list[Any]:
+    """The arguments as device tensors: host arrays staged (written to staging memory, which
+    the kernel's own submission uploads: DeviceTensor.staged)."""
+    return [a if is_device_tensor(a) else tensor.staged(a, device) for a in arrays]
 
 
 def _device_of(op: str, arrays: list[Any]) -> Any:

@@ -4,9 +4,7 @@ and pre-recorded sequences.
 An Executable owns no tensor-sized memory: each call takes its input, output and scratch buffers
 from the device's buffer pool (arena.py) or uses the caller's device tensors, and gives pooled
 ones back afterwards; only the status buffers (a few words) are kept, shared by the executables
-of the same kernels, and each binding's staging buffers for small host arrays (Binding.kept:
-a call on device tensors given a few ids writes them there, and the binding's first sequence
-uploads them). A kp algorithm is bound to fixed tensors, so a set of buffers gets a
+of the same kernels. A kp algorithm is bound to fixed tensors, so a set of buffers gets a
 Binding (algorithms and recorded sequences), and the last BINDINGS of a kernel's are kept
 (plan_buffers.py): the pool hands the same buffers back to a repeated call, which replays what
 was recorded; a call on other buffers or at another size binds the least recently used one
@@ -39,13 +37,11 @@ class Binding:
     downloads the output and status buffers; else the first uploads the inputs named in
     `uploads`, a call's host arrays: DeviceTensor.staged)."""
 
-    __slots__ = ("tensors", "algorithms", "sequences", "kept")
+    __slots__ = ("tensors", "algorithms", "sequences")
 
     def __init__(self, exe: Executable, tensors: dict[str, Any], host: bool,
-                 uploads: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:
+                 uploads: tuple[str, ...] = ()) -> None:
         device, plan = exe.device, exe.plan
-        self.kept: dict[str, Any] = {}
-        tensors = self._keep(exe, tensors, kept)
         kernels = () if exe.copies else plan.kernels  # copies of runs: no algorithm
         self.algorithms = [device.algorithm(flat(tensors[n] for n in k.buffers), k.spirv,
                                             device.grid(k.invocations, k.local_size), k.push)
@@ -54,13 +50,12 @@ class Binding:
         self._record(exe, tensors, host, uploads)
 
     def rebind(self, exe: Executable, tensors: dict[str, Any], host: bool,
-               uploads: tuple[str, ...] = (), kept: tuple[str, ...] = ()) -> None:
+               uploads: tuple[str, ...] = ()) -> None:
         """The same kernels bound to other tensors, sizes and push words (another executable's
         of the same code: a generic kernel at another size), keeping their pipelines."""
         device = exe.device
         if any(device.runs(seq) for seq in self.sequences):
             device.wait()  # Vulkan forbids updating a descriptor set that submitted work uses
-        tensors = self._keep(exe, tensors, kept)
         for algo, k in zip(self.algorithms, exe.plan.kernels):
             device.rebind(algo, flat(tensors[n] for n in k.buffers),
                           device.grid(k.invocations, k.local_size), k.push)
@@ -100,28 +95,6 @@ class Binding:
                 if back:
                     seq.record(kp.OpTensorSyncLocal(flat(tensors[n] for n in back)))
 
-    def _keep(self, exe: Executable, tensors: dict[str, Any],
-              kept: tuple[str, ...]) -> dict[str, Any]:
-        """The tensors, with a staging buffer of this binding's own for each input in `kept`
-        (host arrays: Executable.keeps), kept from the last binding where it is large enough."""
-        if not kept and not self.kept:
-            return tensors
-        have, self.kept = self.kept, {}
-        for name in kept:
-            words = exe.plan.buffer(name).words
-            found = have.get(name)
-            self.kept[name] = found if found is not None and found.slot.words >= words else \
-                Staging(exe.device, words)
-        return {**tensors, **{n: t.slot.tensor for n, t in self.kept.items()}}
-
-    def write(self, device: Device, arrays: dict[str, np.ndarray]) -> None:
-        """The host arrays into this binding's own staging buffers (its first sequence uploads
-        them), once no submitted run of it still uploads from them."""
-        if any(device.runs(seq) for seq in self.sequences):
-            device.wait()
-        for name, array in arrays.items():
-            to_chunks(array, array.size, [self.kept[name].slot.tensor.data()])
-
     def alive(self) -> bool:
         """No tensor was destroyed since (a released device tensor, a pooled buffer dropped)."""
         return all(t.is_init() for t in flat(self.tensors.values()))
@@ -144,21 +117,6 @@ class Binding:
             last.eval()
         else:
             device.submit(last, () if first else staged)
-
-
-class Staging:
-    """A binding's own staging buffer (Binding.kept), taken from the pool (caller holds the
-    device) and given back once neither the binding nor a run in flight holds it (Binding.run
-    keeps it with the submission, as a staged tensor)."""
-
-    __slots__ = ("device", "slot")
-
-    def __init__(self, device: Device, words: int) -> None:
-        self.device, self.slot = device, device.pool.take(words)
-
-    def __del__(self) -> None:
-        if not self.device.closed:
-            self.device.pool.give(self.slot)
 
 
 def copy_runs_op(plan: LaunchPlan, tensors: dict[str, Any]) -> Any:
@@ -244,34 +202,15 @@ class Executable(PlanBuffers):
             return (from_chunks(self._chunk_data(binding.tensors[out.name], out),
                                 self._dtypes[out.name], plan.output_shape), self._take_status())
 
-    KEPT_WORDS = 4096
-    """A host array of at most this many words (16 KiB: a call's ids, index tuples, a row of
-    updates) among a call's device tensors is written into staging memory that its binding
-    keeps (Binding.kept) rather than into a pooled buffer of its own: a loop of such calls
-    binds the same buffers at every call, however many of them are in flight."""
-
-    def keeps(self, array: Any) -> bool:
-        """Whether run_device takes `array` (an argument) as it is, a host array its binding
-        stages (else the caller makes it a device tensor first: DeviceTensor.staged)."""
-        return (isinstance(array, np.ndarray) and not self.guard
-                and array.nbytes <= 4 * self.KEPT_WORDS)
-
     def run_device(self, inputs: Sequence[Any], out: Any) -> tuple[Any, dict[str, np.ndarray]]:
-        """Run every kernel on device tensors (DeviceTensor, in plan.inputs order; host arrays
-        that keeps() takes) writing `out`; only the status buffers (if any) cross to the
-        host."""
-        plan = self.plan
-        with self.device.use(plan.name):
+        """Run every kernel on device tensors (DeviceTensor, in plan.inputs order) writing
+        `out`; only the status buffers (if any) cross to the host."""
+        with self.device.use(self.plan.name):
             self._check(inputs, out)
             staged = self.staged(inputs)
-            host = {n: a for n, a in zip(plan.inputs, inputs) if isinstance(a, np.ndarray)}
-            uploads = tuple(n for n in plan.inputs if n in staged or n in host)
-            with self.bound(self.given(inputs, out), False, uploads, tuple(host)) as binding:
-                if host:
-                    binding.write(self.device, host)
-                binding.run(self.device, bool(plan.status),  # status: read now
-                            [*(t for t in inputs if getattr(t, "staged_slot", None) is not None),
-                             *binding.kept.values()])
+            with self.bound(self.given(inputs, out), False, tuple(staged)) as binding:
+                binding.run(self.device, bool(self.plan.status),  # status: read now
+                            [t for t in inputs if t.staged_slot is not None])
                 for slot in staged.values():
                     slot.staged = False
                 return out, self._take_status()

@@ -194,20 +194,17 @@ class PlanBuffers:
         g, each = self.guard, tensors if isinstance(tensors, tuple) else (tensors,)
         return [t.data()[g:g + words] for t, words in zip(each, buf.chunks)]
 
-    def _slots(self, given: dict[str, Any], kept: tuple[str, ...] = ()
-               ) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
+    def _slots(self, given: dict[str, Any]) -> tuple[dict[str, Any], list[tuple[Slot, bool]]]:
         """Tensors for every buffer: those given, the executable's own, and the rest from the
         pool (scratch zeroed; output and temp buffers as the last user left them). Returns
         them with the pooled slots to give back, in the reverse order of taking (so the next
         call takes the same ones: same binding) and whether each is left zeroed (scratch: the
-        kernels zero it again). `kept`: inputs the binding stages itself (none here)."""
+        kernels zero it again)."""
         tensors, taken = {}, []
         pool = self.device.pool
         for b in self.plan.buffers:
             if b.name in given:
                 tensors[b.name] = given[b.name]
-            elif b.name in kept:
-                continue
             elif b.name in self._own:
                 tensors[b.name] = self._tensor_of(self._own[b.name])
             else:
@@ -216,29 +213,22 @@ class PlanBuffers:
                 taken += [(slot, b.zeroed) for slot in slots]
         return tensors, taken[::-1]
 
-    def bound(self, given: dict[str, Any], host: bool, uploads: tuple[str, ...] = (),
-              kept: tuple[str, ...] = ()) -> Bound:
+    def bound(self, given: dict[str, Any], host: bool, uploads: tuple[str, ...] = ()) -> Bound:
         """The binding for the `given` tensors and the rest of the plan's buffers (its own, or
         borrowed from the pool and given back on leaving; caller holds the device); `uploads`:
-        inputs its run uploads first (staged(), and `kept`: host arrays staged in memory the
-        binding keeps, Vulkan's Executable.keeps)."""
-        tensors, taken = self._slots(given, kept)
+        inputs its run uploads first (staged())."""
+        tensors, taken = self._slots(given)
         try:
-            return Bound(self, self.binding(tensors, host, uploads, kept), taken)
+            return Bound(self, self.binding(tensors, host, uploads), taken)
         except BaseException:
             Bound(self, None, taken).__exit__()
             raise
-
-    def keeps(self, array: Any) -> bool:
-        """Whether run_device takes the host array `array` as it is, staged in memory its
-        binding keeps (Vulkan's Executable.keeps), rather than as a device tensor."""
-        return False
 
     def staged(self, inputs: Sequence[Any]) -> dict[str, Slot]:
         """The inputs whose data waits in staging memory (DeviceTensor.staged), by buffer."""
         found = {}
         for name, t in zip(self.plan.inputs, inputs):
-            slot = getattr(t, "staged_slot", None)  # (a host array the binding keeps: none)
+            slot = t.staged_slot
             if slot is not None:
                 found[name] = slot
         return found
@@ -246,8 +236,7 @@ class PlanBuffers:
     def given(self, inputs: Sequence[Any], out: Any) -> dict[str, Any]:
         """The tensors of device tensors passed for the inputs and the output, by buffer."""
         return {n: self._fit(t, self.plan.buffer(n))
-                for n, t in zip((*self.plan.inputs, self.plan.output), (*inputs, out))
-                if not isinstance(t, np.ndarray)}  # (a host array the binding keeps)
+                for n, t in zip((*self.plan.inputs, self.plan.output), (*inputs, out))}
 
     def _fit(self, t: Any, buf: PlanBuffer) -> Any:
         """The tensors of device tensor `t` bound for `buf`: a chunked tensor's first chunks
@@ -265,13 +254,11 @@ class PlanBuffers:
                               f"{t.chunk_words}: compile for this device's limits (the default)")
         return tensors[0] if len(buf.chunks) == 1 else tensors[:len(buf.chunks)]
 
-    def binding(self, tensors: dict[str, Any], host: bool, uploads: tuple[str, ...] = (),
-                kept: tuple[str, ...] = ()) -> Any:
+    def binding(self, tensors: dict[str, Any], host: bool, uploads: tuple[str, ...] = ()) -> Any:
         """The binding for these tensors (caller holds the device): the one recorded for them,
         else a new one while fewer than BINDINGS (BINDINGS_CYCLE) exist in the kernel's first
         GROWS calls on the device, else the least recently used one bound again
-        (Binding.rebind, where the backend has it). `kept`: inputs the binding stages in
-        memory of its own (not among `tensors`, nor in the key: Vulkan's Binding.kept)."""
+        (Binding.rebind, where the backend has it)."""
         shared, kernels = self._shared, self.device.kernels
         kernels.calls += 1
         bindings = shared.bindings
@@ -285,32 +272,30 @@ class PlanBuffers:
         # recently used, and a scan of them all at every miss cost more than it saved)
         old = key if found is not None else None
         rebinds = self.device.rebinds
-        most = (self.BINDINGS_NEW if not rebinds else 1 if kernels.calls - shared.born > self.GROWS
+        kept = (self.BINDINGS_NEW if not rebinds else 1 if kernels.calls - shared.born > self.GROWS
                 else self.BINDINGS_CYCLE if key in shared.dropped else self.BINDINGS)
-        if old is None and len(bindings) >= most:
+        if old is None and len(bindings) >= kept:
             old = next(iter(bindings))
             shared.drop(old)
         if old is not None:
             found = bindings.pop(old)
             if rebinds:
-                found.rebind(self, tensors, host, uploads, *((kept,) if kept else ()))
+                found.rebind(self, tensors, host, uploads)
                 bindings[key] = found
                 return found
-        found = bindings[key] = self.binding_type(self, tensors, host, uploads,
-                                                  *((kept,) if kept else ()))
+        found = bindings[key] = self.binding_type(self, tensors, host, uploads)
         return found
 
     def _check(self, inputs: Sequence[Any], out: Any) -> None:
         """Refuse the caller's device tensors where the kernels cannot bind them on this device
         (they may be of any size), or where one is smaller than its plan buffer (a generic
         kernel's pushed extents too)."""
-        named = [(n, t) for n, t in zip((*self.plan.inputs, self.plan.output), (*inputs, out))
-                 if not isinstance(t, np.ndarray)]  # (a host array the binding keeps)
+        names = (*self.plan.inputs, self.plan.output)
         for k in () if self.copies else self.plan.kernels:
             self.device.check_launch(self.plan.name, k.local_size, [
                 (n, 4 * min(t.words, t.chunk_words or t.words))
-                for n, t in named if n in k.buffers])
-        for n, t in named:
+                for n, t in zip(names, (*inputs, out)) if n in k.buffers])
+        for n, t in zip(names, (*inputs, out)):
             if t.words < self.plan.buffer(n).words:
                 raise DeviceError(f"{self.plan.name}: buffer {n} needs "
                                   f"{self.plan.buffer(n).words} words, the tensor bound "

@@ -207,29 +207,6 @@ def test_calls_that_cycle_through_buffer_sets_replay_their_bindings(rebinds):
         assert np.array_equal(got.numpy(), host[ids[0]])
 
 
-def test_calls_left_in_flight_with_host_ids_replay_one_binding(rebinds):
-    """Host ids in calls left in flight (no result read, nothing waited for): each is written
-    into staging memory its binding keeps (Executable.keeps), so the calls bind the same
-    buffers whatever is in flight, and a warm loop binds nothing again (a staged tensor of its
-    own per call named other buffers at each call while the last ones were in flight, and
-    bound again at every call once the kernel was warm). Each call's values are its own."""
-    rng = np.random.default_rng(0)
-    host = rng.standard_normal((64, 8)).astype(np.float32)
-    table = dmlc.to_device(host)
-    out = dmlc.empty((3, 8), np.float32)
-    before = None
-    for step in range(200):
-        if step == 100:
-            before = rebinds[0]
-        ids = rng.integers(0, 64, (1, 3)).astype(np.int32)
-        got = dmlc.gather(table, ids, axis=0)  # a new output, dropped at the next call
-        dmlc.gather(table, ids[:, ::-1].copy(), axis=0, out=out)  # the same output each call
-        if step % 25 == 24:  # (reading one back waits for everything in flight)
-            assert np.array_equal(got.numpy(), host[ids[0]])
-            assert np.array_equal(out.numpy(), host[ids[0, ::-1]])
-    assert rebinds[0] == before
-
-
 def test_a_growing_window_keeps_the_fewest_bindings(rebinds):
     """A window that grows by a row each step never meets the same buffers twice: its copy
     kernel keeps PlanBuffers.BINDINGS bindings, each bound again in turn."""

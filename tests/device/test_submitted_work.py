@@ -137,9 +137,8 @@ def test_the_host_writes_no_staging_memory_that_work_in_flight_uploads_from(devi
     write is timing's): every write of a call's host array into a pooled buffer's staging
     memory is into memory no submitted work still uploads from. Where submissions are ordered
     the write need not wait (the device keeps the staged inputs in flight: the pool cannot
-    hand their buffers out); else it finds nothing running. Small host arrays are written into
-    staging memory their binding keeps (Binding.write), larger ones into a staged tensor's."""
-    from dmlc.runtime import executable, tensor
+    hand their buffers out); else it finds nothing running."""
+    from dmlc.runtime import tensor
     from dmlc.runtime.device import Device
     overlaps, busy_at_writes, uploading = [], [], []
 
@@ -149,8 +148,7 @@ def test_the_host_writes_no_staging_memory_that_work_in_flight_uploads_from(devi
         return write(array, elements, outs)
 
     def submit(self, sequence, staged=()):
-        uploading.extend((t.slot if isinstance(t, executable.Staging) else t._slot)
-                         .tensor.data() for t in staged)  # until waited for
+        uploading.extend(t._slot.tensor.data() for t in staged)  # until waited for
         return raw_submit(self, sequence, staged)
 
     def wait(self):
@@ -158,7 +156,6 @@ def test_the_host_writes_no_staging_memory_that_work_in_flight_uploads_from(devi
         uploading.clear()
     write, raw_submit, raw_wait = tensor.to_chunks, Device.submit, Device.wait
     monkeypatch.setattr(tensor, "to_chunks", to_chunks)
-    monkeypatch.setattr(executable, "to_chunks", to_chunks)
     monkeypatch.setattr(Device, "submit", submit)
     monkeypatch.setattr(Device, "wait", wait)
     rng = np.random.default_rng(1)
@@ -168,8 +165,6 @@ def test_the_host_writes_no_staging_memory_that_work_in_flight_uploads_from(devi
         ids = rng.integers(0, 64, (1, 1 + step % 3)).astype(np.int32)
         assert np.array_equal(dmlc.gather(table, ids, axis=0).numpy(), want[ids[0]])
         dmlc.gather(table, ids[:, ::-1].copy(), axis=0)  # left in flight: the next call stages
-        many = rng.integers(0, 64, (1, 5000 + step)).astype(np.int32)  # over Executable.KEPT_WORDS
-        dmlc.gather(table, many, axis=0)  # staged in a tensor of its own, left in flight
     assert len(overlaps) >= 40 and not any(overlaps)
     from dmlc.runtime.pool import poisoning
     if not device.ordered:
