@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -69,10 +69,6 @@ class DataType(enum.Enum):
         "float", "half" or None would each mean a type the caller may not have meant."""
         if isinstance(value, cls):
             return value
-        if type(value) in _DTYPE_CLASSES:  # (the commonest ask: an array's dtype)
-            found = _OF_NUMPY.get(cast(np.dtype, value))
-            if found is not None:
-                return found
         if isinstance(value, str):
             name = value.removeprefix("DML_TENSOR_DATA_TYPE_")
             if name in cls.__members__:
@@ -95,8 +91,6 @@ class DataType(enum.Enum):
 _NUMPY = {t.value: np.dtype(t.value) for t in DataType}
 _ITEMSIZES = {name: dtype.itemsize for name, dtype in _NUMPY.items()}
 _OF_NUMPY = {np.dtype(t.value): t for t in DataType}
-_DTYPE_CLASSES = frozenset(type(d) for d in _OF_NUMPY)
-"""numpy's classes of those dtypes (np.dtypes.Float32DType...: one per dtype since numpy 1.25)."""
 INDEX_TYPES = (DataType.INT32, DataType.INT64, DataType.UINT32, DataType.UINT64)
 
 
